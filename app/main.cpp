@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "cli.h"
+
+#include <QApplication>
+#include <QCoreApplication>
+#include <memory>
+
+int main(int argc, char *argv[])
+{
+    QCoreApplication::setOrganizationName(QStringLiteral("Headroom"));
+    QCoreApplication::setApplicationName(QStringLiteral("headroom"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(HEADROOM_VERSION));
+
+    QStringList arguments;
+    for (int i = 0; i < argc; ++i)
+        arguments << QString::fromLocal8Bit(argv[i]);
+
+    if (headroom::isCommandLine(arguments)) {
+        // No display needed: a core application runs anywhere.
+        QCoreApplication app(argc, argv);
+        return headroom::runCommandLine(app.arguments());
+    }
+    QApplication app(argc, argv);
+    return headroom::runCommandLine(app.arguments());
+}

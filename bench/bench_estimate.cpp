@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Estimator speed for a full training scenario, with and without the formula strings.
+#include "benchutil.h"
+#include "estimate.h"
+#include "scenariojson.h"
+
+#include <cstdio>
+
+using namespace headroom;
+
+int main()
+{
+    const Scenario scenario = parseScenario(R"({
+        "format": "headroom-scenario", "version": 1,
+        "model": {"preset": "llama-3-8b"},
+        "task": "train",
+        "train": {"method": "lora", "micro_batch": 4, "seq_len": 4096, "grad_accum": 8,
+                  "gradient_checkpointing": "selective",
+                  "lora": {"rank": 16, "targets": ["q", "k", "v", "o", "gate", "up", "down"]}},
+        "kernels": {"attention": "eager", "loss": "chunked"},
+        "gpus": ["t4", "rtx-4090", "a100-80gb", "h100-80gb"]})");
+    std::uint64_t sink = 0;
+    bench::measure("estimate_with_formulas", 200, 5000, [&] {
+        sink += estimate(scenario, Detail::Formulas).peak.deviceBytes;
+    });
+    bench::measure("estimate_bytes_only", 2000, 50000, [&] {
+        sink += estimate(scenario, Detail::BytesOnly).peak.deviceBytes;
+    });
+    std::fprintf(stderr, "(checksum %llu)\n", static_cast<unsigned long long>(sink));
+    return 0;
+}

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "catalog.h"
+
+#include "catalogdata.h"
+#include "names.h"
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+namespace headroom {
+
+namespace {
+
+using nlohmann::json;
+
+template <typename T>
+T field(const json &entry, const char *key, const std::string &where)
+{
+    if (!entry.contains(key))
+        throw std::runtime_error(where + ": missing key \"" + key + "\"");
+    try {
+        return entry.at(key).get<T>();
+    } catch (const json::exception &) {
+        throw std::runtime_error(where + ": key \"" + key + "\" has the wrong type");
+    }
+}
+
+template <typename E>
+E enumField(const json &entry, const char *key, const std::string &where)
+{
+    const auto name = field<std::string>(entry, key, where);
+    if (auto value = enumFromName<E>(name))
+        return *value;
+    throw std::runtime_error(where + ": \"" + key + "\" must be one of " + enumChoices<E>());
+}
+
+ModelPreset parseModel(const json &entry)
+{
+    ModelPreset preset;
+    preset.id = field<std::string>(entry, "id", "models.json");
+    const std::string where = "models.json entry " + preset.id;
+    preset.name = field<std::string>(entry, "name", where);
+    preset.hfId = field<std::string>(entry, "hf_id", where);
+    preset.family = field<std::string>(entry, "family", where);
+    preset.publishedParams = field<std::uint64_t>(entry, "published_params", where);
+    preset.source = field<std::string>(entry, "source", where);
+    ModelArch &arch = preset.arch;
+    arch.preset = preset.id;
+    arch.layers = field<int>(entry, "layers", where);
+    arch.hidden = field<int>(entry, "hidden", where);
+    arch.intermediate = field<int>(entry, "intermediate", where);
+    arch.heads = field<int>(entry, "heads", where);
+    arch.kvHeads = field<int>(entry, "kv_heads", where);
+    arch.headDim = field<int>(entry, "head_dim", where);
+    arch.vocab = field<int>(entry, "vocab", where);
+    arch.tiedEmbeddings = field<bool>(entry, "tied_embeddings", where);
+    arch.mlp = enumField<Mlp>(entry, "mlp", where);
+    arch.norm = enumField<Norm>(entry, "norm", where);
+    arch.bias = enumField<Bias>(entry, "bias", where);
+    arch.position = enumField<Position>(entry, "position", where);
+    arch.maxPositions = field<int>(entry, "max_positions", where);
+    arch.experts = field<int>(entry, "experts", where);
+    arch.expertsPerToken = field<int>(entry, "experts_per_token", where);
+    arch.slidingWindow = field<int>(entry, "sliding_window", where);
+    arch.normsPerLayer = field<int>(entry, "norms_per_layer", where);
+    return preset;
+}
+
+Gpu parseGpu(const json &entry)
+{
+    Gpu gpu;
+    gpu.id = field<std::string>(entry, "id", "gpus.json");
+    const std::string where = "gpus.json entry " + gpu.id;
+    gpu.name = field<std::string>(entry, "name", where);
+    gpu.marketingGb = field<double>(entry, "marketing_gb", where);
+    gpu.capacityMiB = field<std::uint64_t>(entry, "capacity_mib", where);
+    gpu.vendor = field<std::string>(entry, "vendor", where);
+    gpu.gpuClass = field<std::string>(entry, "class", where);
+    gpu.source = field<std::string>(entry, "source", where);
+    return gpu;
+}
+
+json parseDocument(std::string_view text, const char *format, const char *name)
+{
+    json doc = json::parse(text, nullptr, false);
+    if (doc.is_discarded() || !doc.is_object())
+        throw std::runtime_error(std::string(name) + ": not a JSON object");
+    if (doc.value("format", std::string()) != format || doc.value("version", 0) != 1)
+        throw std::runtime_error(std::string(name) + ": expected format \"" + format +
+                                 "\" version 1");
+    return doc;
+}
+
+} // namespace
+
+const ModelPreset *Catalog::findModel(std::string_view id) const
+{
+    for (const auto &model : models)
+        if (model.id == id)
+            return &model;
+    return nullptr;
+}
+
+const Gpu *Catalog::findGpu(std::string_view id) const
+{
+    for (const auto &gpu : gpus)
+        if (gpu.id == id)
+            return &gpu;
+    return nullptr;
+}
+
+Catalog parseCatalog(std::string_view modelsJson, std::string_view gpusJson)
+{
+    Catalog catalog;
+    const json models = parseDocument(modelsJson, "headroom-model-catalog", "models.json");
+    for (const auto &entry : models.at("models"))
+        catalog.models.push_back(parseModel(entry));
+    const json gpus = parseDocument(gpusJson, "headroom-gpu-catalog", "gpus.json");
+    for (const auto &entry : gpus.at("gpus"))
+        catalog.gpus.push_back(parseGpu(entry));
+    return catalog;
+}
+
+const Catalog &builtinCatalog()
+{
+    static const Catalog catalog = parseCatalog(catalogdata::modelsJson, catalogdata::gpusJson);
+    return catalog;
+}
+
+} // namespace headroom

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "scenario.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace headroom {
+
+/// A catalog model: its architecture, the published parameter total and where both come from.
+struct ModelPreset
+{
+    std::string id;
+    std::string name;
+    std::string hfId;
+    std::string family;
+    ModelArch arch;
+    std::uint64_t publishedParams = 0;
+    std::string source;
+};
+
+/// A catalog GPU with its usable capacity as the driver reports it.
+struct Gpu
+{
+    std::string id;
+    std::string name;
+    double marketingGb = 0;
+    std::uint64_t capacityMiB = 0;
+    std::string vendor;
+    std::string gpuClass;
+    std::string source;
+
+    std::uint64_t capacityBytes() const { return capacityMiB * 1024ull * 1024ull; }
+};
+
+/// The model and GPU catalogs.
+struct Catalog
+{
+    std::vector<ModelPreset> models;
+    std::vector<Gpu> gpus;
+
+    const ModelPreset *findModel(std::string_view id) const;
+    const Gpu *findGpu(std::string_view id) const;
+};
+
+/// Parses the two catalog documents (resources/models.json, resources/gpus.json).
+/// Throws std::runtime_error naming the entry and key on malformed input.
+Catalog parseCatalog(std::string_view modelsJson, std::string_view gpusJson);
+
+/// The catalogs compiled into the program.
+const Catalog &builtinCatalog();
+
+} // namespace headroom

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "catalog.h"
+#include "scenario.h"
+#include "units.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace headroom {
+
+/// The memory consumers, in the fixed order of the v1 estimate format.
+enum class ConsumerId {
+    Weights,
+    QuantMetadata,
+    MasterWeights,
+    Gradients,
+    OptimizerState,
+    Activations,
+    AttentionScores,
+    Logits,
+    KvCache,
+    Workspace,
+    CudaContext,
+    Fragmentation,
+};
+inline constexpr int kConsumerCount = 12;
+/// Stable id in the format ("optimizer_state").
+const char *consumerKey(ConsumerId id);
+
+/// Training phases, then inference phases; ids as in the format.
+enum class PhaseId { Load, Forward, Backward, Optimizer, Prefill, Decode };
+const char *phaseKey(PhaseId id);
+
+/// One consumer's bytes and how they were computed, with the user's numbers plugged in.
+struct Consumer
+{
+    ConsumerId id = ConsumerId::Weights;
+    std::uint64_t bytes = 0;
+    /// The left-hand side, e.g. "6,738,415,616 params x 2 B (bf16)"; empty when formulas are off.
+    std::string expression;
+    /// What the number rests on, one sentence each.
+    std::vector<std::string> assumptions;
+
+    /// "6,738,415,616 params x 2 B (bf16) = 13.48 GB".
+    std::string formula(Unit unit) const;
+    bool operator==(const Consumer &) const = default;
+};
+
+/// What is alive at the busiest moment of one phase.
+struct Phase
+{
+    PhaseId id = PhaseId::Load;
+    std::uint64_t allocatedBytes = 0;
+    std::array<std::uint64_t, kConsumerCount> bytes{}; ///< by ConsumerId; context/fragmentation 0
+    bool operator==(const Phase &) const = default;
+};
+
+struct Peak
+{
+    std::uint64_t allocatedBytes = 0; ///< torch.cuda.max_memory_allocated()
+    std::uint64_t reservedBytes = 0;  ///< max_memory_reserved(): + allocator fragmentation
+    std::uint64_t deviceBytes = 0;    ///< nvidia-smi: + CUDA context
+    PhaseId phase = PhaseId::Load;
+    bool operator==(const Peak &) const = default;
+};
+
+struct GpuFit
+{
+    std::string id;
+    std::string name;
+    std::uint64_t capacityBytes = 0;
+    bool fits = false;
+    std::int64_t headroomBytes = 0; ///< capacity - device bytes; negative when it does not fit
+    bool operator==(const GpuFit &) const = default;
+};
+
+/// What the core computed for one scenario, per GPU (the busiest where they differ).
+struct Estimate
+{
+    std::uint64_t totalParams = 0;
+    std::uint64_t trainableParams = 0;
+    std::vector<Consumer> consumers; ///< composition of the peak phase, fixed order, non-zero only
+    std::vector<Phase> phases;
+    Peak peak;
+    std::vector<GpuFit> gpus;
+    std::uint64_t hostBytes = 0; ///< offloaded to CPU RAM
+    bool rough = false;
+    std::vector<std::string> assumptions; ///< scenario-wide assumptions
+
+    const Consumer *consumer(ConsumerId id) const;
+    /// Bytes of one consumer in the peak composition (0 when absent).
+    std::uint64_t bytes(ConsumerId id) const;
+    bool operator==(const Estimate &) const = default;
+};
+
+/// Whether to build the formula strings (the window's slider path needs only bytes).
+enum class Detail { Formulas, BytesOnly };
+
+/// The estimator: pure and deterministic. Throws OverflowError when a size exceeds 2^64 bytes.
+Estimate estimate(const Scenario &scenario, Detail detail = Detail::Formulas,
+                  const Catalog &catalog = builtinCatalog());
+
+} // namespace headroom

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "estimatejson.h"
+
+#include <nlohmann/json.hpp>
+
+namespace headroom {
+
+using nlohmann::json;
+
+double consumerShare(const Estimate &estimate, const Consumer &consumer)
+{
+    if (estimate.peak.deviceBytes == 0)
+        return 0;
+    return static_cast<double>(consumer.bytes) / static_cast<double>(estimate.peak.deviceBytes);
+}
+
+json estimateToJson(const Estimate &e, Unit unit)
+{
+    json consumers = json::array();
+    for (const Consumer &c : e.consumers) {
+        consumers.push_back({{"id", consumerKey(c.id)},
+                             {"bytes", c.bytes},
+                             {"formula", c.formula(unit)},
+                             {"assumptions", c.assumptions}});
+    }
+    json phases = json::array();
+    for (const Phase &p : e.phases) {
+        json parts = json::array();
+        for (int i = 0; i < kConsumerCount; ++i)
+            if (p.bytes[static_cast<std::size_t>(i)])
+                parts.push_back({{"id", consumerKey(static_cast<ConsumerId>(i))},
+                                 {"bytes", p.bytes[static_cast<std::size_t>(i)]}});
+        phases.push_back({{"id", phaseKey(p.id)}, {"allocated_bytes", p.allocatedBytes},
+                          {"consumers", parts}});
+    }
+    json gpus = json::array();
+    for (const GpuFit &g : e.gpus)
+        gpus.push_back({{"id", g.id},
+                        {"name", g.name},
+                        {"capacity_bytes", g.capacityBytes},
+                        {"fits", g.fits},
+                        {"headroom_bytes", g.headroomBytes}});
+    json doc = {{"format", "headroom-estimate"},
+                {"version", 1},
+                {"params", {{"total", e.totalParams}, {"trainable", e.trainableParams}}},
+                {"consumers", consumers},
+                {"phases", phases},
+                {"peak",
+                 {{"allocated_bytes", e.peak.allocatedBytes},
+                  {"reserved_bytes", e.peak.reservedBytes},
+                  {"device_bytes", e.peak.deviceBytes},
+                  {"phase", phaseKey(e.peak.phase)}}},
+                {"gpus", gpus},
+                {"host_bytes", e.hostBytes},
+                {"rough", e.rough},
+                {"assumptions", e.assumptions}};
+    return doc;
+}
+
+namespace {
+
+std::string csvField(const std::string &text)
+{
+    if (text.find_first_of(",\"\n") == std::string::npos)
+        return text;
+    std::string quoted = "\"";
+    for (char ch : text) {
+        if (ch == '"')
+            quoted += '"';
+        quoted += ch;
+    }
+    return quoted + "\"";
+}
+
+} // namespace
+
+std::string estimateToCsv(const Estimate &e, Unit unit)
+{
+    std::string out = std::string("consumer,bytes,") + unitName(unit) + ",share,formula\n";
+    for (const Consumer &c : e.consumers) {
+        out += consumerKey(c.id);
+        out += ',' + std::to_string(c.bytes) + ',' + formatDecimal(toUnit(c.bytes, unit), 4) + ',' +
+               formatDecimal(consumerShare(e, c), 4) + ',' + csvField(c.formula(unit)) + '\n';
+    }
+    return out;
+}
+
+} // namespace headroom

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "names.h"
+
+namespace headroom {
+
+#define HEADROOM_ENUM_TABLE(Type, ...)                                                             \
+    template <>                                                                                    \
+    std::span<const EnumEntry<Type>> enumEntries<Type>()                                           \
+    {                                                                                              \
+        static constexpr EnumEntry<Type> table[] = {__VA_ARGS__};                                  \
+        return table;                                                                              \
+    }
+
+HEADROOM_ENUM_TABLE(DType, {DType::FP32, "fp32"}, {DType::BF16, "bf16"}, {DType::FP16, "fp16"},
+                    {DType::FP8, "fp8"}, {DType::INT8, "int8"}, {DType::NF4, "nf4"},
+                    {DType::FP4, "fp4"}, {DType::INT4, "int4"})
+HEADROOM_ENUM_TABLE(Task, {Task::Train, "train"}, {Task::Inference, "inference"})
+HEADROOM_ENUM_TABLE(Method, {Method::Full, "full"}, {Method::Lora, "lora"}, {Method::Qlora, "qlora"})
+HEADROOM_ENUM_TABLE(Optimizer, {Optimizer::AdamW, "adamw"}, {Optimizer::AdamW8bit, "adamw_8bit"},
+                    {Optimizer::PagedAdamW8bit, "paged_adamw_8bit"}, {Optimizer::Sgd, "sgd"},
+                    {Optimizer::SgdMomentum, "sgd_momentum"}, {Optimizer::Adafactor, "adafactor"},
+                    {Optimizer::Lion, "lion"}, {Optimizer::None, "none"})
+HEADROOM_ENUM_TABLE(Checkpointing, {Checkpointing::None, "none"}, {Checkpointing::Full, "full"},
+                    {Checkpointing::Selective, "selective"})
+HEADROOM_ENUM_TABLE(GradDType, {GradDType::Auto, "auto"}, {GradDType::FP32, "fp32"},
+                    {GradDType::BF16, "bf16"}, {GradDType::FP16, "fp16"})
+HEADROOM_ENUM_TABLE(Mlp, {Mlp::Gated, "gated"}, {Mlp::Standard, "standard"})
+HEADROOM_ENUM_TABLE(Norm, {Norm::RmsNorm, "rmsnorm"}, {Norm::LayerNorm, "layernorm"})
+HEADROOM_ENUM_TABLE(Bias, {Bias::None, "none"}, {Bias::Qkv, "qkv"}, {Bias::All, "all"})
+HEADROOM_ENUM_TABLE(Position, {Position::Rope, "rope"}, {Position::Alibi, "alibi"},
+                    {Position::Learned, "learned"})
+HEADROOM_ENUM_TABLE(Attention, {Attention::Eager, "eager"}, {Attention::Sdpa, "sdpa"},
+                    {Attention::Flash, "flash"})
+HEADROOM_ENUM_TABLE(Loss, {Loss::Standard, "standard"}, {Loss::Chunked, "chunked"},
+                    {Loss::Fused, "fused"})
+HEADROOM_ENUM_TABLE(Profile, {Profile::HuggingFace, "huggingface"}, {Profile::Fused, "fused"})
+HEADROOM_ENUM_TABLE(Strategy, {Strategy::None, "none"}, {Strategy::Ddp, "ddp"},
+                    {Strategy::Zero1, "zero1"}, {Strategy::Zero2, "zero2"},
+                    {Strategy::Zero3, "zero3"}, {Strategy::Fsdp, "fsdp"})
+HEADROOM_ENUM_TABLE(LoraTarget, {LoraTarget::Q, "q"}, {LoraTarget::K, "k"}, {LoraTarget::V, "v"},
+                    {LoraTarget::O, "o"}, {LoraTarget::Gate, "gate"}, {LoraTarget::Up, "up"},
+                    {LoraTarget::Down, "down"}, {LoraTarget::LmHead, "lm_head"})
+
+#undef HEADROOM_ENUM_TABLE
+
+int dtypeBits(DType dtype)
+{
+    switch (dtype) {
+    case DType::FP32: return 32;
+    case DType::BF16:
+    case DType::FP16: return 16;
+    case DType::FP8:
+    case DType::INT8: return 8;
+    case DType::NF4:
+    case DType::FP4:
+    case DType::INT4: return 4;
+    }
+    return 32;
+}
+
+bool isQuantized(DType dtype) { return dtypeBits(dtype) <= 8; }
+
+} // namespace headroom

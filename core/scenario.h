@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace headroom {
+
+/// Storage or compute data types. The order is part of no contract; names are.
+enum class DType { FP32, BF16, FP16, FP8, INT8, NF4, FP4, INT4 };
+/// Bits per value of a data type (nf4/fp4/int4: 4).
+int dtypeBits(DType dtype);
+/// True for the 4- and 8-bit formats that need scales (nf4, fp4, int4, int8, fp8).
+bool isQuantized(DType dtype);
+
+enum class Task { Train, Inference };
+enum class Method { Full, Lora, Qlora };
+enum class Optimizer { AdamW, AdamW8bit, PagedAdamW8bit, Sgd, SgdMomentum, Adafactor, Lion, None };
+enum class Checkpointing { None, Full, Selective };
+enum class GradDType { Auto, FP32, BF16, FP16 };
+enum class Mlp { Gated, Standard };
+enum class Norm { RmsNorm, LayerNorm };
+enum class Bias { None, Qkv, All };
+enum class Position { Rope, Alibi, Learned };
+enum class Attention { Eager, Sdpa, Flash };
+enum class Loss { Standard, Chunked, Fused };
+/// What the framework keeps beyond the textbook inventory (see docs/estimator.md).
+enum class Profile { HuggingFace, Fused };
+enum class Strategy { None, Ddp, Zero1, Zero2, Zero3, Fsdp };
+/// A LoRA target matrix.
+enum class LoraTarget { Q, K, V, O, Gate, Up, Down, LmHead };
+
+/// The shape of a transformer; enough to count every parameter and saved tensor.
+struct ModelArch
+{
+    std::string preset; ///< catalog id it came from, empty for a custom model
+    int layers = 32;
+    int hidden = 4096;
+    int intermediate = 14336;
+    int heads = 32;
+    int kvHeads = 8;
+    int headDim = 128;
+    int vocab = 128256;
+    bool tiedEmbeddings = false;
+    Mlp mlp = Mlp::Gated;
+    Norm norm = Norm::RmsNorm;
+    Bias bias = Bias::None;
+    Position position = Position::Rope;
+    int maxPositions = 8192;
+    int experts = 1;
+    int expertsPerToken = 1;
+    int slidingWindow = 0;
+    int normsPerLayer = 2;
+    std::optional<std::uint64_t> params; ///< overrides the derived total when set
+    bool rough = false; ///< only params, hidden and layers were given
+
+    bool operator==(const ModelArch &) const = default;
+};
+
+struct LoraConfig
+{
+    int rank = 16;
+    std::vector<LoraTarget> targets{LoraTarget::Q, LoraTarget::K, LoraTarget::V, LoraTarget::O};
+    double dropout = 0.05;
+    DType dtype = DType::FP32;
+    bool operator==(const LoraConfig &) const = default;
+};
+
+struct TrainConfig
+{
+    Method method = Method::Full;
+    std::uint32_t microBatch = 1;
+    std::uint32_t seqLen = 2048;
+    std::uint32_t gradAccum = 1;
+    Optimizer optimizer = Optimizer::AdamW;
+    bool optimizerInBackward = false;
+    bool masterWeights = false;
+    GradDType gradDType = GradDType::Auto;
+    Checkpointing checkpointing = Checkpointing::None;
+    double activationConstant = 0; ///< seed 000's c; 0 = count saved tensors one by one
+    LoraConfig lora;
+    bool operator==(const TrainConfig &) const = default;
+};
+
+struct InferenceConfig
+{
+    std::uint32_t batch = 1;
+    std::uint32_t context = 4096;
+    DType kvDType = DType::BF16;
+    bool operator==(const InferenceConfig &) const = default;
+};
+
+struct PrecisionConfig
+{
+    DType weights = DType::BF16;
+    bool doubleQuant = false;
+    DType compute = DType::BF16;
+    bool operator==(const PrecisionConfig &) const = default;
+};
+
+struct KernelConfig
+{
+    Attention attention = Attention::Sdpa;
+    Loss loss = Loss::Standard;
+    Profile profile = Profile::HuggingFace;
+    bool operator==(const KernelConfig &) const = default;
+};
+
+struct ParallelConfig
+{
+    std::uint32_t gpus = 1;
+    Strategy strategy = Strategy::None;
+    std::uint32_t tensor = 1;
+    std::uint32_t pipeline = 1;
+    bool offloadOptimizer = false;
+    bool offloadParams = false;
+    bool operator==(const ParallelConfig &) const = default;
+};
+
+struct OverheadConfig
+{
+    double cudaContextMiB = 500;
+    double fragmentation = 0.05;
+    double workspaceMiB = 32;
+    bool operator==(const OverheadConfig &) const = default;
+};
+
+/// Everything the user set up; parsed from and written to the v1 scenario format.
+struct Scenario
+{
+    std::string name;
+    ModelArch model;
+    Task task = Task::Train;
+    TrainConfig train;
+    InferenceConfig inference;
+    PrecisionConfig precision;
+    KernelConfig kernels;
+    ParallelConfig parallel;
+    OverheadConfig overhead;
+    std::vector<std::string> gpus{"t4", "rtx-4090", "a100-80gb"};
+    bool operator==(const Scenario &) const = default;
+};
+
+} // namespace headroom

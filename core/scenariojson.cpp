@@ -1,0 +1,582 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "scenariojson.h"
+
+#include "names.h"
+#include "units.h"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <set>
+
+namespace headroom {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr std::int64_t kMaxTokens = 16 * 1024 * 1024;
+
+/// Reads one JSON object, remembering which keys were asked for so that the rest are reported.
+class ObjectReader
+{
+public:
+    ObjectReader(const json &object, std::string path) : m_object(object), m_path(std::move(path))
+    {
+        if (!m_object.is_object())
+            throw ScenarioError(m_path, "must be an object ({...})");
+    }
+
+    std::string keyPath(const std::string &key) const
+    {
+        return m_path.empty() ? key : m_path + "." + key;
+    }
+
+    bool has(const std::string &key)
+    {
+        m_known.insert(key);
+        return m_object.contains(key);
+    }
+
+    const json *child(const std::string &key) { return has(key) ? &m_object.at(key) : nullptr; }
+
+    std::int64_t integer(const std::string &key, std::int64_t low, std::int64_t high,
+                         std::int64_t fallback)
+    {
+        const json *value = child(key);
+        if (!value)
+            return fallback;
+        const std::string range = "a whole number from " + groupInt(low) + " to " + groupInt(high);
+        if (value->is_number_unsigned()) {
+            const auto v = value->get<std::uint64_t>();
+            if (v > static_cast<std::uint64_t>(high) || static_cast<std::int64_t>(v) < low)
+                throw ScenarioError(keyPath(key), "must be " + range + " (got " + value->dump() + ")");
+            return static_cast<std::int64_t>(v);
+        }
+        if (value->is_number_integer()) {
+            const auto v = value->get<std::int64_t>();
+            if (v < low || v > high)
+                throw ScenarioError(keyPath(key), "must be " + range + " (got " + value->dump() + ")");
+            return v;
+        }
+        throw ScenarioError(keyPath(key), "must be " + range + " (got " + describe(*value) + ")");
+    }
+
+    double number(const std::string &key, double low, double high, double fallback, bool highOpen)
+    {
+        const json *value = child(key);
+        if (!value)
+            return fallback;
+        const std::string range = "a number from " + formatDecimal(low) + " to " +
+                                  formatDecimal(high) + (highOpen ? " (exclusive)" : "");
+        if (!value->is_number())
+            throw ScenarioError(keyPath(key), "must be " + range + " (got " + describe(*value) + ")");
+        const double v = value->get<double>();
+        if (!std::isfinite(v) || v < low || v > high || (highOpen && v >= high))
+            throw ScenarioError(keyPath(key), "must be " + range + " (got " + value->dump() + ")");
+        return v;
+    }
+
+    bool boolean(const std::string &key, bool fallback)
+    {
+        const json *value = child(key);
+        if (!value)
+            return fallback;
+        if (!value->is_boolean())
+            throw ScenarioError(keyPath(key), "must be true or false (got " + describe(*value) + ")");
+        return value->get<bool>();
+    }
+
+    std::string text(const std::string &key, const std::string &fallback)
+    {
+        const json *value = child(key);
+        if (!value)
+            return fallback;
+        if (!value->is_string())
+            throw ScenarioError(keyPath(key), "must be a string (got " + describe(*value) + ")");
+        return value->get<std::string>();
+    }
+
+    template <typename E>
+    E choice(const std::string &key, E fallback)
+    {
+        const json *value = child(key);
+        if (!value)
+            return fallback;
+        if (value->is_string())
+            if (auto parsed = enumFromName<E>(value->get<std::string>()))
+                return *parsed;
+        throw ScenarioError(keyPath(key), "must be one of " + enumChoices<E>() + " (got " +
+                                              describe(*value) + ")");
+    }
+
+    /// Reports the first key that no reader asked for.
+    void finish() const
+    {
+        for (const auto &item : m_object.items()) {
+            if (m_known.count(item.key()))
+                continue;
+            std::string allowed;
+            for (const auto &key : m_known)
+                allowed += (allowed.empty() ? "" : ", ") + key;
+            throw ScenarioError(keyPath(item.key()),
+                                "unknown key (allowed here: " + allowed + ")");
+        }
+    }
+
+    static std::string describe(const json &value)
+    {
+        std::string text = value.dump();
+        if (text.size() > 40)
+            text = text.substr(0, 37) + "...";
+        return text;
+    }
+
+private:
+    static std::string groupInt(std::int64_t v)
+    {
+        return v < 0 ? "-" + groupDigits(static_cast<std::uint64_t>(-v))
+                     : groupDigits(static_cast<std::uint64_t>(v));
+    }
+
+    const json &m_object;
+    std::string m_path;
+    std::set<std::string> m_known;
+};
+
+int readInt(ObjectReader &r, const char *key, int low, int high, int fallback)
+{
+    return static_cast<int>(r.integer(key, low, high, fallback));
+}
+
+std::uint32_t readCount(ObjectReader &r, const char *key, std::int64_t high, std::uint32_t fallback)
+{
+    return static_cast<std::uint32_t>(r.integer(key, 1, high, fallback));
+}
+
+std::string knownIds(const std::vector<std::string> &ids)
+{
+    std::string out;
+    for (std::size_t i = 0; i < ids.size(); ++i)
+        out += (i ? ", " : "") + ids[i];
+    return out;
+}
+
+/// Reads the architecture keys on top of `arch` (a preset's values or the custom defaults).
+void readArchitecture(ObjectReader &r, ModelArch &arch)
+{
+    arch.layers = readInt(r, "layers", 1, 1024, arch.layers);
+    arch.hidden = readInt(r, "hidden", 1, 1 << 20, arch.hidden);
+    arch.intermediate = readInt(r, "intermediate", 1, 1 << 22, arch.intermediate);
+    arch.heads = readInt(r, "heads", 1, 65536, arch.heads);
+    arch.kvHeads = readInt(r, "kv_heads", 1, 65536, arch.kvHeads);
+    arch.headDim = readInt(r, "head_dim", 1, 65536, arch.headDim);
+    arch.vocab = readInt(r, "vocab", 1, 1 << 22, arch.vocab);
+    arch.tiedEmbeddings = r.boolean("tied_embeddings", arch.tiedEmbeddings);
+    arch.mlp = r.choice("mlp", arch.mlp);
+    arch.norm = r.choice("norm", arch.norm);
+    arch.bias = r.choice("bias", arch.bias);
+    arch.position = r.choice("position", arch.position);
+    arch.maxPositions = readInt(r, "max_positions", 0, 1 << 24, arch.maxPositions);
+    arch.experts = readInt(r, "experts", 1, 4096, arch.experts);
+    arch.expertsPerToken = readInt(r, "experts_per_token", 1, 4096, arch.expertsPerToken);
+    arch.slidingWindow = readInt(r, "sliding_window", 0, 1 << 24, arch.slidingWindow);
+    arch.normsPerLayer = readInt(r, "norms_per_layer", 0, 16, arch.normsPerLayer);
+    if (r.has("params"))
+        arch.params = static_cast<std::uint64_t>(r.integer("params", 1, 1'000'000'000'000'000, 1));
+}
+
+ModelArch readModel(const json *node, const Catalog &catalog)
+{
+    const ModelPreset *fallbackPreset = catalog.findModel("llama-3-8b");
+    if (!node)
+        return fallbackPreset ? fallbackPreset->arch : ModelArch{};
+    ObjectReader r(*node, "model");
+    ModelArch arch;
+    if (r.has("preset")) {
+        const std::string id = r.text("preset", "");
+        const ModelPreset *preset = catalog.findModel(id);
+        if (!preset) {
+            std::vector<std::string> ids;
+            for (const auto &model : catalog.models)
+                ids.push_back(model.id);
+            throw ScenarioError("model.preset", "unknown model \"" + id +
+                                                    "\" (known: " + knownIds(ids) + ")");
+        }
+        arch = preset->arch;
+        readArchitecture(r, arch);
+    } else {
+        static const char *required[] = {"layers", "hidden", "intermediate", "heads", "vocab"};
+        std::string missing;
+        for (const char *key : required)
+            if (!r.has(key))
+                missing += (missing.empty() ? "" : ", ") + std::string(key);
+        if (!missing.empty()) {
+            if (r.has("params") && r.has("hidden") && r.has("layers")) {
+                // Rough model: only the size is known. Documented fill-ins, flagged as rough.
+                arch = ModelArch{};
+                arch.preset.clear();
+                arch.hidden = readInt(r, "hidden", 1, 1 << 20, 4096);
+                arch.heads = std::max(1, arch.hidden / 128);
+                arch.kvHeads = arch.heads;
+                arch.headDim = std::max(1, arch.hidden / arch.heads);
+                arch.intermediate = 4 * arch.hidden;
+                arch.mlp = Mlp::Standard;
+                arch.vocab = 32000;
+                arch.maxPositions = 4096;
+                for (const auto &item : node->items()) {
+                    static const std::set<std::string> roughKeys{"params", "hidden", "layers",
+                                                                 "vocab", "tied_embeddings"};
+                    if (!roughKeys.count(item.key()))
+                        throw ScenarioError("model." + item.key(),
+                                            "a rough model (no preset, architecture incomplete: "
+                                            "missing " + missing +
+                                                ") takes only params, hidden, layers, vocab, "
+                                                "tied_embeddings");
+                }
+                arch.layers = readInt(r, "layers", 1, 1024, 32);
+                arch.vocab = readInt(r, "vocab", 1, 1 << 22, arch.vocab);
+                arch.tiedEmbeddings = r.boolean("tied_embeddings", false);
+                arch.params =
+                    static_cast<std::uint64_t>(r.integer("params", 1, 1'000'000'000'000'000, 1));
+                arch.rough = true;
+                return arch;
+            }
+            throw ScenarioError("model", "without \"preset\" these keys are required: layers, "
+                                         "hidden, intermediate, heads, vocab (missing: " +
+                                             missing +
+                                             "); or give params, hidden and layers for a rough "
+                                             "estimate");
+        }
+        arch = ModelArch{};
+        arch.preset.clear();
+        arch.maxPositions = 4096;
+        arch.hidden = readInt(r, "hidden", 1, 1 << 20, 0);
+        arch.heads = readInt(r, "heads", 1, 65536, 0);
+        arch.kvHeads = arch.heads;
+        arch.headDim = std::max(1, arch.hidden / arch.heads);
+        if (arch.hidden % arch.heads != 0 && !r.has("head_dim"))
+            throw ScenarioError("model.head_dim", "required when hidden is not a multiple of heads");
+        readArchitecture(r, arch);
+    }
+    r.finish();
+    if (arch.heads % arch.kvHeads != 0)
+        throw ScenarioError("model.kv_heads", "must divide model.heads (" +
+                                                  std::to_string(arch.heads) + "), got " +
+                                                  std::to_string(arch.kvHeads));
+    if (arch.expertsPerToken > arch.experts)
+        throw ScenarioError("model.experts_per_token",
+                            "must be at most model.experts (" + std::to_string(arch.experts) + ")");
+    return arch;
+}
+
+LoraConfig readLora(const json *node)
+{
+    LoraConfig lora;
+    if (!node)
+        return lora;
+    ObjectReader r(*node, "train.lora");
+    lora.rank = readInt(r, "rank", 1, 65536, lora.rank);
+    if (const json *targets = r.child("targets")) {
+        if (!targets->is_array() || targets->empty())
+            throw ScenarioError("train.lora.targets",
+                                "must be a non-empty list of " + enumChoices<LoraTarget>());
+        lora.targets.clear();
+        for (const auto &item : *targets) {
+            auto target = item.is_string() ? enumFromName<LoraTarget>(item.get<std::string>())
+                                           : std::nullopt;
+            if (!target)
+                throw ScenarioError("train.lora.targets", "each entry must be one of " +
+                                                              enumChoices<LoraTarget>() + " (got " +
+                                                              ObjectReader::describe(item) + ")");
+            if (std::find(lora.targets.begin(), lora.targets.end(), *target) != lora.targets.end())
+                throw ScenarioError("train.lora.targets",
+                                    "lists \"" + item.get<std::string>() + "\" twice");
+            lora.targets.push_back(*target);
+        }
+    }
+    lora.dropout = r.number("dropout", 0.0, 1.0, lora.dropout, true);
+    lora.dtype = r.choice("dtype", lora.dtype);
+    if (lora.dtype != DType::FP32 && lora.dtype != DType::BF16 && lora.dtype != DType::FP16)
+        throw ScenarioError("train.lora.dtype", "must be one of fp32, bf16, fp16");
+    r.finish();
+    return lora;
+}
+
+TrainConfig readTrain(const json *node)
+{
+    TrainConfig train;
+    if (!node)
+        return train;
+    ObjectReader r(*node, "train");
+    train.method = r.choice("method", train.method);
+    train.microBatch = readCount(r, "micro_batch", 1 << 20, train.microBatch);
+    train.seqLen = readCount(r, "seq_len", kMaxTokens, train.seqLen);
+    train.gradAccum = readCount(r, "grad_accum", 1'000'000, train.gradAccum);
+    train.optimizer = r.choice("optimizer", train.optimizer);
+    train.optimizerInBackward = r.boolean("optimizer_in_backward", train.optimizerInBackward);
+    train.masterWeights = r.boolean("master_weights", train.masterWeights);
+    train.gradDType = r.choice("grad_dtype", train.gradDType);
+    train.checkpointing = r.choice("gradient_checkpointing", train.checkpointing);
+    train.activationConstant =
+        r.number("activation_constant", 0, 1000, train.activationConstant, false);
+    train.lora = readLora(r.child("lora"));
+    r.finish();
+    return train;
+}
+
+} // namespace
+
+json parseJsonText(std::string_view text)
+{
+    try {
+        return json::parse(text);
+    } catch (const json::parse_error &error) {
+        std::string message = error.what();
+        // nlohmann prefixes "[json.exception.parse_error.101] "; keep the readable part.
+        if (auto pos = message.find("] "); pos != std::string::npos)
+            message = message.substr(pos + 2);
+        throw ScenarioError("", "not valid JSON: " + message);
+    }
+}
+
+Scenario parseScenario(std::string_view text, const Catalog &catalog)
+{
+    return scenarioFromJson(parseJsonText(text), catalog);
+}
+
+Scenario scenarioFromJson(const json &doc, const Catalog &catalog)
+{
+    ObjectReader root(doc, "");
+    if (!root.has("format") || root.text("format", "") != "headroom-scenario")
+        throw ScenarioError("format", "must be \"headroom-scenario\"");
+    if (!root.has("version"))
+        throw ScenarioError("version", "is required (this Headroom reads version 1)");
+    root.integer("version", 1, 1, 1);
+
+    Scenario s;
+    s.name = root.text("name", "");
+    s.model = readModel(root.child("model"), catalog);
+    s.task = root.choice("task", s.task);
+    s.train = readTrain(root.child("train"));
+
+    const bool qlora = s.task == Task::Train && s.train.method == Method::Qlora;
+    s.precision.weights = qlora ? DType::NF4 : DType::BF16;
+    s.precision.doubleQuant = qlora;
+    if (const json *node = root.child("precision")) {
+        ObjectReader r(*node, "precision");
+        s.precision.weights = r.choice("weights", s.precision.weights);
+        s.precision.doubleQuant = r.boolean("double_quant", s.precision.doubleQuant);
+        s.precision.compute = r.choice("compute", s.precision.compute);
+        r.finish();
+    }
+    if (dtypeBits(s.precision.compute) < 16)
+        throw ScenarioError("precision.compute", "must be one of fp32, bf16, fp16");
+    if (s.task == Task::Train && s.train.method == Method::Full && isQuantized(s.precision.weights))
+        throw ScenarioError("precision.weights", "full fine-tuning needs fp32, bf16 or fp16 "
+                                                 "weights; use train.method lora or qlora for a "
+                                                 "quantized base");
+    if (qlora && dtypeBits(s.precision.weights) != 4)
+        throw ScenarioError("precision.weights",
+                            "train.method qlora needs a 4-bit base: nf4, fp4 or int4");
+
+    s.inference.kvDType = s.precision.compute;
+    if (const json *node = root.child("inference")) {
+        ObjectReader r(*node, "inference");
+        s.inference.batch = readCount(r, "batch", 1 << 20, s.inference.batch);
+        s.inference.context = readCount(r, "context", kMaxTokens, s.inference.context);
+        s.inference.kvDType = r.choice("kv_dtype", s.inference.kvDType);
+        r.finish();
+    }
+    if (s.inference.kvDType == DType::NF4 || s.inference.kvDType == DType::FP4)
+        throw ScenarioError("inference.kv_dtype", "must be one of fp32, bf16, fp16, fp8, int8, int4");
+
+    if (const json *node = root.child("kernels")) {
+        ObjectReader r(*node, "kernels");
+        s.kernels.attention = r.choice("attention", s.kernels.attention);
+        s.kernels.loss = r.choice("loss", s.kernels.loss);
+        s.kernels.profile = r.choice("profile", s.kernels.profile);
+        r.finish();
+    }
+    if (const json *node = root.child("parallel")) {
+        ObjectReader r(*node, "parallel");
+        s.parallel.gpus = readCount(r, "gpus", 65536, s.parallel.gpus);
+        s.parallel.strategy = r.choice("strategy", s.parallel.strategy);
+        s.parallel.tensor = readCount(r, "tensor", 65536, s.parallel.tensor);
+        s.parallel.pipeline = readCount(r, "pipeline", 1024, s.parallel.pipeline);
+        s.parallel.offloadOptimizer = r.boolean("offload_optimizer", s.parallel.offloadOptimizer);
+        s.parallel.offloadParams = r.boolean("offload_params", s.parallel.offloadParams);
+        r.finish();
+        const std::uint64_t modelParallel =
+            std::uint64_t(s.parallel.tensor) * s.parallel.pipeline;
+        if (s.parallel.gpus % modelParallel != 0)
+            throw ScenarioError("parallel.gpus", "must be a multiple of tensor x pipeline (" +
+                                                     std::to_string(modelParallel) + ")");
+        if (s.parallel.pipeline > static_cast<std::uint32_t>(s.model.layers))
+            throw ScenarioError("parallel.pipeline", "must be at most model.layers (" +
+                                                         std::to_string(s.model.layers) + ")");
+        if (s.parallel.offloadParams && s.parallel.strategy != Strategy::Zero3 &&
+            s.parallel.strategy != Strategy::Fsdp)
+            throw ScenarioError("parallel.offload_params", "needs parallel.strategy zero3 or fsdp");
+    }
+    if (const json *node = root.child("overhead")) {
+        ObjectReader r(*node, "overhead");
+        s.overhead.cudaContextMiB =
+            r.number("cuda_context_mib", 0, 65536, s.overhead.cudaContextMiB, false);
+        s.overhead.fragmentation = r.number("fragmentation", 0, 10, s.overhead.fragmentation, false);
+        s.overhead.workspaceMiB = r.number("workspace_mib", 0, 65536, s.overhead.workspaceMiB, false);
+        r.finish();
+    }
+    if (const json *node = root.child("gpus")) {
+        if (!node->is_array() || node->size() > 16)
+            throw ScenarioError("gpus", "must be a list of up to 16 GPU ids");
+        s.gpus.clear();
+        for (const auto &item : *node) {
+            const std::string id = item.is_string() ? item.get<std::string>() : item.dump();
+            if (!item.is_string() || !catalog.findGpu(id)) {
+                std::vector<std::string> ids;
+                for (const auto &gpu : catalog.gpus)
+                    ids.push_back(gpu.id);
+                throw ScenarioError("gpus", "unknown GPU " + id + " (known: " + knownIds(ids) + ")");
+            }
+            s.gpus.push_back(id);
+        }
+    }
+    root.finish();
+    return s;
+}
+
+json scenarioToJson(const Scenario &s)
+{
+    const ModelArch &m = s.model;
+    json model;
+    if (m.rough) {
+        model = {{"params", *m.params}, {"hidden", m.hidden}, {"layers", m.layers},
+                 {"vocab", m.vocab}, {"tied_embeddings", m.tiedEmbeddings}};
+    } else {
+        if (!m.preset.empty())
+            model["preset"] = m.preset;
+        model.update({{"layers", m.layers},
+                      {"hidden", m.hidden},
+                      {"intermediate", m.intermediate},
+                      {"heads", m.heads},
+                      {"kv_heads", m.kvHeads},
+                      {"head_dim", m.headDim},
+                      {"vocab", m.vocab},
+                      {"tied_embeddings", m.tiedEmbeddings},
+                      {"mlp", enumName(m.mlp)},
+                      {"norm", enumName(m.norm)},
+                      {"bias", enumName(m.bias)},
+                      {"position", enumName(m.position)},
+                      {"max_positions", m.maxPositions},
+                      {"experts", m.experts},
+                      {"experts_per_token", m.expertsPerToken},
+                      {"sliding_window", m.slidingWindow},
+                      {"norms_per_layer", m.normsPerLayer}});
+        if (m.params)
+            model["params"] = *m.params;
+    }
+    json targets = json::array();
+    for (LoraTarget target : s.train.lora.targets)
+        targets.push_back(enumName(target));
+    json doc = {
+        {"format", "headroom-scenario"},
+        {"version", 1},
+        {"name", s.name},
+        {"model", model},
+        {"task", enumName(s.task)},
+        {"train",
+         {{"method", enumName(s.train.method)},
+          {"micro_batch", s.train.microBatch},
+          {"seq_len", s.train.seqLen},
+          {"grad_accum", s.train.gradAccum},
+          {"optimizer", enumName(s.train.optimizer)},
+          {"optimizer_in_backward", s.train.optimizerInBackward},
+          {"master_weights", s.train.masterWeights},
+          {"grad_dtype", enumName(s.train.gradDType)},
+          {"gradient_checkpointing", enumName(s.train.checkpointing)},
+          {"activation_constant", s.train.activationConstant},
+          {"lora",
+           {{"rank", s.train.lora.rank},
+            {"targets", targets},
+            {"dropout", s.train.lora.dropout},
+            {"dtype", enumName(s.train.lora.dtype)}}}}},
+        {"inference",
+         {{"batch", s.inference.batch},
+          {"context", s.inference.context},
+          {"kv_dtype", enumName(s.inference.kvDType)}}},
+        {"precision",
+         {{"weights", enumName(s.precision.weights)},
+          {"double_quant", s.precision.doubleQuant},
+          {"compute", enumName(s.precision.compute)}}},
+        {"kernels",
+         {{"attention", enumName(s.kernels.attention)},
+          {"loss", enumName(s.kernels.loss)},
+          {"profile", enumName(s.kernels.profile)}}},
+        {"parallel",
+         {{"gpus", s.parallel.gpus},
+          {"strategy", enumName(s.parallel.strategy)},
+          {"tensor", s.parallel.tensor},
+          {"pipeline", s.parallel.pipeline},
+          {"offload_optimizer", s.parallel.offloadOptimizer},
+          {"offload_params", s.parallel.offloadParams}}},
+        {"overhead",
+         {{"cuda_context_mib", s.overhead.cudaContextMiB},
+          {"fragmentation", s.overhead.fragmentation},
+          {"workspace_mib", s.overhead.workspaceMiB}}},
+        {"gpus", s.gpus}};
+    return doc;
+}
+
+void applyOverride(json &doc, std::string_view assignment)
+{
+    const auto equals = assignment.find('=');
+    if (equals == std::string_view::npos || equals == 0)
+        throw ScenarioError("", "--set needs key.path=value (got \"" + std::string(assignment) + "\")");
+    const std::string path(assignment.substr(0, equals));
+    const std::string valueText(assignment.substr(equals + 1));
+    if (valueText.empty())
+        throw ScenarioError(path, "--set needs a value after '='");
+    if (!doc.is_object())
+        throw ScenarioError("", "the scenario is not a JSON object");
+
+    json *node = &doc;
+    std::size_t start = 0;
+    while (true) {
+        const auto dot = path.find('.', start);
+        const std::string key = path.substr(start, dot == std::string::npos ? path.npos : dot - start);
+        if (key.empty())
+            throw ScenarioError(path, "--set key path has an empty part");
+        if (dot == std::string::npos) {
+            json value = json::parse(valueText, nullptr, false);
+            if (value.is_discarded()) {
+                if (valueText.find(',') != std::string::npos) {
+                    value = json::array();
+                    std::size_t from = 0;
+                    while (from <= valueText.size()) {
+                        const auto comma = valueText.find(',', from);
+                        value.push_back(valueText.substr(from, comma == std::string::npos
+                                                                   ? std::string::npos
+                                                                   : comma - from));
+                        if (comma == std::string::npos)
+                            break;
+                        from = comma + 1;
+                    }
+                } else {
+                    value = valueText;
+                }
+            }
+            (*node)[key] = std::move(value);
+            return;
+        }
+        json &next = (*node)[key];
+        if (next.is_null())
+            next = json::object();
+        if (!next.is_object())
+            throw ScenarioError(path.substr(0, dot), "is not an object, so --set cannot go inside it");
+        node = &next;
+        start = dot + 1;
+    }
+}
+
+} // namespace headroom

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "catalog.h"
+#include "scenario.h"
+
+#include <nlohmann/json_fwd.hpp>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace headroom {
+
+/// A scenario that cannot be read: names the key (dotted path) and what is allowed.
+class ScenarioError : public std::runtime_error
+{
+public:
+    ScenarioError(std::string keyPath, const std::string &message)
+        : std::runtime_error(keyPath.empty() ? message : keyPath + ": " + message),
+          key(std::move(keyPath))
+    {
+    }
+    std::string key;
+};
+
+/// Parses a v1 scenario document; every absent key takes its documented default.
+/// Throws ScenarioError on malformed JSON, unknown keys, wrong types or out-of-range values.
+Scenario parseScenario(std::string_view text, const Catalog &catalog = builtinCatalog());
+/// Same, from an already parsed JSON value.
+Scenario scenarioFromJson(const nlohmann::json &doc, const Catalog &catalog = builtinCatalog());
+/// The v1 document for a scenario, every field written out (parses back to an equal Scenario).
+nlohmann::json scenarioToJson(const Scenario &scenario);
+
+/// Applies `--set key.path=value` to a scenario document before it is parsed.
+/// The value is read as JSON when it parses as JSON, else as a string;
+/// "a,b" becomes a list of strings. Throws ScenarioError on an empty or malformed path.
+void applyOverride(nlohmann::json &doc, std::string_view assignment);
+
+/// Reads a JSON text into a value, throwing ScenarioError with the parser's position.
+nlohmann::json parseJsonText(std::string_view text);
+
+} // namespace headroom

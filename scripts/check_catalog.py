@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Check resources/models.json and resources/gpus.json.
+
+For every model, derive the parameter count with the estimator's formula and
+compare it with published_params; check that the required model and GPU ids
+are present and that each entry has the expected keys and values.
+Exit status 0 when everything passes, 1 otherwise. Standard library only.
+
+Usage: python3 scripts/check_catalog.py [models.json] [gpus.json]
+"""
+import json
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+MODEL_KEYS = [
+    "id", "name", "hf_id", "family", "layers", "hidden", "intermediate", "heads",
+    "kv_heads", "head_dim", "vocab", "tied_embeddings", "mlp", "norm", "bias",
+    "position", "max_positions", "experts", "experts_per_token", "sliding_window",
+    "norms_per_layer", "published_params", "source",
+]
+INT_KEYS = [
+    "layers", "hidden", "intermediate", "heads", "kv_heads", "head_dim", "vocab",
+    "max_positions", "experts", "experts_per_token", "sliding_window",
+    "norms_per_layer", "published_params",
+]
+ENUMS = {
+    "mlp": ("gated", "standard"),
+    "norm": ("rmsnorm", "layernorm"),
+    "bias": ("none", "qkv", "all"),
+    "position": ("rope", "alibi", "learned"),
+}
+REQUIRED_MODELS = [
+    "gpt2", "llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3-8b", "llama-3-70b",
+    "llama-3.2-1b", "llama-3.2-3b", "mistral-7b", "qwen2.5-7b", "phi-3-mini",
+]
+KNOWN_TOTALS = {
+    "llama-2-7b": 6738415616,
+    "llama-3-8b": 8030261248,
+    "gpt2": 124439808,
+    "mistral-7b": 7241732096,
+}
+GPU_KEYS = ["id", "name", "marketing_gb", "capacity_mib", "vendor", "class", "source"]
+GPU_CLASSES = ("consumer", "workstation", "datacenter", "apple")
+REQUIRED_GPUS = [
+    "t4", "rtx-3060-12gb", "rtx-3090", "rtx-4090", "l4", "a10g", "a100-40gb",
+    "a100-80gb", "h100-80gb", "h200", "l40s", "mi300x",
+]
+KNOWN_CAPACITY = {
+    "rtx-4090": 24564, "h200": 143771, "a100-80gb": 81920, "h100-80gb": 81559, "t4": 15360,
+}
+
+
+def derived_params(m):
+    """The estimator's parameter-count formula, term by term."""
+    h, heads, kv, hd, inter = m["hidden"], m["heads"], m["kv_heads"], m["head_dim"], m["intermediate"]
+    q = h * heads * hd
+    k = v = h * kv * hd
+    o = heads * hd * h
+    attn_bias = 0
+    if m["bias"] in ("qkv", "all"):
+        attn_bias = heads * hd + 2 * kv * hd
+    if m["bias"] == "all":
+        attn_bias += h  # o_proj bias
+    gated = m["mlp"] == "gated"
+    mlp_one = (3 if gated else 2) * h * inter
+    if m["bias"] == "all":
+        mlp_one += (2 * inter if gated else inter) + h
+    e = m["experts"]
+    mlp = e * mlp_one + (h * e if e > 1 else 0)  # router, no bias
+    norm_size = 2 * h if m["norm"] == "layernorm" else h
+    per_layer = q + k + v + o + attn_bias + mlp + m["norms_per_layer"] * norm_size
+    total = m["layers"] * per_layer
+    total += m["vocab"] * h                                   # embeddings
+    total += 0 if m["tied_embeddings"] else m["vocab"] * h    # lm_head, no bias
+    total += m["max_positions"] * h if m["position"] == "learned" else 0
+    total += norm_size                                        # final norm
+    return total
+
+
+def load(path, fmt, listkey, errors):
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as exc:
+        errors.append(f"{path}: cannot load: {exc}")
+        return []
+    if doc.get("format") != fmt or doc.get("version") != 1:
+        errors.append(f"{path}: expected format {fmt!r} version 1")
+    items = doc.get(listkey)
+    if not isinstance(items, list):
+        errors.append(f"{path}: {listkey!r} is not a list")
+        return []
+    return items
+
+
+def check_models(path, errors):
+    models = load(path, "headroom-model-catalog", "models", errors)
+    seen = set()
+    for i, m in enumerate(models):
+        mid = m.get("id", f"#{i}")
+        missing = [k for k in MODEL_KEYS if k not in m]
+        extra = [k for k in m if k not in MODEL_KEYS]
+        if missing or extra:
+            errors.append(f"model {mid}: missing keys {missing}, unexpected keys {extra}")
+            continue
+        if mid in seen:
+            errors.append(f"model {mid}: duplicate id")
+        seen.add(mid)
+        bad = [k for k in INT_KEYS if not isinstance(m[k], int) or isinstance(m[k], bool)]
+        if bad or not isinstance(m["tied_embeddings"], bool):
+            errors.append(f"model {mid}: non-integer {bad} or non-bool tied_embeddings")
+            continue
+        for k, allowed in ENUMS.items():
+            if m[k] not in allowed:
+                errors.append(f"model {mid}: {k}={m[k]!r} not in {allowed}")
+        if m["experts"] < 1 or not 1 <= m["experts_per_token"] <= m["experts"]:
+            errors.append(f"model {mid}: bad experts/experts_per_token")
+        if m["heads"] % m["kv_heads"]:
+            errors.append(f"model {mid}: heads not a multiple of kv_heads")
+        if not str(m["source"]).strip():
+            errors.append(f"model {mid}: empty source")
+        try:
+            got = derived_params(m)
+        except (TypeError, KeyError) as exc:
+            errors.append(f"model {mid}: formula failed: {exc}")
+            continue
+        if got != m["published_params"]:
+            errors.append(f"model {mid}: derived {got:,} != published {m['published_params']:,} "
+                          f"(diff {got - m['published_params']:+,})")
+        if mid in KNOWN_TOTALS and m["published_params"] != KNOWN_TOTALS[mid]:
+            errors.append(f"model {mid}: published {m['published_params']:,} != known {KNOWN_TOTALS[mid]:,}")
+    for rid in REQUIRED_MODELS:
+        if rid not in seen:
+            errors.append(f"models: required id {rid!r} missing")
+    return len(models)
+
+
+def check_gpus(path, errors):
+    gpus = load(path, "headroom-gpu-catalog", "gpus", errors)
+    seen = {}
+    for i, g in enumerate(gpus):
+        gid = g.get("id", f"#{i}")
+        missing = [k for k in GPU_KEYS if k not in g]
+        if missing:
+            errors.append(f"gpu {gid}: missing keys {missing}")
+            continue
+        if gid in seen:
+            errors.append(f"gpu {gid}: duplicate id")
+        seen[gid] = g
+        if not isinstance(g["capacity_mib"], int) or g["capacity_mib"] <= 0:
+            errors.append(f"gpu {gid}: capacity_mib must be a positive integer")
+        if not isinstance(g["marketing_gb"], (int, float)) or g["marketing_gb"] <= 0:
+            errors.append(f"gpu {gid}: marketing_gb must be positive")
+        if g["class"] not in GPU_CLASSES:
+            errors.append(f"gpu {gid}: class {g['class']!r} not in {GPU_CLASSES}")
+        if not str(g["source"]).strip():
+            errors.append(f"gpu {gid}: empty source")
+    for rid in REQUIRED_GPUS:
+        if rid not in seen:
+            errors.append(f"gpus: required id {rid!r} missing")
+    for gid, cap in KNOWN_CAPACITY.items():
+        if gid in seen and seen[gid].get("capacity_mib") != cap:
+            errors.append(f"gpu {gid}: capacity_mib {seen[gid].get('capacity_mib')} != known {cap}")
+    return len(gpus)
+
+
+def main(argv):
+    models_path = argv[1] if len(argv) > 1 else os.path.join(ROOT, "resources", "models.json")
+    gpus_path = argv[2] if len(argv) > 2 else os.path.join(ROOT, "resources", "gpus.json")
+    errors = []
+    n_models = check_models(models_path, errors)
+    n_gpus = check_gpus(gpus_path, errors)
+    for e in errors:
+        print("FAIL:", e)
+    print(f"{n_models} models, {n_gpus} GPUs checked: "
+          + ("all pass" if not errors else f"{len(errors)} problem(s)"))
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `headroom estimate` as a user runs it: text, JSON (the v1 estimate format), CSV, --set,
+// and one clear line with exit code 2 for every kind of bad input.
+#include "testutil.h"
+
+#include <QProcess>
+#include <QTemporaryDir>
+
+using namespace headroom;
+using nlohmann::json;
+
+namespace {
+
+struct Run
+{
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+Run runHeadroom(const QStringList &arguments)
+{
+    QProcess process;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove(QStringLiteral("DISPLAY"));
+    env.remove(QStringLiteral("WAYLAND_DISPLAY"));
+    env.remove(QStringLiteral("QT_QPA_PLATFORM")); // the command line needs no display at all
+    process.setProcessEnvironment(env);
+    process.start(QStringLiteral(HEADROOM_BINARY), arguments);
+    if (!process.waitForFinished(60000))
+        return {};
+    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
+            QString::fromUtf8(process.readAllStandardOutput()),
+            QString::fromUtf8(process.readAllStandardError())};
+}
+
+const char *kScenario = R"({
+  "format": "headroom-scenario", "version": 1, "name": "Llama 2 7B LoRA",
+  "model": {"preset": "llama-2-7b"},
+  "train": {"method": "lora", "micro_batch": 2, "seq_len": 2048,
+            "lora": {"rank": 8, "targets": ["q", "v"]}},
+  "gpus": ["rtx-4090", "a100-80gb"]
+})";
+
+} // namespace
+
+class TestCli : public QObject
+{
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+
+    QString write(const char *name, const QByteArray &content)
+    {
+        const QString path = m_dir.filePath(QString::fromLatin1(name));
+        QFile file(path);
+        if (!file.open(QIODevice::WriteOnly))
+            return {};
+        file.write(content);
+        return path;
+    }
+
+private slots:
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+    void textTable()
+    {
+        const QString path = write("lora.headroom.json", kScenario);
+        const Run run = runHeadroom({QStringLiteral("estimate"), path});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(run.out.contains(QLatin1String("Weights")), qPrintable(run.out));
+        QVERIFY(run.out.contains(QLatin1String("6,738,415,616 params x 2 B (bf16) = 13.48 GB")));
+        QVERIFY(run.out.contains(QLatin1String("Peak (")));
+        QVERIFY(run.out.contains(QLatin1String("RTX 4090")));
+        QVERIFY(run.err.isEmpty());
+    }
+
+    void jsonIsTheV1EstimateFormat()
+    {
+        const QString path = write("lora.headroom.json", kScenario);
+        const Run run = runHeadroom({QStringLiteral("estimate"), path, QStringLiteral("--format"),
+                                  QStringLiteral("json")});
+        QCOMPARE(run.exitCode, 0);
+        const json doc = json::parse(run.out.toStdString());
+        QCOMPARE(doc.at("format").get<std::string>(), std::string("headroom-estimate"));
+        QCOMPARE(doc.at("version").get<int>(), 1);
+        QCOMPARE(doc.at("params").at("total").get<std::uint64_t>(), 6'738'415'616ull);
+        QCOMPARE(doc.at("params").at("trainable").get<std::uint64_t>(), 2ull * 8 * 8192 * 32);
+
+        // Consumers: known ids in the fixed order, bytes and formula; they add up to the peak.
+        const std::vector<std::string> order = {"weights", "quant_metadata", "master_weights",
+            "gradients", "optimizer_state", "activations", "attention_scores", "logits", "kv_cache",
+            "workspace", "cuda_context", "fragmentation"};
+        std::size_t last = 0;
+        std::uint64_t allocated = 0, fragmentation = 0, context = 0;
+        for (const json &c : doc.at("consumers")) {
+            const auto id = c.at("id").get<std::string>();
+            const auto position = std::find(order.begin(), order.end(), id);
+            QVERIFY2(position != order.end(), id.c_str());
+            const std::size_t index = std::size_t(position - order.begin());
+            QVERIFY(index >= last);
+            last = index;
+            const auto bytes = c.at("bytes").get<std::uint64_t>();
+            QVERIFY(c.at("formula").get<std::string>().find(" = ") != std::string::npos);
+            (id == "fragmentation" ? fragmentation : id == "cuda_context" ? context : allocated) += bytes;
+        }
+        const json &peak = doc.at("peak");
+        QCOMPARE(peak.at("allocated_bytes").get<std::uint64_t>(), allocated);
+        QCOMPARE(peak.at("reserved_bytes").get<std::uint64_t>(), allocated + fragmentation);
+        QCOMPARE(peak.at("device_bytes").get<std::uint64_t>(), allocated + fragmentation + context);
+        const std::vector<std::string> phases = {"load", "forward", "backward", "optimizer"};
+        QCOMPARE(doc.at("phases").size(), phases.size());
+        for (std::size_t i = 0; i < phases.size(); ++i)
+            QCOMPARE(doc.at("phases")[i].at("id").get<std::string>(), phases[i]);
+        QCOMPARE(doc.at("gpus").size(), std::size_t(2));
+        QCOMPARE(doc.at("gpus")[0].at("capacity_bytes").get<std::uint64_t>(), 24564ull * 1024 * 1024);
+        const bool fits = doc.at("gpus")[0].at("fits").get<bool>();
+        QCOMPARE(fits, peak.at("device_bytes").get<std::uint64_t>() <= 24564ull * 1024 * 1024);
+
+        // Same numbers as the core computes for the same file.
+        const Estimate e = estimate(parseScenario(kScenario));
+        QCOMPARE(doc.dump(), estimateToJson(e).dump());
+    }
+
+    void csvRows()
+    {
+        const QString path = write("lora.headroom.json", kScenario);
+        const Run run = runHeadroom({QStringLiteral("estimate"), path, QStringLiteral("--format=csv"),
+                                  QStringLiteral("--unit=GiB")});
+        QCOMPARE(run.exitCode, 0);
+        const QStringList lines = run.out.trimmed().split(QLatin1Char('\n'));
+        QCOMPARE(lines.first(), QStringLiteral("consumer,bytes,GiB,share,formula"));
+        const Estimate e = estimate(parseScenario(kScenario));
+        QCOMPARE(lines.size(), int(e.consumers.size()) + 1);
+        QVERIFY(lines.at(1).startsWith(QStringLiteral("weights,13476831232,12.5513,")));
+    }
+
+    void setOverridesKeys()
+    {
+        const QString path = write("lora.headroom.json", kScenario);
+        const Run base = runHeadroom({QStringLiteral("estimate"), path, QStringLiteral("--format=json")});
+        const Run bigger = runHeadroom({QStringLiteral("estimate"), path, QStringLiteral("--format=json"),
+                                     QStringLiteral("--set"), QStringLiteral("train.micro_batch=8"),
+                                     QStringLiteral("--set"), QStringLiteral("kernels.attention=eager")});
+        QCOMPARE(bigger.exitCode, 0);
+        const json a = json::parse(base.out.toStdString());
+        const json b = json::parse(bigger.out.toStdString());
+        QVERIFY(b.at("peak").at("allocated_bytes").get<std::uint64_t>() >
+                3 * a.at("peak").at("allocated_bytes").get<std::uint64_t>());
+        bool scores = false;
+        for (const json &c : b.at("consumers"))
+            scores = scores || c.at("id") == "attention_scores";
+        QVERIFY(scores);
+    }
+
+    void badInputExitsTwoNamingTheProblem_data()
+    {
+        QTest::addColumn<QByteArray>("content"); // empty: the file does not exist
+        QTest::addColumn<QStringList>("extra");
+        QTest::addColumn<QString>("mentions");
+        QTest::newRow("missing-file") << QByteArray() << QStringList() << QStringLiteral("cannot open");
+        QTest::newRow("bad-json") << QByteArray("{\"format\": \"headroom-scenario\",") << QStringList()
+                                  << QStringLiteral("not valid JSON");
+        QTest::newRow("unknown-key") << QByteArray(R"({"format": "headroom-scenario", "version": 1, "trian": {}})")
+                                     << QStringList() << QStringLiteral("trian: unknown key");
+        QTest::newRow("bad-value") << QByteArray(R"({"format": "headroom-scenario", "version": 1, "train": {"micro_batch": -1}})")
+                                   << QStringList() << QStringLiteral("train.micro_batch");
+        QTest::newRow("bad-set-key") << QByteArray(kScenario) << QStringList{QStringLiteral("--set"), QStringLiteral("train.batch=2")}
+                                     << QStringLiteral("train.batch: unknown key");
+        QTest::newRow("bad-set-value") << QByteArray(kScenario) << QStringList{QStringLiteral("--set"), QStringLiteral("precision.weights=int3")}
+                                       << QStringLiteral("precision.weights");
+        QTest::newRow("nan") << QByteArray(kScenario) << QStringList{QStringLiteral("--set"), QStringLiteral("train.lora.dropout=nan")}
+                             << QStringLiteral("train.lora.dropout");
+        QTest::newRow("bad-format") << QByteArray(kScenario) << QStringList{QStringLiteral("--format"), QStringLiteral("xml")}
+                                    << QStringLiteral("--format");
+        QTest::newRow("bad-unit") << QByteArray(kScenario) << QStringList{QStringLiteral("--unit"), QStringLiteral("TB")}
+                                  << QStringLiteral("--unit");
+        QTest::newRow("overflow") << QByteArray(R"({"format": "headroom-scenario", "version": 1,
+            "model": {"preset": "llama-3-8b", "heads": 65536, "kv_heads": 1},
+            "train": {"micro_batch": 1048576, "seq_len": 16777216}, "kernels": {"attention": "eager"}})")
+                                  << QStringList() << QStringLiteral("exceeds 2^64");
+    }
+    void badInputExitsTwoNamingTheProblem()
+    {
+        QFETCH(QByteArray, content);
+        QFETCH(QStringList, extra);
+        QFETCH(QString, mentions);
+        const QString path = content.isEmpty() ? m_dir.filePath(QStringLiteral("absent.json"))
+                                               : write("bad.headroom.json", content);
+        const Run run = runHeadroom(QStringList{QStringLiteral("estimate"), path} + extra);
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY(run.out.isEmpty());
+        const QStringList lines = run.err.trimmed().split(QLatin1Char('\n'));
+        QCOMPARE(lines.size(), 1);
+        QVERIFY2(run.err.contains(mentions), qPrintable(run.err));
+        if (!extra.contains(QStringLiteral("--format")) && !extra.contains(QStringLiteral("--unit")))
+            QVERIFY2(run.err.contains(path), qPrintable(run.err));
+    }
+
+    void versionAndHelp()
+    {
+        const Run version = runHeadroom({QStringLiteral("--version")});
+        QCOMPARE(version.exitCode, 0);
+        QVERIFY(version.out.contains(QLatin1String(HEADROOM_VERSION)));
+        const Run help = runHeadroom({QStringLiteral("--help")});
+        QCOMPARE(help.exitCode, 0);
+        QVERIFY(help.out.contains(QLatin1String("estimate")));
+        const Run unknown = runHeadroom({QStringLiteral("frobnicate")});
+        QCOMPARE(unknown.exitCode, 2);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"
