@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "clicommon.h"
+
+#include "cli.h"
+#include "scenariojson.h"
+
+#include <QCoreApplication>
+#include <QFile>
+#include <nlohmann/json.hpp>
+
+namespace headroom::cli {
+
+QString tr(const char *text) { return QCoreApplication::translate("cli", text); }
+
+QTextStream &out()
+{
+    static QTextStream stream(stdout);
+    return stream;
+}
+
+QTextStream &err()
+{
+    static QTextStream stream(stderr);
+    return stream;
+}
+
+int fail(const QString &message)
+{
+    err() << "headroom: " << message << Qt::endl;
+    return ExitBadInput;
+}
+
+QByteArray readFile(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        throw ScenarioError("", "cannot open: " + file.errorString().toStdString());
+    return file.readAll();
+}
+
+Scenario loadScenario(const QString &path, const QStringList &overrides)
+{
+    const QByteArray bytes = readFile(path);
+    nlohmann::json doc = parseJsonText(std::string_view(bytes.constData(), std::size_t(bytes.size())));
+    for (const QString &assignment : overrides)
+        applyOverride(doc, assignment.toStdString());
+    return scenarioFromJson(doc);
+}
+
+bool parseUnit(const QString &text, Unit &unit)
+{
+    if (text.compare(QLatin1String("GB"), Qt::CaseInsensitive) == 0) {
+        unit = Unit::GB;
+        return true;
+    }
+    if (text.compare(QLatin1String("GiB"), Qt::CaseInsensitive) == 0) {
+        unit = Unit::GiB;
+        return true;
+    }
+    fail(tr("--unit: must be GB or GiB (got %1)").arg(text));
+    return false;
+}
+
+} // namespace headroom::cli
