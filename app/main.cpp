@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cli.h"
+#include "mainwindow.h"
 
 #include <QApplication>
 #include <QCoreApplication>
@@ -21,5 +22,7 @@ int main(int argc, char *argv[])
         return headroom::runCommandLine(app.arguments());
     }
     QApplication app(argc, argv);
-    return headroom::runCommandLine(app.arguments());
+    headroom::MainWindow window;
+    window.show();
+    return app.exec();
 }

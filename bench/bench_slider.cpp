@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// One slider step through the model, the estimate, the chart update and a render of the chart
+// at 1600x900 with 8 pinned scenarios, offscreen.
+#include "benchutil.h"
+#include "budgetchart.h"
+#include "controlpanel.h"
+#include "mainwindow.h"
+#include "scenariomodel.h"
+#include "sliderfield.h"
+
+#include <QApplication>
+#include <QChartView>
+#include <QDoubleSpinBox>
+#include <QImage>
+#include <QPainter>
+#include <QSlider>
+#include <QStandardPaths>
+
+using namespace headroom;
+
+int main(int argc, char *argv[])
+{
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+    QStandardPaths::setTestModeEnabled(true);
+    QApplication app(argc, argv);
+    MainWindow window;
+    window.resize(1600, 900);
+    window.show();
+    for (int i = 0; i < ScenarioModel::kMaxPins; ++i) {
+        window.controls()->microBatch()->field()->setValue(1 << (i % 6));
+        window.model()->pinCurrent();
+    }
+    QSlider *slider = window.controls()->seqLen()->slider();
+    QImage image(1600, 900, QImage::Format_ARGB32_Premultiplied);
+    int direction = 1;
+    bench::measure("slider_step", 50, 600, [&] {
+        if (slider->value() >= slider->maximum() - 5 || slider->value() <= slider->minimum() + 5)
+            direction = -direction;
+        slider->setValue(slider->value() + direction * 3);
+        QPainter painter(&image);
+        window.chartView()->render(&painter, QRectF(0, 0, 1600, 900));
+    });
+    return 0;
+}

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The explorer window driven through its real widgets, offscreen.
+#include "breakdownview.h"
+#include "budgetchart.h"
+#include "consumerstyle.h"
+#include "controlpanel.h"
+#include "mainwindow.h"
+#include "scenariomodel.h"
+#include "sliderfield.h"
+
+#include <QApplication>
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QChart>
+#include <QChartView>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFontDatabase>
+#include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QListWidget>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QStackedBarSeries>
+#include <QStandardPaths>
+#include <QTableWidget>
+#include <QTextBrowser>
+#include <QUndoStack>
+#include <QtTest>
+
+using namespace headroom;
+
+namespace {
+
+double barValue(const MainWindow &w, ConsumerId id, int column = 0)
+{
+    return w.chart()->barSet(id)->at(column);
+}
+
+int categoryCount(const MainWindow &w)
+{
+    const auto axes = w.chart()->chart()->axes(Qt::Horizontal);
+    for (QAbstractAxis *axis : axes)
+        if (auto *categories = qobject_cast<QBarCategoryAxis *>(axis))
+            return int(categories->count());
+    return -1;
+}
+
+/// Chooses a combo entry the way a user does (activated is emitted only for user choices).
+void choose(QComboBox *combo, int data)
+{
+    const int index = combo->findData(data);
+    QVERIFY(index >= 0);
+    combo->setCurrentIndex(index);
+    emit combo->activated(index);
+}
+
+/// Shows the window and makes it active, so that its shortcuts work.
+bool showActive(QWidget &window)
+{
+    window.show();
+    QApplication::setActiveWindow(&window);
+    window.activateWindow();
+    return QTest::qWaitForWindowActive(&window);
+}
+
+} // namespace
+
+class TestWindow : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("HeadroomTest"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_window"));
+    }
+    void init() { QSettings().clear(); }
+
+    void fontsArePresent()
+    {
+        // Without fonts every label renders as empty boxes and Qt prints no warning.
+        QVERIFY(!QFontDatabase::families().isEmpty());
+    }
+
+    void sliderMovesModelAndBars()
+    {
+        MainWindow w;
+        w.show();
+        const std::uint32_t before = w.model()->scenario().train.microBatch;
+        const double activations = barValue(w, ConsumerId::Activations);
+        QVERIFY(activations > 0);
+        QSlider *slider = w.controls()->microBatch()->slider();
+        QSignalSpy changed(w.model(), &ScenarioModel::changed);
+        slider->setFocus();
+        QTest::keyClick(slider, Qt::Key_PageUp); // +10% of the log range: a larger micro-batch
+        QVERIFY(changed.count() >= 1);
+        const std::uint32_t after = w.model()->scenario().train.microBatch;
+        QVERIFY2(after > before, qPrintable(QStringLiteral("%1 -> %2").arg(before).arg(after)));
+        QVERIFY(barValue(w, ConsumerId::Activations) > activations);
+        // The field shows the new value too.
+        QCOMPARE(w.controls()->microBatch()->field()->value(), double(after));
+    }
+
+    void fieldEditsTheModel()
+    {
+        MainWindow w;
+        w.show();
+        QDoubleSpinBox *field = w.controls()->seqLen()->field();
+        field->setValue(8192);
+        QCOMPARE(w.model()->scenario().train.seqLen, 8192u);
+        QCOMPARE(w.controls()->seqLen()->slider()->value(), w.controls()->seqLen()->slider()->value());
+    }
+
+    void eagerAttentionAddsScores()
+    {
+        MainWindow w;
+        w.show();
+        QCOMPARE(barValue(w, ConsumerId::AttentionScores), 0.0);
+        choose(w.controls()->attention(), int(Attention::Eager));
+        QVERIFY(w.model()->scenario().kernels.attention == Attention::Eager);
+        QVERIFY(barValue(w, ConsumerId::AttentionScores) > 0);
+        const auto markers = w.chart()->chart()->legend()->markers();
+        bool visible = false;
+        for (QLegendMarker *marker : markers)
+            if (marker->label() == consumerDisplayName(ConsumerId::AttentionScores))
+                visible = marker->isVisible();
+        QVERIFY(visible);
+    }
+
+    void pinningAddsACategory()
+    {
+        MainWindow w;
+        QVERIFY(showActive(w));
+        QCOMPARE(categoryCount(w), 1);
+        QTest::keyClick(&w, Qt::Key_P, Qt::ControlModifier);
+        QCOMPARE(int(w.model()->pins().size()), 1);
+        QCOMPARE(categoryCount(w), 2);
+        // Change the current scenario: the pin is labelled with what differs.
+        choose(w.controls()->attention(), int(Attention::Eager));
+        QVERIFY2(w.model()->pinLabel(0).contains(QLatin1String("sdpa")), qPrintable(w.model()->pinLabel(0)));
+        QVERIFY(barValue(w, ConsumerId::AttentionScores, 0) > 0);
+        QCOMPARE(barValue(w, ConsumerId::AttentionScores, 1), 0.0);
+        for (int i = 0; i < 10; ++i)
+            QTest::keyClick(&w, Qt::Key_P, Qt::ControlModifier);
+        QCOMPARE(int(w.model()->pins().size()), ScenarioModel::kMaxPins);
+        QCOMPARE(categoryCount(w), ScenarioModel::kMaxPins + 1);
+        QTest::keyClick(&w, Qt::Key_P, Qt::ControlModifier | Qt::ShiftModifier);
+        QCOMPARE(categoryCount(w), ScenarioModel::kMaxPins);
+    }
+
+    void undoAndRedo()
+    {
+        MainWindow w;
+        QVERIFY(showActive(w));
+        const std::uint32_t before = w.model()->scenario().train.seqLen;
+        QSlider *slider = w.controls()->seqLen()->slider();
+        // A drag of several steps is one undo step.
+        for (int i = 0; i < 5; ++i)
+            slider->setValue(slider->value() + 20);
+        const std::uint32_t dragged = w.model()->scenario().train.seqLen;
+        QVERIFY(dragged > before);
+        QCOMPARE(w.model()->undoStack()->count(), 1);
+        QTest::keyClick(&w, Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(w.model()->scenario().train.seqLen, before);
+        QCOMPARE(w.controls()->seqLen()->field()->value(), double(before));
+        QTest::keyClick(&w, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+        QCOMPARE(w.model()->scenario().train.seqLen, dragged);
+    }
+
+    void capacityLinesSpanThePlot()
+    {
+        MainWindow w;
+        w.resize(1400, 900);
+        QVERIFY(showActive(w));
+        QTest::keyClick(&w, Qt::Key_P, Qt::ControlModifier);
+        QTest::keyClick(&w, Qt::Key_P, Qt::ControlModifier);
+        QCoreApplication::processEvents();
+        QChart *chart = w.chart()->chart();
+        const QRectF plot = chart->plotArea();
+        QVERIFY(!plot.isEmpty());
+        QCOMPARE(w.chart()->capacitySeries().size(), w.model()->scenario().gpus.size());
+        for (QLineSeries *line : w.chart()->capacitySeries()) {
+            const QList<QPointF> points = line->points();
+            QCOMPARE(points.size(), 2);
+            const QPointF left = chart->mapToPosition(points.first(), line);
+            const QPointF right = chart->mapToPosition(points.last(), line);
+            QVERIFY2(qAbs(left.x() - plot.left()) < 1.0, qPrintable(QString::number(left.x() - plot.left())));
+            QVERIFY2(qAbs(right.x() - plot.right()) < 1.0, qPrintable(QString::number(right.x() - plot.right())));
+            QCOMPARE(left.y(), right.y());
+        }
+    }
+
+    void barAboveALineIsMarked()
+    {
+        MainWindow w;
+        w.show();
+        // Llama 3 8B full fine-tune does not fit a 24 GB card.
+        w.model()->apply(QStringLiteral("full"), [](Scenario &s) { s.train.method = Method::Full; });
+        const QStringList marks = w.chart()->fitMarks();
+        QCOMPARE(marks.size(), 1);
+        QVERIFY2(marks.first().startsWith(QLatin1String("does not fit")), qPrintable(marks.first()));
+        QVERIFY(w.statusText()->text().contains(QLatin1String("does not fit")));
+    }
+
+    void settingsSurviveARestart()
+    {
+        {
+            MainWindow w;
+            w.show();
+            w.model()->setUnit(Unit::GiB);
+            w.model()->setView(ChartView::Phases);
+            w.controls()->microBatch()->field()->setValue(16);
+            w.resize(1234, 777);
+            w.close();
+        }
+        MainWindow again;
+        QVERIFY(again.model()->unit() == Unit::GiB);
+        QVERIFY(again.model()->view() == ChartView::Phases);
+        QCOMPARE(again.model()->scenario().train.microBatch, 16u);
+        QCOMPARE(again.size(), QSize(1234, 777));
+        QCOMPARE(categoryCount(again), 4); // load, forward, backward, optimizer
+    }
+
+    void everyControlHasAnAccessibleName()
+    {
+        MainWindow w;
+        const auto widgets = w.controls()->findChildren<QWidget *>();
+        int checked = 0;
+        for (QWidget *widget : widgets) {
+            if (!(qobject_cast<QSlider *>(widget) || qobject_cast<QAbstractSpinBox *>(widget) ||
+                  qobject_cast<QComboBox *>(widget) || qobject_cast<QListWidget *>(widget)))
+                continue;
+            QVERIFY2(!widget->accessibleName().isEmpty(), widget->metaObject()->className());
+            ++checked;
+        }
+        QVERIFY(checked > 20);
+        for (QCheckBox *check : w.controls()->findChildren<QCheckBox *>())
+            QVERIFY(!check->text().isEmpty());
+    }
+
+    void darkThemeRendersDark()
+    {
+        MainWindow w;
+        w.resize(1200, 800);
+        w.show();
+        w.model()->setDark(true);
+        QCoreApplication::processEvents();
+        QVERIFY(QApplication::palette().color(QPalette::Window).lightness() < 80);
+        const QImage image = w.chartView()->grab().toImage();
+        QVERIFY(!image.isNull());
+        QVERIFY(QColor(image.pixel(5, 5)).lightness() < 80);
+        w.model()->setDark(false);
+        QCoreApplication::processEvents();
+        QVERIFY(QApplication::palette().color(QPalette::Window).lightness() > 150);
+    }
+
+    void chartShowsConsumerColours()
+    {
+        MainWindow w;
+        w.resize(1200, 800);
+        w.show();
+        QCoreApplication::processEvents();
+        const QImage image = w.chartView()->grab().toImage();
+        const QRgb weights = consumerColor(ConsumerId::Weights).rgb();
+        int found = 0;
+        for (int y = 0; y < image.height(); y += 2)
+            for (int x = 0; x < image.width(); x += 2)
+                found += (image.pixel(x, y) & 0xFFFFFF) == (weights & 0xFFFFFF);
+        QVERIFY2(found > 50, qPrintable(QString::number(found)));
+    }
+
+    void breakdownExplainsTheSelection()
+    {
+        MainWindow w;
+        w.show();
+        QTableWidget *table = w.breakdown()->table();
+        QVERIFY(table->rowCount() >= 5);
+        for (int row = 0; row < table->rowCount(); ++row)
+            QVERIFY(table->item(row, 3)->text().contains(QLatin1String(" = ")));
+        table->selectRow(0);
+        QVERIFY(w.breakdown()->explanation()->toPlainText().contains(QLatin1String("params")));
+        // LoRA + checkpointing: the enable_input_require_grads() advice appears for activations.
+        w.model()->apply(QStringLiteral("ckpt"), [](Scenario &s) { s.train.checkpointing = Checkpointing::Full; });
+        for (int row = 0; row < table->rowCount(); ++row)
+            if (table->item(row, 0)->data(Qt::UserRole).toInt() == int(ConsumerId::Activations))
+                table->selectRow(row);
+        QVERIFY(w.breakdown()->explanation()->toPlainText().contains(QLatin1String("enable_input_require_grads")));
+    }
+};
+
+QTEST_MAIN(TestWindow)
+#include "tst_window.moc"
