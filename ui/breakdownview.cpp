@@ -13,16 +13,23 @@
 #include <QSignalBlocker>
 #include <QTableWidget>
 #include <QTextBrowser>
+#include <array>
 
 namespace headroom {
 
 namespace {
 
-QIcon swatch(ConsumerId id, bool dark)
+/// The consumer's colour as a small icon, made once per colour.
+const QIcon &swatch(ConsumerId id, bool dark)
 {
-    QPixmap pixmap(12, 12);
-    pixmap.fill(consumerColor(id, dark));
-    return QIcon(pixmap);
+    static std::array<std::array<QIcon, kConsumerCount>, 2> icons;
+    QIcon &icon = icons[dark ? 1 : 0][std::size_t(id)];
+    if (icon.isNull()) {
+        QPixmap pixmap(12, 12);
+        pixmap.fill(consumerColor(id, dark));
+        icon = QIcon(pixmap);
+    }
+    return icon;
 }
 
 } // namespace
@@ -65,6 +72,7 @@ void BreakdownView::refresh()
     const QSignalBlocker block(m_table);
     if (!m_model->estimateError().isEmpty()) {
         m_table->setRowCount(0);
+        m_explanationHtml.clear();
         m_explanation->setHtml(QStringLiteral("<p><b>%1</b></p><p>%2</p>")
                                    .arg(tr("This scenario cannot be estimated."),
                                         m_model->estimateError().toHtmlEscaped()));
@@ -78,20 +86,24 @@ void BreakdownView::refresh()
             QTableWidgetItem *item = m_table->item(row, column);
             if (!item) {
                 item = new QTableWidgetItem;
+                item->setTextAlignment(align | Qt::AlignVCenter);
                 m_table->setItem(row, column, item);
             }
             if (item->text() != text)
                 item->setText(text);
-            item->setTextAlignment(align | Qt::AlignVCenter);
             return item;
         };
         QTableWidgetItem *name = set(0, consumerDisplayName(c.id), Qt::AlignLeft);
-        name->setData(Qt::UserRole, int(c.id));
-        name->setIcon(swatch(c.id, m_model->dark()));
+        if (name->data(Qt::UserRole) != int(c.id) || m_iconsDark != m_model->dark()) {
+            name->setData(Qt::UserRole, int(c.id));
+            name->setIcon(swatch(c.id, m_model->dark()));
+        }
         set(1, bytesText(c.bytes, unit), Qt::AlignRight);
         set(2, QString::number(consumerShare(e, c) * 100, 'f', 1) + QLatin1Char('%'), Qt::AlignRight);
-        QTableWidgetItem *formula = set(3, QString::fromStdString(c.formula(unit)), Qt::AlignLeft);
-        formula->setToolTip(formula->text());
+        const QString formulaText = QString::fromStdString(c.formula(unit));
+        QTableWidgetItem *formula = set(3, formulaText, Qt::AlignLeft);
+        if (formula->toolTip() != formulaText)
+            formula->setToolTip(formulaText);
         if (c.id == m_selected)
             selectedRow = row;
     }
@@ -99,14 +111,21 @@ void BreakdownView::refresh()
         selectedRow = 0;
         m_selected = e.consumers.front().id;
     }
-    if (selectedRow >= 0)
+    m_iconsDark = m_model->dark();
+    const auto selected = m_table->selectionModel()->selectedRows();
+    if (selectedRow >= 0 && (selected.isEmpty() || selected.first().row() != selectedRow))
         m_table->selectRow(selectedRow);
     explainSelected();
 }
 
 void BreakdownView::explainSelected()
 {
-    m_explanation->setHtml(explainConsumer(m_selected, m_model->scenario(), m_model->estimate(), m_model->unit()));
+    // Laying out HTML is the expensive part of a refresh: only when the text changed.
+    const QString html = explainConsumer(m_selected, m_model->scenario(), m_model->estimate(), m_model->unit());
+    if (html == m_explanationHtml)
+        return;
+    m_explanationHtml = html;
+    m_explanation->setHtml(html);
 }
 
 } // namespace headroom

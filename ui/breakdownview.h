@@ -29,6 +29,8 @@ private:
     QTableWidget *m_table;
     QTextBrowser *m_explanation;
     ConsumerId m_selected = ConsumerId::Activations;
+    QString m_explanationHtml;
+    bool m_iconsDark = false;
 };
 
 } // namespace headroom

@@ -36,6 +36,17 @@ double niceCeiling(double value)
 QColor textColor(bool dark) { return dark ? QColor(0xE6E6E6) : QColor(0x202020); }
 QColor lineColor(bool dark) { return dark ? QColor(0xFF6B6B) : QColor(0xC0392B); }
 
+/// Updates a text item only where something changed (each change relayouts the scene).
+void setLabel(QGraphicsSimpleTextItem *label, const QString &text, const QFont &font, const QColor &color)
+{
+    if (label->font() != font)
+        label->setFont(font);
+    if (label->text() != text)
+        label->setText(text);
+    if (label->brush().color() != color)
+        label->setBrush(color);
+}
+
 } // namespace
 
 QString shortGpuName(const QString &name)
@@ -157,10 +168,13 @@ void BudgetChart::setData(const ChartData &data)
     m_data = data;
     if (darkChanged || !m_themeApplied)
         applyTheme();
-    m_chart->setTitle(data.subtitle.isEmpty()
-                          ? data.title.toHtmlEscaped()
-                          : QStringLiteral("%1<br><span style=\"font-size:small; font-weight:normal\">%2</span>")
-                                .arg(data.title.toHtmlEscaped(), data.subtitle.toHtmlEscaped()));
+    const QString title =
+        data.subtitle.isEmpty()
+            ? data.title.toHtmlEscaped()
+            : QStringLiteral("%1<br><span style=\"font-size:small; font-weight:normal\">%2</span>")
+                  .arg(data.title.toHtmlEscaped(), data.subtitle.toHtmlEscaped());
+    if (m_chart->title() != title)
+        m_chart->setTitle(title);
 
     // Bar values in place; the number of values changes only with the number of columns.
     const std::size_t columns = data.columns.size();
@@ -171,8 +185,10 @@ void BudgetChart::setData(const ChartData &data)
         for (std::size_t c = 0; c < columns; ++c) {
             const double value = toUnit(data.columns[c].bytes[std::size_t(i)], data.unit);
             any = any || value > 0;
-            if (c < oldColumns && int(c) < set->count())
-                set->replace(int(c), value);
+            if (c < oldColumns && int(c) < set->count()) {
+                if (set->at(int(c)) != value) // only the columns that changed: usually one
+                    set->replace(int(c), value);
+            }
             else
                 set->append(value);
         }
@@ -201,10 +217,16 @@ void BudgetChart::setData(const ChartData &data)
     for (const CapacityLine &line : data.lines)
         top = std::max(top, toUnit(line.bytes, data.unit));
     const double max = niceCeiling(top * 1.1);
-    m_axisY->setRange(0, max);
-    m_axisY->setTitleText(QString::fromLatin1(unitName(data.unit)));
-    m_axisY->setLabelFormat(max < 10 ? QStringLiteral("%.1f") : QStringLiteral("%.0f"));
-    m_axisY->setTickCount(6);
+    if (m_axisY->max() != max || m_axisY->min() != 0)
+        m_axisY->setRange(0, max);
+    const QString unitTitle = QString::fromLatin1(unitName(data.unit));
+    if (m_axisY->titleText() != unitTitle)
+        m_axisY->setTitleText(unitTitle);
+    const QString format = max < 10 ? QStringLiteral("%.1f") : QStringLiteral("%.0f");
+    if (m_axisY->labelFormat() != format)
+        m_axisY->setLabelFormat(format);
+    if (m_axisY->tickCount() != 6)
+        m_axisY->setTickCount(6);
     updateLines();
     layoutLabels();
 }
@@ -239,21 +261,22 @@ void BudgetChart::updateLines()
     for (std::size_t i = 0; i < m_lines.size(); ++i) {
         const double y = toUnit(m_data.lines[i].bytes, m_data.unit);
         QLineSeries *line = m_lines[i];
-        line->setName(m_data.lines[i].name);
+        if (line->name() != m_data.lines[i].name)
+            line->setName(m_data.lines[i].name);
         QPen pen(lineColor(dark));
         pen.setWidthF(2.0 * m_scale);
         pen.setStyle(i == 0 ? Qt::SolidLine : (i % 2 ? Qt::DashLine : Qt::DashDotLine));
-        line->setPen(pen);
+        if (line->pen() != pen)
+            line->setPen(pen);
         const QList<QPointF> points{{-0.5, y}, {n - 0.5, y}};
         if (line->points() != points)
             line->replace(points);
         QFont font = m_chart->font();
         font.setPointSizeF(8.5 * m_scale);
         font.setBold(true);
-        m_lineLabels[i]->setFont(font);
-        m_lineLabels[i]->setBrush(lineColor(dark));
-        m_lineLabels[i]->setText(QStringLiteral("%1\n%2").arg(shortGpuName(m_data.lines[i].name),
-                                                               bytesText(m_data.lines[i].bytes, m_data.unit)));
+        setLabel(m_lineLabels[i], QStringLiteral("%1\n%2").arg(shortGpuName(m_data.lines[i].name),
+                                                                bytesText(m_data.lines[i].bytes, m_data.unit)),
+                 font, lineColor(dark));
     }
 }
 
@@ -305,10 +328,8 @@ void BudgetChart::layoutLabels()
         QGraphicsSimpleTextItem *label = m_fitLabels[c];
         const QString text = column.error.isEmpty() ? fitMark(column.totalBytes, m_data.lines, m_data.unit)
                                                     : column.error;
-        label->setFont(font);
-        label->setText(text);
         const bool missing = !column.error.isEmpty() || column.totalBytes > smallestLine();
-        label->setBrush(missing ? lineColor(m_data.dark) : textColor(m_data.dark));
+        setLabel(label, text, font, missing ? lineColor(m_data.dark) : textColor(m_data.dark));
         const QPointF top = m_chart->mapToPosition(QPointF(double(c), toUnit(column.totalBytes, m_data.unit)),
                                                    m_series);
         const double centre = plot.left() + plot.width() * (double(c) + 0.5) / n;

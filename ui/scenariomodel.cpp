@@ -62,6 +62,28 @@ QString describeChange(const std::string &key, const std::string &value)
     return QString::fromStdString(key) + QLatin1Char(' ') + v;
 }
 
+/// "#2 lora<br>bf16 +3": the pin's number (categories must be unique) and its most telling
+/// differences, method and precision before kernels and sizes.
+QString pinCaption(int index, QStringList diff)
+{
+    static const char *priority[] = {"full", "lora", "qlora", "train", "inference", "fp32", "bf16",
+                                      "fp16", "nf4", "int4", "int8", "fp8", "fp4", "no master", "fp32 master"};
+    auto rank = [](const QString &phrase) {
+        for (int i = 0; i < int(std::size(priority)); ++i)
+            if (phrase == QLatin1String(priority[i]))
+                return i;
+        return int(std::size(priority));
+    };
+    std::stable_sort(diff.begin(), diff.end(),
+                     [&](const QString &a, const QString &b) { return rank(a) < rank(b); });
+    if (diff.isEmpty())
+        return ScenarioModel::tr("#%1 same").arg(index + 1);
+    QString label = ScenarioModel::tr("#%1 %2").arg(index + 1).arg(diff.mid(0, 2).join(QStringLiteral("<br>")));
+    if (diff.size() > 2)
+        label += ScenarioModel::tr(" +%1").arg(diff.size() - 2);
+    return label;
+}
+
 /// Leaf differences between two scenario documents, as short phrases.
 void differences(const nlohmann::json &pin, const nlohmann::json &current, const std::string &path,
                  QStringList &out)
@@ -119,6 +141,7 @@ void ScenarioModel::assign(const Scenario &scenario)
         return;
     m_scenario = scenario;
     recompute();
+    relabelPins();
     emit changed();
 }
 
@@ -138,6 +161,8 @@ bool ScenarioModel::pinCurrent()
     if (int(m_pins.size()) >= kMaxPins)
         return false;
     m_pins.push_back({m_scenario, m_estimate, m_error});
+    m_pinDocuments.push_back(scenarioToJson(m_scenario));
+    relabelPins();
     emit changed();
     return true;
 }
@@ -147,6 +172,8 @@ void ScenarioModel::removePin(int index)
     if (index < 0 || index >= int(m_pins.size()))
         return;
     m_pins.erase(m_pins.begin() + index);
+    m_pinDocuments.erase(m_pinDocuments.begin() + index);
+    relabelPins();
     emit changed();
 }
 
@@ -155,34 +182,27 @@ void ScenarioModel::clearPins()
     if (m_pins.empty())
         return;
     m_pins.clear();
+    m_pinDocuments.clear();
+    m_pinLabels.clear();
     emit changed();
 }
 
 QString ScenarioModel::pinLabel(int index) const
 {
-    if (index < 0 || index >= int(m_pins.size()))
-        return {};
-    QStringList diff;
-    differences(scenarioToJson(m_pins[std::size_t(index)].scenario), scenarioToJson(m_scenario), "",
-                diff);
-    // The most telling differences first: method and precision before kernels and sizes.
-    static const char *priority[] = {"full", "lora", "qlora", "train", "inference", "fp32", "bf16",
-                                     "fp16", "nf4", "int4", "int8", "fp8", "fp4", "no master", "fp32 master"};
-    auto rank = [](const QString &phrase) {
-        for (int i = 0; i < int(std::size(priority)); ++i)
-            if (phrase == QLatin1String(priority[i]))
-                return i;
-        return int(std::size(priority));
-    };
-    std::stable_sort(diff.begin(), diff.end(),
-                     [&](const QString &a, const QString &b) { return rank(a) < rank(b); });
-    // Categories must be unique: every pin carries its number.
-    if (diff.isEmpty())
-        return tr("#%1 same").arg(index + 1);
-    QString label = tr("#%1 %2").arg(index + 1).arg(diff.mid(0, 2).join(QStringLiteral("<br>")));
-    if (diff.size() > 2)
-        label += tr(" +%1").arg(diff.size() - 2);
-    return label;
+    return index >= 0 && index < m_pinLabels.size() ? m_pinLabels.at(index) : QString();
+}
+
+void ScenarioModel::relabelPins()
+{
+    m_pinLabels.clear();
+    if (m_pins.empty())
+        return;
+    const nlohmann::json current = scenarioToJson(m_scenario);
+    for (int index = 0; index < int(m_pins.size()); ++index) {
+        QStringList diff;
+        differences(m_pinDocuments[std::size_t(index)], current, "", diff);
+        m_pinLabels << pinCaption(index, diff);
+    }
 }
 
 void ScenarioModel::setUnit(Unit unit)

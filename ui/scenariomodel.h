@@ -6,6 +6,7 @@
 #include "scenario.h"
 
 #include <QObject>
+#include <nlohmann/json.hpp>
 #include <QString>
 #include <QStringList>
 #include <functional>
@@ -78,11 +79,14 @@ signals:
 
 private:
     void recompute();
+    void relabelPins();
 
     Scenario m_scenario;
     Estimate m_estimate;
     QString m_error;
     std::vector<Pin> m_pins;
+    std::vector<nlohmann::json> m_pinDocuments; ///< written once per pin, for the labels
+    QStringList m_pinLabels;                    ///< what differs from the current scenario
     Unit m_unit = Unit::GB;
     ChartView m_view = ChartView::Bars;
     bool m_dark = false;
