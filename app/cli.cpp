@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include "clicommon.h"
+#include "validatecommand.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -22,6 +23,7 @@ struct Command
 
 const Command kCommands[] = {
     {"estimate", runEstimate, "print the memory budget of a scenario"},
+    {"validate", runValidate, "compare estimates with published measurements"},
 };
 
 } // namespace

@@ -2,10 +2,12 @@
 #include "clicommon.h"
 
 #include "cli.h"
+#include "modelimport.h"
 #include "scenariojson.h"
 
 #include <QCoreApplication>
 #include <QFile>
+#include <QFileInfo>
 #include <nlohmann/json.hpp>
 
 namespace headroom::cli {
@@ -38,13 +40,24 @@ QByteArray readFile(const QString &path)
     return file.readAll();
 }
 
-Scenario loadScenario(const QString &path, const QStringList &overrides)
+Scenario loadScenario(const QString &path, const QStringList &overrides,
+                      const ModelFiles &modelFiles)
 {
     const QByteArray bytes = readFile(path);
     nlohmann::json doc = parseJsonText(std::string_view(bytes.constData(), std::size_t(bytes.size())));
+    if (!doc.is_object())
+        throw ScenarioError("", "the scenario is not a JSON object");
+    if (!modelFiles.configPath.isEmpty())
+        doc["model"] = {{"config", QFileInfo(modelFiles.configPath).absoluteFilePath().toStdString()}};
+    if (modelFiles.params) {
+        if (!doc.contains("model"))
+            doc["model"] = {{"preset", "llama-3-8b"}};
+        if (doc["model"].is_object())
+            doc["model"]["params"] = *modelFiles.params;
+    }
     for (const QString &assignment : overrides)
         applyOverride(doc, assignment.toStdString());
-    return scenarioFromJson(doc);
+    return scenarioFromJson(doc, builtinCatalog(), configResolver(path));
 }
 
 bool parseUnit(const QString &text, Unit &unit)

@@ -8,6 +8,8 @@
 #include <QString>
 #include <QStringList>
 #include <QTextStream>
+#include <cstdint>
+#include <optional>
 #include <string>
 
 namespace headroom::cli {
@@ -21,8 +23,16 @@ QTextStream &err();
 int fail(const QString &message);
 /// std::string -> QString.
 inline QString q(const std::string &text) { return QString::fromStdString(text); }
-/// Reads and parses a scenario file with --set overrides; throws ScenarioError.
-Scenario loadScenario(const QString &path, const QStringList &overrides);
+/// Model files given on the command line, applied before the --set overrides.
+struct ModelFiles
+{
+    QString configPath; ///< --model-config: replaces the scenario's architecture
+    std::optional<std::uint64_t> params; ///< --model-weights: the exact parameter total
+};
+/// Reads and parses a scenario file with --set overrides; `model.config` paths are read
+/// relative to the scenario file. Throws ScenarioError.
+Scenario loadScenario(const QString &path, const QStringList &overrides,
+                      const ModelFiles &modelFiles = {});
 /// Reads a whole file; throws ScenarioError naming the problem.
 QByteArray readFile(const QString &path);
 /// Parses --unit (GB or GiB); returns false and prints an error for anything else.

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// `headroom estimate FILE [--set key=value]... [--format text|json|csv] [--unit GB|GiB]`
+// `headroom estimate FILE [--set key=value]... [--format text|json|csv] [--unit GB|GiB]
+//  [--model-config config.json] [--model-weights model.safetensors|index.json]`
 #include "cli.h"
 #include "clicommon.h"
 #include "consumerstyle.h"
+#include "architecture.h"
 #include "estimatejson.h"
+#include "modelimport.h"
 #include "scenariojson.h"
 
 #include <QCoreApplication>
@@ -12,6 +15,42 @@
 namespace headroom::cli {
 
 namespace {
+
+/// What --model-config and --model-weights read, before the budget.
+void printImports(const Scenario &scenario, const QString &configPath,
+                  const std::optional<HfImport> &config, const QString &weightsPath,
+                  const std::optional<WeightsSummary> &weights, Unit unit)
+{
+    QTextStream &o = out();
+    if (config) {
+        o << tr("Model config: %1 (model_type %2)").arg(configPath, q(config->modelType)) << '\n';
+        for (const std::string &note : config->notes)
+            o << "  - " << q(note) << '\n';
+    }
+    if (weights) {
+        o << tr("Weights: %1 (%2 files): %3 tensors, %4 params, %5")
+                 .arg(weightsPath, q(groupDigits(weights->files)), q(groupDigits(weights->tensors)),
+                      q(groupDigits(weights->params)), bytesText(weights->bytes, unit))
+          << '\n';
+        for (const auto &[dtype, total] : weights->byDType)
+            o << "  " << tr("%1: %2 tensors, %3 elements, %4")
+                             .arg(q(dtype), q(groupDigits(total.tensors)),
+                                  q(groupDigits(total.elements)), bytesText(total.bytes, unit))
+              << '\n';
+        for (const std::string &note : weights->notes)
+            o << "  - " << q(note) << '\n';
+        ModelArch shape = scenario.model;
+        shape.params.reset();
+        const std::uint64_t derived = shape.rough ? weights->params : countParams(shape).derived;
+        if (derived != weights->params)
+            o << "  - "
+              << tr("the architecture accounts for %1 params; the estimate uses the weights' %2")
+                     .arg(q(groupDigits(derived)), q(groupDigits(weights->params)))
+              << '\n';
+    }
+    if (config || weights)
+        o << '\n';
+}
 
 void printText(const Scenario &scenario, const Estimate &e, Unit unit)
 {
@@ -38,6 +77,11 @@ void printText(const Scenario &scenario, const Estimate &e, Unit unit)
              .arg(phaseDisplayName(e.peak.phase), bytesText(e.peak.allocatedBytes, unit),
                   bytesText(e.peak.reservedBytes, unit), bytesText(e.peak.deviceBytes, unit))
       << '\n';
+    if (e.errorBandPercent > 0)
+        o << tr("  typically within %1%2% for runs like this (measured cases, docs/accuracy.md)")
+                 .arg(QString::fromUtf8("\u00b1"))
+                 .arg(e.errorBandPercent)
+          << '\n';
     if (e.hostBytes)
         o << tr("Offloaded to CPU RAM: %1").arg(bytesText(e.hostBytes, unit)) << '\n';
     for (const GpuFit &g : e.gpus) {
@@ -74,7 +118,18 @@ int runEstimate(const QStringList &arguments)
                                           QStringLiteral("format"), QStringLiteral("text"));
     const QCommandLineOption unitOption(QStringLiteral("unit"), tr("GB or GiB."),
                                         QStringLiteral("unit"), QStringLiteral("GB"));
+    const QCommandLineOption configOption(
+        QStringLiteral("model-config"),
+        tr("Use the architecture of a Hugging Face config.json (--set model.* still overrides)."),
+        QStringLiteral("config.json"));
+    const QCommandLineOption weightsOption(
+        QStringLiteral("model-weights"),
+        tr("Take the exact parameter total from safetensors headers (a .safetensors file, "
+           "model.safetensors.index.json or their folder)."),
+        QStringLiteral("path"));
     parser.addOption(setOption);
+    parser.addOption(configOption);
+    parser.addOption(weightsOption);
     parser.addOption(formatOption);
     parser.addOption(unitOption);
     if (!parser.parse(arguments))
@@ -87,7 +142,8 @@ int runEstimate(const QStringList &arguments)
     const QStringList positional = parser.positionalArguments();
     if (positional.size() != 2)
         return fail(tr("usage: headroom estimate FILE [--set key.path=value]... "
-                       "[--format text|json|csv] [--unit GB|GiB]"));
+                       "[--format text|json|csv] [--unit GB|GiB] [--model-config config.json] "
+                       "[--model-weights PATH]"));
     const QString format = parser.value(formatOption);
     if (format != QLatin1String("text") && format != QLatin1String("json") &&
         format != QLatin1String("csv"))
@@ -96,15 +152,32 @@ int runEstimate(const QStringList &arguments)
     if (!parseUnit(parser.value(unitOption), unit))
         return ExitBadInput;
     const QString path = positional.at(1);
+    const QString configPath = parser.value(configOption);
+    const QString weightsPath = parser.value(weightsOption);
+    std::optional<HfImport> config;
+    std::optional<WeightsSummary> weights;
     try {
-        const Scenario scenario = loadScenario(path, parser.values(setOption));
+        if (!configPath.isEmpty())
+            config = importModelConfig(configPath);
+        if (!weightsPath.isEmpty())
+            weights = readModelWeights(weightsPath);
+    } catch (const std::exception &error) {
+        return fail(QString::fromStdString(error.what()));
+    }
+    try {
+        ModelFiles modelFiles{configPath, std::nullopt};
+        if (weights)
+            modelFiles.params = weights->params;
+        const Scenario scenario = loadScenario(path, parser.values(setOption), modelFiles);
         const Estimate e = estimate(scenario);
         if (format == QLatin1String("json"))
             out() << q(estimateToJson(e, unit).dump(2)) << '\n';
         else if (format == QLatin1String("csv"))
             out() << q(estimateToCsv(e, unit));
-        else
+        else {
+            printImports(scenario, configPath, config, weightsPath, weights, unit);
             printText(scenario, e, unit);
+        }
         out().flush();
         return ExitOk;
     } catch (const std::exception &error) {

@@ -90,6 +90,9 @@ struct Estimate
     std::uint64_t hostBytes = 0; ///< offloaded to CPU RAM
     bool rough = false;
     std::vector<std::string> assumptions; ///< scenario-wide assumptions
+    /// Expected error for runs like this: 80th percentile of |error| over the measured cases of
+    /// its method (docs/accuracy.md); 0 when unknown.
+    int errorBandPercent = 0;
 
     const Consumer *consumer(ConsumerId id) const;
     /// Bytes of one consumer in the peak composition (0 when absent).

@@ -54,6 +54,8 @@ json estimateToJson(const Estimate &e, Unit unit)
                 {"host_bytes", e.hostBytes},
                 {"rough", e.rough},
                 {"assumptions", e.assumptions}};
+    if (e.errorBandPercent > 0)
+        doc["error_band_percent"] = e.errorBandPercent;
     return doc;
 }
 

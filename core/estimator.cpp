@@ -4,6 +4,7 @@
 #include "activations.h"
 #include "architecture.h"
 #include "checked.h"
+#include "errorband.h"
 #include "names.h"
 
 #include <algorithm>
@@ -113,6 +114,12 @@ private:
         return note;
     }
     std::uint64_t modelSplit() const { return std::uint64_t(s.parallel.tensor) * s.parallel.pipeline; }
+    bool flatParamGradients() const
+    {
+        return s.task == Task::Train && s.parallel.flatParams && s.train.method != Method::Full &&
+               (s.parallel.strategy == Strategy::Fsdp || s.parallel.strategy == Strategy::Zero3) &&
+               !isQuantized(s.precision.weights);
+    }
 
     void countTrainable();
     Term weights();
@@ -138,6 +145,9 @@ private:
     std::uint64_t trainable = 0;
     std::uint64_t largestTrainable = 0;
     std::uint64_t lmHeadTrainable = 0; ///< lm_head (or tied embedding) params trained in full FT
+    /// Trainable params in tensors a paged optimizer pages (full fine-tuning only: LoRA
+    /// adapters are counted as resident, most are under the paging threshold).
+    std::uint64_t pagedTrainable = 0;
     DType trainableDType = DType::BF16;
     DType gradDType = DType::BF16;
     DType stateDType = DType::FP32;
@@ -163,6 +173,8 @@ void Estimator::countTrainable()
         largestTrainable = params.largestMatrix;
         trainableDType = s.precision.weights;
         lmHeadTrainable = m.rough ? 0 : std::uint64_t(m.vocab) * m.hidden;
+        // Norms and biases are below bitsandbytes' paging threshold; every matrix is above it.
+        pagedTrainable = trainable > params.smallTensors ? trainable - params.smallTensors : 0;
     } else {
         const std::uint64_t rank = s.train.lora.rank;
         for (const MatrixShape &shape : matrixShapes(m)) {
@@ -325,6 +337,25 @@ Term Estimator::gradients(bool firstOnly, bool optimizerInBackward)
         return term;
     }
     const bool sharded = shards(Strategy::Zero2);
+    if (flatParamGradients()) {
+        // FSDP1 flattens each wrapped block into one FlatParameter; when it mixes frozen and
+        // trainable weights the gradient covers all of them. Under no_sync accumulation the
+        // gradient stays unsharded until the last micro-batch.
+        const std::uint64_t blocks = addChecked(addChecked(params.blockLinear, params.smallTensors, "gradients"),
+                                                trainable, "gradients");
+        const std::uint64_t bytesPerFlat = byteSize(dtypeBits(s.precision.weights) >= 16 ? s.precision.weights : DType::BF16);
+        const bool unsharded = s.train.gradAccum > 1;
+        term.bytes = ceilDiv(ceilDiv(mulChecked(blocks, bytesPerFlat, "gradients"), modelSplit()),
+                             unsharded ? 1 : dataParallel());
+        if (formulas) {
+            term.expression = n(blocks) + " block params (frozen ones too) x " + n(bytesPerFlat) + " B" +
+                              (unsharded ? " (unsharded under no_sync)" : perGpuNote(true));
+            term.notes.push_back("FSDP flat parameters mix frozen and trainable weights, so every "
+                                 "weight of a wrapped block gets a gradient (PyTorch FSDP notes; "
+                                 "LitGPT issue #1417).");
+        }
+        return term;
+    }
     term.bytes = ceilDiv(ceilDiv(mulChecked(trainable, bytesPer, "gradients"), modelSplit()),
                          sharded ? dataParallel() : 1);
     const bool ddpBuckets = !sharded && dataParallel() > 1;
@@ -355,6 +386,12 @@ Term Estimator::optimizerState()
         if (formulas)
             what = n(trainable) + " trainable params x 2 states x " + perValue(stateDType);
         break;
+    case Optimizer::PagedAdamW:
+        // bitsandbytes' 32-bit optimizers keep fp32 states whatever the parameter dtype.
+        term.bytes = mulChecked(trainable, 8, "optimizer state");
+        if (formulas)
+            what = n(trainable) + " trainable params x 2 states x 4 B (fp32, bitsandbytes 32-bit)";
+        break;
     case Optimizer::AdamW8bit:
     case Optimizer::PagedAdamW8bit: {
         const std::uint64_t blocks = ceilDiv(trainable, 2048);
@@ -363,9 +400,6 @@ Term Estimator::optimizerState()
         if (formulas) {
             what = n(trainable) + " trainable params x 2 states x 1 B (8-bit) + " + n(blocks) +
                    " blocks of 2048 x 2 x 4 B (fp32 absmax)";
-            if (s.train.optimizer == Optimizer::PagedAdamW8bit)
-                term.notes.push_back("Paged: the state can move to CPU RAM under memory "
-                                     "pressure; counted as resident here.");
         }
         break;
     }
@@ -581,19 +615,35 @@ Term Estimator::workspace(bool withOptimizerTemporaries)
     if (formulas)
         term.expression = formatDecimal(s.overhead.workspaceMiB) + " MiB (cuBLAS/cuDNN workspace)";
     if (isQuantized(s.precision.weights)) {
-        // Dequantisation makes a transient 16-bit copy of one matrix at a time.
-        const std::uint64_t copy = mulChecked(params.largestMatrix, 2, "workspace");
+        // Dequantisation makes a transient 16-bit copy of one matrix at a time (the largest
+        // may be the lm_head: LitGPT's bitsandbytes precision quantizes every Linear).
+        const std::uint64_t largest = params.largestMatrix;
+        const std::uint64_t copy = mulChecked(largest, 2, "workspace");
         term.bytes = addChecked(term.bytes, copy, "workspace");
         if (formulas)
-            term.expression += " + " + n(params.largestMatrix) + " x 2 B (dequantised matrix)";
+            term.expression += " + " + n(largest) + " x 2 B (dequantised matrix)";
     }
     if (shards(Strategy::Zero3)) {
-        // The layer being computed and the prefetched next one, gathered in 16 bit.
-        const std::uint64_t gathered =
-            mulChecked(params.perLayer, 2 * compute, "workspace") / s.parallel.tensor;
+        // The layer being computed and the prefetched next one, gathered in the compute dtype,
+        // or as stored (4/8-bit block matrices, 16-bit rest) when the weights are quantized.
+        std::uint64_t gathered = 0;
+        std::string perLayerText;
+        if (isQuantized(s.precision.weights)) {
+            const std::uint64_t layers = std::max<std::uint64_t>(1, m.layers);
+            const std::uint64_t linear = params.blockLinear / layers;
+            const std::uint64_t rest = params.perLayer > linear ? params.perLayer - linear : 0;
+            gathered = addChecked(bitsToBytes(linear, dtypeBits(s.precision.weights), "workspace"),
+                                  mulChecked(rest, 2, "workspace"), "workspace");
+            gathered = mulChecked(gathered, 2, "workspace") / s.parallel.tensor;
+            perLayerText = "(" + n(linear) + " x " + perValue(s.precision.weights) + " + " + n(rest) +
+                           " x 2 B)";
+        } else {
+            gathered = mulChecked(params.perLayer, 2 * compute, "workspace") / s.parallel.tensor;
+            perLayerText = n(params.perLayer) + " x " + n(compute) + " B";
+        }
         term.bytes = addChecked(term.bytes, gathered, "workspace");
         if (formulas)
-            term.expression += " + 2 gathered layers x " + n(params.perLayer) + " x " + n(compute) + " B";
+            term.expression += " + 2 gathered layers x " + perLayerText;
     }
     if (withOptimizerTemporaries) {
         const Term temp = optimizerTemporaries();
@@ -677,6 +727,22 @@ void Estimator::trainingPhases(Estimate &e)
     if (s.parallel.offloadParams) {
         e.hostBytes = addChecked(e.hostBytes, at(load, C::Weights).bytes, "host memory");
         at(load, C::Weights).bytes = 0;
+    }
+    const bool paged =
+        s.train.optimizer == Optimizer::PagedAdamW || s.train.optimizer == Optimizer::PagedAdamW8bit;
+    if (paged && state.bytes && trainable) {
+        // Paged state lives in CUDA managed memory (cudaMallocManaged), outside PyTorch's
+        // caching allocator: max_memory_allocated/reserved never see it, and the driver moves
+        // it to CPU RAM when the GPU is full. Counted as host memory.
+        const std::uint64_t pagedBytes = static_cast<std::uint64_t>(
+            static_cast<double>(state.bytes) * static_cast<double>(pagedTrainable) / static_cast<double>(trainable));
+        state.bytes -= std::min(pagedBytes, state.bytes);
+        e.hostBytes = addChecked(e.hostBytes, pagedBytes, "host memory");
+        if (formulas)
+            state.notes.push_back("Paged optimizer: the state of tensors of 100,000 elements or more (" +
+                                  formatBytes(pagedBytes, Unit::GB) +
+                                  ") is CUDA managed memory outside PyTorch's allocator, not in "
+                                  "max_memory_allocated(); counted under CPU RAM.");
     }
     e.phases.push_back(finishPhase(PhaseId::Load, load));
 
@@ -796,6 +862,7 @@ Estimate Estimator::run()
     e.totalParams = params.total;
     e.trainableParams = trainable;
     e.rough = m.rough;
+    e.errorBandPercent = errorBandPercent(s);
     if (s.task == Task::Train)
         trainingPhases(e);
     else

@@ -19,7 +19,8 @@ HEADROOM_ENUM_TABLE(Method, {Method::Full, "full"}, {Method::Lora, "lora"}, {Met
 HEADROOM_ENUM_TABLE(Optimizer, {Optimizer::AdamW, "adamw"}, {Optimizer::AdamW8bit, "adamw_8bit"},
                     {Optimizer::PagedAdamW8bit, "paged_adamw_8bit"}, {Optimizer::Sgd, "sgd"},
                     {Optimizer::SgdMomentum, "sgd_momentum"}, {Optimizer::Adafactor, "adafactor"},
-                    {Optimizer::Lion, "lion"}, {Optimizer::None, "none"})
+                    {Optimizer::Lion, "lion"}, {Optimizer::None, "none"},
+                    {Optimizer::PagedAdamW, "paged_adamw"})
 HEADROOM_ENUM_TABLE(Checkpointing, {Checkpointing::None, "none"}, {Checkpointing::Full, "full"},
                     {Checkpointing::Selective, "selective"})
 HEADROOM_ENUM_TABLE(GradDType, {GradDType::Auto, "auto"}, {GradDType::FP32, "fp32"},

@@ -17,7 +17,7 @@ bool isQuantized(DType dtype);
 
 enum class Task { Train, Inference };
 enum class Method { Full, Lora, Qlora };
-enum class Optimizer { AdamW, AdamW8bit, PagedAdamW8bit, Sgd, SgdMomentum, Adafactor, Lion, None };
+enum class Optimizer { AdamW, AdamW8bit, PagedAdamW8bit, Sgd, SgdMomentum, Adafactor, Lion, None, PagedAdamW };
 enum class Checkpointing { None, Full, Selective };
 enum class GradDType { Auto, FP32, BF16, FP16 };
 enum class Mlp { Gated, Standard };
@@ -36,6 +36,7 @@ enum class LoraTarget { Q, K, V, O, Gate, Up, Down, LmHead };
 struct ModelArch
 {
     std::string preset; ///< catalog id it came from, empty for a custom model
+    std::string config; ///< Hugging Face config.json it came from (as the scenario names it), or empty
     int layers = 32;
     int hidden = 4096;
     int intermediate = 14336;
@@ -116,6 +117,8 @@ struct ParallelConfig
     std::uint32_t pipeline = 1;
     bool offloadOptimizer = false;
     bool offloadParams = false;
+    /// FSDP1 flat parameters mixing frozen and trainable weights: gradients for all of them.
+    bool flatParams = false;
     bool operator==(const ParallelConfig &) const = default;
 };
 

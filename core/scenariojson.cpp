@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "scenariojson.h"
 
+#include "architecture.h"
+#include "hfconfig.h"
 #include "names.h"
 #include "units.h"
 
@@ -186,14 +188,47 @@ void readArchitecture(ObjectReader &r, ModelArch &arch)
         arch.params = static_cast<std::uint64_t>(r.integer("params", 1, 1'000'000'000'000'000, 1));
 }
 
-ModelArch readModel(const json *node, const Catalog &catalog)
+/// The architecture of `model.config`: the imported config.json with explicit keys on top.
+ModelArch readConfigModel(ObjectReader &r, const ConfigResolver &resolveConfig)
+{
+    const std::string path = r.text("config", "");
+    if (path.empty())
+        throw ScenarioError("model.config", "must name a config.json file");
+    if (r.has("preset"))
+        throw ScenarioError("model.config", "give either model.preset or model.config, not both");
+    HfImport import;
+    try {
+        import = importHfConfig(resolveConfig(path));
+    } catch (const HfConfigError &error) {
+        throw ScenarioError("model.config", path + ": " + error.what());
+    }
+    ModelArch arch = import.arch;
+    arch.config = path;
+    const bool explicitParams = r.has("params");
+    readArchitecture(r, arch);
+    if (import.arch.params && !explicitParams) {
+        // Keep what ModelArch cannot express (BERT's pooler, ...) when keys change the shape.
+        const std::uint64_t extra = *import.arch.params - countParams(import.arch).derived;
+        ModelArch shape = arch;
+        shape.params.reset();
+        arch.params = countParams(shape).derived + extra;
+    }
+    return arch;
+}
+
+ModelArch readModel(const json *node, const Catalog &catalog, const ConfigResolver &resolveConfig)
 {
     const ModelPreset *fallbackPreset = catalog.findModel("llama-3-8b");
     if (!node)
         return fallbackPreset ? fallbackPreset->arch : ModelArch{};
     ObjectReader r(*node, "model");
     ModelArch arch;
-    if (r.has("preset")) {
+    const bool fromConfig = r.has("config");
+    if (fromConfig && resolveConfig) {
+        arch = readConfigModel(r, resolveConfig);
+    } else if (r.has("preset")) {
+        if (fromConfig)
+            throw ScenarioError("model.config", "give either model.preset or model.config, not both");
         const std::string id = r.text("preset", "");
         const ModelPreset *preset = catalog.findModel(id);
         if (!preset) {
@@ -212,6 +247,10 @@ ModelArch readModel(const json *node, const Catalog &catalog)
             if (!r.has(key))
                 missing += (missing.empty() ? "" : ", ") + std::string(key);
         if (!missing.empty()) {
+            if (fromConfig)
+                throw ScenarioError("model.config", "cannot be read here (no config reader); "
+                                                    "without it these keys are required: " +
+                                                        missing);
             if (r.has("params") && r.has("hidden") && r.has("layers")) {
                 // Rough model: only the size is known. Documented fill-ins, flagged as rough.
                 arch = ModelArch{};
@@ -250,6 +289,8 @@ ModelArch readModel(const json *node, const Catalog &catalog)
         }
         arch = ModelArch{};
         arch.preset.clear();
+        if (fromConfig)
+            arch.config = r.text("config", "");
         arch.maxPositions = 4096;
         arch.hidden = readInt(r, "hidden", 1, 1 << 20, 0);
         arch.heads = readInt(r, "heads", 1, 65536, 0);
@@ -340,12 +381,14 @@ json parseJsonText(std::string_view text)
     }
 }
 
-Scenario parseScenario(std::string_view text, const Catalog &catalog)
+Scenario parseScenario(std::string_view text, const Catalog &catalog,
+                       const ConfigResolver &resolveConfig)
 {
-    return scenarioFromJson(parseJsonText(text), catalog);
+    return scenarioFromJson(parseJsonText(text), catalog, resolveConfig);
 }
 
-Scenario scenarioFromJson(const json &doc, const Catalog &catalog)
+Scenario scenarioFromJson(const json &doc, const Catalog &catalog,
+                          const ConfigResolver &resolveConfig)
 {
     ObjectReader root(doc, "");
     if (!root.has("format") || root.text("format", "") != "headroom-scenario")
@@ -356,7 +399,7 @@ Scenario scenarioFromJson(const json &doc, const Catalog &catalog)
 
     Scenario s;
     s.name = root.text("name", "");
-    s.model = readModel(root.child("model"), catalog);
+    s.model = readModel(root.child("model"), catalog, resolveConfig);
     s.task = root.choice("task", s.task);
     s.train = readTrain(root.child("train"));
 
@@ -406,6 +449,7 @@ Scenario scenarioFromJson(const json &doc, const Catalog &catalog)
         s.parallel.pipeline = readCount(r, "pipeline", 1024, s.parallel.pipeline);
         s.parallel.offloadOptimizer = r.boolean("offload_optimizer", s.parallel.offloadOptimizer);
         s.parallel.offloadParams = r.boolean("offload_params", s.parallel.offloadParams);
+        s.parallel.flatParams = r.boolean("flat_params", s.parallel.flatParams);
         r.finish();
         const std::uint64_t modelParallel =
             std::uint64_t(s.parallel.tensor) * s.parallel.pipeline;
@@ -456,6 +500,8 @@ json scenarioToJson(const Scenario &s)
     } else {
         if (!m.preset.empty())
             model["preset"] = m.preset;
+        if (!m.config.empty())
+            model["config"] = m.config;
         model.update({{"layers", m.layers},
                       {"hidden", m.hidden},
                       {"intermediate", m.intermediate},
@@ -519,7 +565,8 @@ json scenarioToJson(const Scenario &s)
           {"tensor", s.parallel.tensor},
           {"pipeline", s.parallel.pipeline},
           {"offload_optimizer", s.parallel.offloadOptimizer},
-          {"offload_params", s.parallel.offloadParams}}},
+          {"offload_params", s.parallel.offloadParams},
+          {"flat_params", s.parallel.flatParams}}},
         {"overhead",
          {{"cuda_context_mib", s.overhead.cudaContextMiB},
           {"fragmentation", s.overhead.fragmentation},

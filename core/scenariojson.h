@@ -4,6 +4,7 @@
 #include "catalog.h"
 #include "scenario.h"
 
+#include <functional>
 #include <nlohmann/json_fwd.hpp>
 #include <stdexcept>
 #include <string>
@@ -23,11 +24,19 @@ public:
     std::string key;
 };
 
+/// Supplies the parsed config.json that `model.config` names (the core does no file I/O: the
+/// app reads the path, relative to the scenario file). Throws ScenarioError when it cannot.
+using ConfigResolver = std::function<nlohmann::json(const std::string &path)>;
+
 /// Parses a v1 scenario document; every absent key takes its documented default.
 /// Throws ScenarioError on malformed JSON, unknown keys, wrong types or out-of-range values.
-Scenario parseScenario(std::string_view text, const Catalog &catalog = builtinCatalog());
+/// Without a resolver, `model.config` is accepted only next to a complete architecture (as
+/// scenarioToJson writes it).
+Scenario parseScenario(std::string_view text, const Catalog &catalog = builtinCatalog(),
+                       const ConfigResolver &resolveConfig = {});
 /// Same, from an already parsed JSON value.
-Scenario scenarioFromJson(const nlohmann::json &doc, const Catalog &catalog = builtinCatalog());
+Scenario scenarioFromJson(const nlohmann::json &doc, const Catalog &catalog = builtinCatalog(),
+                          const ConfigResolver &resolveConfig = {});
 /// The v1 document for a scenario, every field written out (parses back to an equal Scenario).
 nlohmann::json scenarioToJson(const Scenario &scenario);
 

@@ -319,6 +319,23 @@ private slots:
                  test::phaseBytes(once, PhaseId::Forward, C::Activations));
     }
 
+    // FSDP1 flat parameters with LoRA: every block weight gets a gradient (LitGPT's FSDP).
+    void flatParametersKeepGradientsForFrozenWeights()
+    {
+        Scenario s = scenarioFrom(R"({"model": {"preset": "llama-2-13b"},
+            "train": {"method": "lora", "grad_accum": 32, "lora": {"rank": 8, "targets": ["q", "v"]}},
+            "parallel": {"gpus": 4, "strategy": "fsdp", "flat_params": true}})");
+        // 40 blocks x (4 x 5120^2 + 3 x 5120 x 13824) matrices + 40 x 2 norms + the final norm
+        // + 40 x 2 adapters x 8 x (5120 + 5120), at 2 B, unsharded under no_sync accumulation.
+        const std::uint64_t blocks = 40ull * (4ull * 5120 * 5120 + 3ull * 5120 * 13824) +
+                                     40ull * 2 * 5120 + 5120 + 40ull * 2 * 8 * 10240;
+        QCOMPARE(test::maxOverPhases(estimate(s), C::Gradients), blocks * 2);
+        s.train.gradAccum = 1;
+        QCOMPARE(test::maxOverPhases(estimate(s), C::Gradients), ceilDiv(blocks * 2, 4));
+        s.parallel.flatParams = false;
+        QCOMPARE(test::maxOverPhases(estimate(s), C::Gradients), 40ull * 2 * 8 * 10240 * 4 / 4);
+    }
+
     void shardingDividesState()
     {
         Scenario s = scenarioFrom(R"({"model": {"preset": "llama-2-7b"},

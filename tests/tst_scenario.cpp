@@ -24,7 +24,7 @@ const char *kEveryKeyChanged = R"({
   "precision": {"weights": "int8", "double_quant": true, "compute": "fp16"},
   "kernels": {"attention": "eager", "loss": "fused", "profile": "fused"},
   "parallel": {"gpus": 8, "strategy": "zero3", "tensor": 2, "pipeline": 2,
-               "offload_optimizer": true, "offload_params": true},
+               "offload_optimizer": true, "offload_params": true, "flat_params": true},
   "overhead": {"cuda_context_mib": 900, "fragmentation": 0.2, "workspace_mib": 64},
   "gpus": ["h200", "l4"]
 })";

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "hfconfig.h"
+#include "safetensors.h"
+#include "scenariojson.h"
+
+#include <QString>
+#include <nlohmann/json.hpp>
+
+namespace headroom {
+
+/// Reads and parses a JSON file of at most `maxBytes`. Throws ScenarioError under `key`
+/// naming the file when it cannot be opened, is too large or is not JSON.
+nlohmann::json readJsonFile(const QString &path, const std::string &key,
+                            qint64 maxBytes = 64 * 1024 * 1024);
+
+/// Reads a Hugging Face config.json and maps it to an architecture. Throws HfConfigError
+/// (with the missing fields, for the user to fill in) or ScenarioError (unreadable file).
+HfImport importModelConfig(const QString &path);
+
+/// The headers of a safetensors checkpoint: a `.safetensors` file, a
+/// `model.safetensors.index.json` with its shards, or a folder holding either. Reads 8 bytes
+/// and the header of each file, never the weights. Throws SafetensorsError naming the file.
+WeightsSummary readModelWeights(const QString &path);
+
+/// Reads the `model.config` files of a scenario, relative to the scenario file's folder.
+ConfigResolver configResolver(const QString &scenarioPath);
+
+} // namespace headroom

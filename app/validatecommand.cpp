@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `headroom validate DIR [--format text|json]`: the estimator against published measurements.
+#include "validatecommand.h"
+
+#include "cli.h"
+#include "clicommon.h"
+#include "validation.h"
+
+#include <QDir>
+#include <nlohmann/json.hpp>
+
+namespace headroom::cli {
+
+namespace {
+
+QString percent(double fraction, int decimals = 1)
+{
+    return QString::number(fraction * 100, 'f', decimals) + QLatin1Char('%');
+}
+
+QString signedPercent(double fraction)
+{
+    return (fraction >= 0 ? QStringLiteral("+") : QString()) + percent(fraction);
+}
+
+QString gigabytes(std::uint64_t bytes) { return QString::number(double(bytes) / 1e9, 'f', 2); }
+
+void printSummaryHeader(QTextStream &o, int width)
+{
+    o << tr("group").leftJustified(width) << "  " << tr("cases").rightJustified(5) << "  "
+      << tr("median").rightJustified(7) << "  " << tr("p90").rightJustified(7) << "  "
+      << tr("max").rightJustified(7) << "  " << tr("<=10%").rightJustified(6) << "  "
+      << tr("<=20%").rightJustified(6) << '\n';
+}
+
+void printSummary(QTextStream &o, const QString &name, const ErrorSummary &s, int width)
+{
+    o << name.leftJustified(width) << "  " << QString::number(s.count).rightJustified(5) << "  "
+      << percent(s.medianAbs).rightJustified(7) << "  " << percent(s.p90Abs).rightJustified(7) << "  "
+      << percent(s.maxAbs).rightJustified(7) << "  " << percent(s.within10, 0).rightJustified(6) << "  "
+      << percent(s.within20, 0).rightJustified(6) << '\n';
+}
+
+void printText(const ValidationReport &report)
+{
+    QTextStream &o = out();
+    int idWidth = 4;
+    for (const CaseResult &c : report.cases)
+        idWidth = std::max(idWidth, int(c.measurement.id.size()));
+    o << tr("case").leftJustified(idWidth) << "  " << tr("method").leftJustified(9) << "  "
+      << tr("reading").leftJustified(9) << "  " << tr("split").leftJustified(7) << "  "
+      << tr("measured GB").rightJustified(11) << "  " << tr("estimated GB").rightJustified(12) << "  "
+      << tr("error").rightJustified(8) << '\n';
+    for (const CaseResult &c : report.cases)
+        o << q(c.measurement.id).leftJustified(idWidth) << "  "
+          << q(c.measurement.method).leftJustified(9) << "  "
+          << QString::fromLatin1(readingName(c.measurement.reading)).leftJustified(9) << "  "
+          << QString::fromLatin1(splitName(c.measurement.split)).leftJustified(7) << "  "
+          << gigabytes(c.measurement.measuredBytes).rightJustified(11) << "  "
+          << gigabytes(c.estimatedBytes).rightJustified(12) << "  "
+          << signedPercent(c.error).rightJustified(8) << '\n';
+
+    int width = 9;
+    for (const GroupSummary &g : report.bySource)
+        width = std::max(width, int(g.name.size()));
+    o << '\n' << tr("Absolute error, (estimate - measured) / measured:") << '\n';
+    printSummaryHeader(o, width);
+    printSummary(o, tr("all"), report.overall, width);
+    for (const auto *groups : {&report.bySplit, &report.byMethod, &report.bySource}) {
+        o << '\n';
+        for (const GroupSummary &g : *groups)
+            printSummary(o, q(g.name), g.summary, width);
+    }
+    o << '\n' << tr("Error bands (80th percentile of |error| per method):");
+    for (const ErrorBand &b : computeErrorBands(report))
+        o << ' ' << b.method << " " << QString::fromUtf8("\u00b1") << b.percent << '%';
+    o << '\n';
+    o.flush();
+}
+
+} // namespace
+
+int runValidate(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(tr("Compare estimates with published, measured peaks."));
+    parser.addHelpOption();
+    parser.addPositionalArgument(QStringLiteral("validate"), tr("The command."));
+    parser.addPositionalArgument(QStringLiteral("DIR"),
+                                 tr("A folder of headroom-measurement cases (*.json)."));
+    const QCommandLineOption formatOption(QStringLiteral("format"), tr("text or json."),
+                                          QStringLiteral("format"), QStringLiteral("text"));
+    parser.addOption(formatOption);
+    if (!parser.parse(arguments))
+        return fail(parser.errorText());
+    if (parser.isSet(QStringLiteral("help"))) {
+        out() << parser.helpText();
+        out().flush();
+        return ExitOk;
+    }
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() != 2)
+        return fail(tr("usage: headroom validate DIR [--format text|json]"));
+    const QString format = parser.value(formatOption);
+    if (format != QLatin1String("text") && format != QLatin1String("json"))
+        return fail(tr("--format: must be text or json (got %1)").arg(format));
+
+    const QDir dir(positional.at(1));
+    if (!dir.exists())
+        return fail(tr("%1: no such directory").arg(positional.at(1)));
+    const QStringList files =
+        dir.entryList({QStringLiteral("*.json")}, QDir::Files | QDir::Readable, QDir::Name);
+    if (files.isEmpty())
+        return fail(tr("%1: no measurement cases (*.json)").arg(positional.at(1)));
+
+    std::vector<MeasurementCase> cases;
+    try {
+        for (const QString &file : files) {
+            const QByteArray bytes = readFile(dir.filePath(file));
+            cases.push_back(parseMeasurementCase(std::string_view(bytes.constData(), std::size_t(bytes.size())),
+                                                 dir.filePath(file).toStdString()));
+        }
+        const ValidationReport report = validate(cases);
+        if (format == QLatin1String("json"))
+            out() << q(reportToJson(report).dump(2)) << '\n';
+        else
+            printText(report);
+        out().flush();
+        return ExitOk;
+    } catch (const std::exception &error) {
+        return fail(QString::fromStdString(error.what()));
+    }
+}
+
+} // namespace headroom::cli

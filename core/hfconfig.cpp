@@ -1,0 +1,518 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "hfconfig.h"
+
+#include "architecture.h"
+
+#include <cmath>
+#include <initializer_list>
+#include <nlohmann/json.hpp>
+
+namespace headroom {
+
+using nlohmann::json;
+
+namespace {
+
+/// Reads config.json keys by their Hugging Face names, collecting the required ones that are
+/// absent so that one error can list them all.
+class ConfigReader
+{
+public:
+    ConfigReader(const json &config, std::string type) : m_config(config), m_type(std::move(type)) {}
+
+    const std::string &type() const { return m_type; }
+
+    /// The first of `names` that is present and not null.
+    const json *find(std::initializer_list<const char *> names) const
+    {
+        for (const char *name : names) {
+            const auto it = m_config.find(name);
+            if (it != m_config.end() && !it->is_null())
+                return &*it;
+        }
+        return nullptr;
+    }
+
+    /// True when the key is there at all, even as null.
+    bool hasKey(const char *name) const { return m_config.contains(name); }
+
+    /// A required whole number; records the first name as missing when none is present.
+    int integer(std::initializer_list<const char *> names, int low, int high)
+    {
+        if (const json *value = find(names))
+            return checkedInt(*names.begin(), *value, low, high);
+        m_missing.emplace_back(*names.begin());
+        return low;
+    }
+
+    /// An optional whole number (absent or null gives the fallback).
+    int integerOr(std::initializer_list<const char *> names, int fallback, int low, int high)
+    {
+        const json *value = find(names);
+        return value ? checkedInt(*names.begin(), *value, low, high) : fallback;
+    }
+
+    bool flag(std::initializer_list<const char *> names, bool fallback) const
+    {
+        const json *value = find(names);
+        if (!value)
+            return fallback;
+        if (!value->is_boolean())
+            invalid(*names.begin(), "must be true or false (got " + value->dump() + ")");
+        return value->get<bool>();
+    }
+
+    /// Throws HfConfigError listing every required key that was absent.
+    void finish() const
+    {
+        if (m_missing.empty())
+            return;
+        std::string list;
+        for (const auto &name : m_missing)
+            list += (list.empty() ? "" : ", ") + name;
+        throw HfConfigError("config.json (model_type \"" + m_type + "\") lacks " + list, m_type,
+                            m_missing);
+    }
+
+    [[noreturn]] void invalid(const std::string &name, const std::string &what) const
+    {
+        throw HfConfigError("config.json (model_type \"" + m_type + "\"): " + name + " " + what,
+                            m_type, {});
+    }
+
+private:
+    int checkedInt(const char *name, const json &value, int low, int high) const
+    {
+        const std::string range =
+            "must be a whole number from " + std::to_string(low) + " to " + std::to_string(high);
+        if (!value.is_number())
+            invalid(name, range + " (got " + value.dump() + ")");
+        const double number = value.get<double>();
+        if (!std::isfinite(number) || number != std::floor(number) || number < low || number > high)
+            invalid(name, range + " (got " + value.dump() + ")");
+        return static_cast<int>(number);
+    }
+
+    const json &m_config;
+    std::string m_type;
+    std::vector<std::string> m_missing;
+};
+
+constexpr int kMaxHidden = 1 << 20;
+constexpr int kMaxVocab = 1 << 22;
+constexpr int kMaxPositions = 1 << 24;
+
+/// What one family's reader produces besides the architecture.
+struct Reading
+{
+    HfImport import;
+    std::int64_t extraParams = 0; ///< tensors ModelArch cannot express (may be negative)
+};
+
+/// head_dim: the explicit key, else hidden / heads (which must then divide evenly).
+int readHeadDim(ConfigReader &r, const ModelArch &arch, int fallback)
+{
+    const int headDim = r.integerOr({"head_dim"}, fallback, 1, 65536);
+    if (headDim)
+        return headDim;
+    if (arch.heads > 0 && arch.hidden % arch.heads != 0)
+        r.invalid("head_dim", "is needed: hidden_size " + std::to_string(arch.hidden) +
+                                  " is not a multiple of num_attention_heads " +
+                                  std::to_string(arch.heads));
+    return arch.heads > 0 ? arch.hidden / arch.heads : 1;
+}
+
+/// Llama and the families that kept its field names (Mistral, Mixtral, Qwen2, Gemma, Phi-3).
+struct LlamaLike
+{
+    bool tiedDefault = false;
+    int maxPositionsDefault = 2048;
+    int headDimDefault = 0; ///< 0: hidden / heads
+    int normsPerLayer = 2;
+    bool qkvBias = false; ///< Qwen2: biases on q, k and v always, never on o or the MLP
+};
+
+Reading readLlamaLike(ConfigReader &r, const LlamaLike &family)
+{
+    Reading out;
+    ModelArch &arch = out.import.arch;
+    arch.layers = r.integer({"num_hidden_layers"}, 1, 1024);
+    arch.hidden = r.integer({"hidden_size"}, 1, kMaxHidden);
+    arch.intermediate = r.integer({"intermediate_size"}, 1, kMaxVocab);
+    arch.heads = r.integer({"num_attention_heads"}, 1, 65536);
+    arch.vocab = r.integer({"vocab_size"}, 1, kMaxVocab);
+    r.finish();
+    arch.kvHeads = r.integerOr({"num_key_value_heads"}, arch.heads, 1, 65536);
+    arch.headDim = readHeadDim(r, arch, family.headDimDefault);
+    arch.tiedEmbeddings = r.flag({"tie_word_embeddings"}, family.tiedDefault);
+    arch.mlp = Mlp::Gated;
+    arch.norm = Norm::RmsNorm;
+    arch.position = Position::Rope;
+    arch.maxPositions =
+        r.integerOr({"max_position_embeddings"}, family.maxPositionsDefault, 1, kMaxPositions);
+    arch.normsPerLayer = family.normsPerLayer;
+    arch.slidingWindow = 0;
+    arch.experts = arch.expertsPerToken = 1;
+
+    const bool attentionBias = !family.qkvBias && r.flag({"attention_bias"}, false);
+    const bool mlpBias = !family.qkvBias && r.flag({"mlp_bias"}, false);
+    const std::int64_t hidden = arch.hidden;
+    const std::int64_t mlpBiasSize = 2 * std::int64_t(arch.intermediate) + hidden;
+    if (family.qkvBias) {
+        arch.bias = Bias::Qkv;
+    } else if (attentionBias && mlpBias) {
+        arch.bias = Bias::All;
+    } else if (attentionBias) {
+        arch.bias = Bias::Qkv;
+        out.extraParams += hidden * arch.layers; // o_proj bias
+        out.import.notes.push_back("attention_bias: q, k, v and o carry biases; the o bias is "
+                                   "added to the parameter total.");
+    } else if (mlpBias) {
+        arch.bias = Bias::None;
+        out.extraParams += mlpBiasSize * arch.layers;
+        out.import.notes.push_back("mlp_bias: the MLP biases are added to the parameter total.");
+    } else {
+        arch.bias = Bias::None;
+    }
+    if (const json *scaling = r.find({"rope_scaling"}); scaling && scaling->is_object()) {
+        const std::string type = scaling->value("rope_type", scaling->value("type", std::string()));
+        out.import.notes.push_back("rope_scaling " + (type.empty() ? std::string("(untyped)") : type) +
+                                   ": changes no tensor; the context limit is "
+                                   "max_position_embeddings (" +
+                                   std::to_string(arch.maxPositions) + ").");
+    }
+    return out;
+}
+
+/// sliding_window as the config gives it (null or absent: the fallback; 0 = none).
+int readWindow(ConfigReader &r, int fallback)
+{
+    return r.integerOr({"sliding_window"}, fallback, 0, kMaxPositions);
+}
+
+Reading readLlama(ConfigReader &r)
+{
+    return readLlamaLike(r, {});
+}
+
+Reading readMistral(ConfigReader &r)
+{
+    Reading out = readLlamaLike(r, {false, 4096 * 32, 0, 2});
+    // MistralConfig defaults to a 4096-token window; an explicit null (v0.2 on) means none.
+    out.import.arch.slidingWindow = readWindow(r, r.hasKey("sliding_window") ? 0 : 4096);
+    return out;
+}
+
+Reading readMixtral(ConfigReader &r)
+{
+    Reading out = readLlamaLike(r, {false, 4096 * 32, 0, 2});
+    ModelArch &arch = out.import.arch;
+    arch.experts = r.integerOr({"num_local_experts"}, 8, 1, 4096);
+    arch.expertsPerToken = r.integerOr({"num_experts_per_tok"}, 2, 1, 4096);
+    arch.slidingWindow = readWindow(r, 0);
+    return out;
+}
+
+Reading readQwen2(ConfigReader &r)
+{
+    Reading out = readLlamaLike(r, {false, 32768, 0, 2, true});
+    ModelArch &arch = out.import.arch;
+    if (r.flag({"use_sliding_window"}, false)) {
+        arch.slidingWindow = readWindow(r, 4096);
+        const int windowLayers = r.integerOr({"max_window_layers"}, 28, 0, 1024);
+        out.import.notes.push_back("use_sliding_window: Qwen2 applies the window only from layer " +
+                                   std::to_string(windowLayers) +
+                                   " on; the KV cache is capped as if every layer used it.");
+    }
+    return out;
+}
+
+Reading readGemma(ConfigReader &r, bool gemma2)
+{
+    Reading out = readLlamaLike(r, {true, 8192, 256, gemma2 ? 4 : 2});
+    if (gemma2) {
+        out.import.arch.slidingWindow = readWindow(r, 4096);
+        if (out.import.arch.slidingWindow)
+            out.import.notes.push_back("Gemma 2 alternates local (sliding_window) and global "
+                                       "attention layers; the KV cache is capped as if every "
+                                       "layer were local.");
+    }
+    return out;
+}
+
+Reading readPhi3(ConfigReader &r)
+{
+    Reading out = readLlamaLike(r, {false, 4096, 0, 2});
+    out.import.arch.slidingWindow = readWindow(r, 0);
+    return out;
+}
+
+Reading readGpt2(ConfigReader &r)
+{
+    Reading out;
+    ModelArch &arch = out.import.arch;
+    arch.layers = r.integer({"n_layer", "num_hidden_layers"}, 1, 1024);
+    arch.hidden = r.integer({"n_embd", "hidden_size"}, 1, kMaxHidden);
+    arch.heads = r.integer({"n_head", "num_attention_heads"}, 1, 65536);
+    arch.vocab = r.integer({"vocab_size"}, 1, kMaxVocab);
+    r.finish();
+    arch.kvHeads = arch.heads;
+    arch.headDim = readHeadDim(r, arch, 0);
+    arch.intermediate = r.integerOr({"n_inner"}, 4 * arch.hidden, 1, kMaxVocab);
+    arch.maxPositions = r.integerOr({"n_positions", "max_position_embeddings"}, 1024, 1, kMaxPositions);
+    arch.tiedEmbeddings = r.flag({"tie_word_embeddings"}, true);
+    arch.mlp = Mlp::Standard;
+    arch.norm = Norm::LayerNorm;
+    arch.bias = Bias::All;
+    arch.position = Position::Learned;
+    arch.normsPerLayer = 2;
+    arch.experts = arch.expertsPerToken = 1;
+    arch.slidingWindow = 0;
+    return out;
+}
+
+Reading readGptNeox(ConfigReader &r)
+{
+    Reading out;
+    ModelArch &arch = out.import.arch;
+    arch.layers = r.integer({"num_hidden_layers"}, 1, 1024);
+    arch.hidden = r.integer({"hidden_size"}, 1, kMaxHidden);
+    arch.intermediate = r.integer({"intermediate_size"}, 1, kMaxVocab);
+    arch.heads = r.integer({"num_attention_heads"}, 1, 65536);
+    arch.vocab = r.integer({"vocab_size"}, 1, kMaxVocab);
+    r.finish();
+    arch.kvHeads = arch.heads;
+    arch.headDim = readHeadDim(r, arch, 0);
+    arch.maxPositions = r.integerOr({"max_position_embeddings"}, 2048, 1, kMaxPositions);
+    arch.tiedEmbeddings = r.flag({"tie_word_embeddings"}, false);
+    arch.mlp = Mlp::Standard;
+    arch.norm = Norm::LayerNorm;
+    arch.position = Position::Rope;
+    arch.normsPerLayer = 2;
+    arch.experts = arch.expertsPerToken = 1;
+    arch.slidingWindow = 0;
+    // The MLP always has biases; attention_bias (default true) adds them to the attention.
+    if (r.flag({"attention_bias"}, true)) {
+        arch.bias = Bias::All;
+    } else {
+        arch.bias = Bias::None;
+        out.extraParams += (std::int64_t(arch.intermediate) + arch.hidden) * arch.layers;
+    }
+    return out;
+}
+
+Reading readFalcon(ConfigReader &r, const std::string &type)
+{
+    Reading out;
+    ModelArch &arch = out.import.arch;
+    arch.layers = r.integer({"num_hidden_layers", "n_layer"}, 1, 1024);
+    arch.hidden = r.integer({"hidden_size", "n_embed"}, 1, kMaxHidden);
+    arch.heads = r.integer({"num_attention_heads", "n_head"}, 1, 65536);
+    arch.vocab = r.integer({"vocab_size"}, 1, kMaxVocab);
+    r.finish();
+    // The original "RefinedWeb" code (Falcon-40B) always had the new decoder block.
+    const bool newArchitecture = r.flag({"new_decoder_architecture"}, type == "RefinedWeb");
+    const bool multiQuery = r.flag({"multi_query"}, true);
+    const bool parallelAttention = r.flag({"parallel_attn"}, true);
+    arch.headDim = readHeadDim(r, arch, 0);
+    if (newArchitecture)
+        arch.kvHeads = r.integerOr({"num_kv_heads", "n_head_kv"}, arch.heads, 1, 65536);
+    else
+        arch.kvHeads = multiQuery ? 1 : arch.heads;
+    arch.intermediate = r.integerOr({"ffn_hidden_size"}, 4 * arch.hidden, 1, kMaxVocab);
+    arch.maxPositions = r.integerOr({"max_position_embeddings"}, 2048, 1, kMaxPositions);
+    arch.tiedEmbeddings = r.flag({"tie_word_embeddings"}, true);
+    arch.bias = r.flag({"bias"}, false) ? Bias::All : Bias::None;
+    arch.position = r.flag({"alibi"}, false) ? Position::Alibi : Position::Rope;
+    arch.mlp = Mlp::Standard;
+    arch.norm = Norm::LayerNorm;
+    arch.experts = arch.expertsPerToken = 1;
+    arch.slidingWindow = 0;
+    const int parallelNorms = r.integerOr({"num_ln_in_parallel_attn"}, 2, 1, 2);
+    if (newArchitecture && parallelNorms == 2)
+        arch.normsPerLayer = 2; // ln_attn and ln_mlp
+    else
+        arch.normsPerLayer = parallelAttention ? 1 : 2;
+    return out;
+}
+
+Reading readOpt(ConfigReader &r)
+{
+    Reading out;
+    ModelArch &arch = out.import.arch;
+    arch.layers = r.integer({"num_hidden_layers"}, 1, 1024);
+    arch.hidden = r.integer({"hidden_size"}, 1, kMaxHidden);
+    arch.intermediate = r.integer({"ffn_dim"}, 1, kMaxVocab);
+    arch.heads = r.integer({"num_attention_heads"}, 1, 65536);
+    arch.vocab = r.integer({"vocab_size"}, 1, kMaxVocab);
+    r.finish();
+    arch.kvHeads = arch.heads;
+    arch.headDim = readHeadDim(r, arch, 0);
+    // OPT's learned position table has two extra rows (positions are offset by 2).
+    arch.maxPositions = r.integerOr({"max_position_embeddings"}, 2048, 1, kMaxPositions - 2) + 2;
+    arch.tiedEmbeddings = r.flag({"tie_word_embeddings"}, true);
+    arch.bias = r.flag({"enable_bias"}, true) ? Bias::All : Bias::None;
+    arch.mlp = Mlp::Standard;
+    arch.norm = Norm::LayerNorm;
+    arch.position = Position::Learned;
+    arch.normsPerLayer = 2;
+    arch.experts = arch.expertsPerToken = 1;
+    arch.slidingWindow = 0;
+
+    const std::int64_t hidden = arch.hidden;
+    const std::int64_t vocab = arch.vocab;
+    const int projection = r.integerOr({"word_embed_proj_dim"}, arch.hidden, 1, kMaxHidden);
+    if (projection != arch.hidden) {
+        // Token embeddings (and the tied lm_head) are vocab x projection, with project_in and
+        // project_out matrices between them and the blocks.
+        const std::int64_t tables = arch.tiedEmbeddings ? 1 : 2;
+        out.extraParams -= tables * vocab * (hidden - projection);
+        out.extraParams += 2 * hidden * projection;
+        out.import.notes.push_back("word_embed_proj_dim " + std::to_string(projection) +
+                                   ": the token embeddings are narrower than hidden_size, with "
+                                   "project_in/project_out matrices; the total is exact, the "
+                                   "logits are counted at hidden_size.");
+    }
+    const bool finalNorm = r.flag({"do_layer_norm_before"}, true) &&
+                           !r.flag({"_remove_final_layer_norm"}, false);
+    if (!finalNorm)
+        out.extraParams -= 2 * hidden;
+    if (!r.flag({"layer_norm_elementwise_affine"}, true)) {
+        arch.normsPerLayer = 0;
+        if (finalNorm)
+            out.extraParams -= 2 * hidden;
+    }
+    return out;
+}
+
+Reading readBert(ConfigReader &r)
+{
+    Reading out;
+    ModelArch &arch = out.import.arch;
+    arch.layers = r.integer({"num_hidden_layers"}, 1, 1024);
+    arch.hidden = r.integer({"hidden_size"}, 1, kMaxHidden);
+    arch.intermediate = r.integer({"intermediate_size"}, 1, kMaxVocab);
+    arch.heads = r.integer({"num_attention_heads"}, 1, 65536);
+    arch.vocab = r.integer({"vocab_size"}, 1, kMaxVocab);
+    r.finish();
+    arch.kvHeads = arch.heads;
+    arch.headDim = readHeadDim(r, arch, 0);
+    arch.maxPositions = r.integerOr({"max_position_embeddings"}, 512, 1, kMaxPositions);
+    arch.tiedEmbeddings = true; // an encoder: no separate output matrix
+    arch.mlp = Mlp::Standard;
+    arch.norm = Norm::LayerNorm;
+    arch.bias = Bias::All;
+    arch.position = Position::Learned;
+    arch.normsPerLayer = 2;
+    arch.experts = arch.expertsPerToken = 1;
+    arch.slidingWindow = 0;
+    const std::int64_t hidden = arch.hidden;
+    const int typeVocab = r.integerOr({"type_vocab_size"}, 2, 0, kMaxVocab);
+    out.extraParams += std::int64_t(typeVocab) * hidden; // token type embeddings
+    out.extraParams += hidden * hidden + hidden;         // pooler
+    out.import.notes.push_back(
+        "BERT is an encoder: counted as BertModel (embeddings with token types, encoder layers, "
+        "pooler; the embedding LayerNorm stands in for the final norm); pretraining heads are "
+        "not counted. Activations and the KV cache are estimated as for a decoder with the same "
+        "shapes.");
+    return out;
+}
+
+struct Family
+{
+    const char *modelType;
+    Reading (*read)(ConfigReader &);
+};
+
+Reading readGemma1(ConfigReader &r) { return readGemma(r, false); }
+Reading readGemma2(ConfigReader &r) { return readGemma(r, true); }
+Reading readFalconNew(ConfigReader &r) { return readFalcon(r, "falcon"); }
+Reading readFalconRw(ConfigReader &r) { return readFalcon(r, "RefinedWeb"); }
+Reading readFalconRwModel(ConfigReader &r) { return readFalcon(r, "RefinedWebModel"); }
+
+const Family kFamilies[] = {
+    {"llama", readLlama},
+    {"mistral", readMistral},
+    {"mixtral", readMixtral},
+    {"qwen2", readQwen2},
+    {"gemma", readGemma1},
+    {"gemma2", readGemma2},
+    {"phi3", readPhi3},
+    {"gpt2", readGpt2},
+    {"gpt_neox", readGptNeox},
+    {"falcon", readFalconNew},
+    {"RefinedWeb", readFalconRw},
+    {"RefinedWebModel", readFalconRwModel},
+    {"opt", readOpt},
+    {"bert", readBert},
+};
+
+} // namespace
+
+const std::vector<std::string> &supportedHfModelTypes()
+{
+    static const std::vector<std::string> types = [] {
+        std::vector<std::string> list;
+        for (const Family &family : kFamilies)
+            list.emplace_back(family.modelType);
+        return list;
+    }();
+    return types;
+}
+
+HfImport importHfConfig(const json &config)
+{
+    if (!config.is_object())
+        throw HfConfigError("config.json is not a JSON object", "", {});
+    const auto typeIt = config.find("model_type");
+    std::string type;
+    if (typeIt != config.end() && typeIt->is_string())
+        type = typeIt->get<std::string>();
+    const Family *family = nullptr;
+    for (const Family &candidate : kFamilies)
+        if (type == candidate.modelType)
+            family = &candidate;
+    if (!family) {
+        std::string known;
+        for (const auto &name : supportedHfModelTypes())
+            known += (known.empty() ? "" : ", ") + name;
+        throw HfConfigError((type.empty() ? std::string("config.json has no model_type")
+                                          : "config.json: unknown model_type \"" + type + "\"") +
+                                " (supported: " + known + ")",
+                            type, {"model_type"});
+    }
+
+    ConfigReader reader(config, type);
+    Reading reading = family->read(reader);
+    HfImport &import = reading.import;
+    ModelArch &arch = import.arch;
+    import.modelType = type;
+    arch.preset.clear();
+    arch.params.reset();
+    arch.rough = false;
+    if (arch.heads % arch.kvHeads != 0)
+        reader.invalid("num_key_value_heads", "(" + std::to_string(arch.kvHeads) +
+                                                  ") must divide num_attention_heads (" +
+                                                  std::to_string(arch.heads) + ")");
+    if (arch.expertsPerToken > arch.experts)
+        reader.invalid("num_experts_per_tok", "must be at most the number of experts (" +
+                                                  std::to_string(arch.experts) + ")");
+    if (reading.extraParams != 0) {
+        const auto derived = static_cast<std::int64_t>(countParams(arch).derived);
+        const std::int64_t exact = derived + reading.extraParams;
+        if (exact <= 0)
+            reader.invalid("hidden_size", "gives no parameters");
+        arch.params = static_cast<std::uint64_t>(exact);
+    }
+    return import;
+}
+
+HfImport importHfConfig(std::string_view text)
+{
+    const json config = json::parse(text, nullptr, false);
+    if (config.is_discarded())
+        throw HfConfigError("config.json is not valid JSON", "", {});
+    return importHfConfig(config);
+}
+
+} // namespace headroom
