@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cli.h"
 
+#include "advisecommand.h"
 #include "clicommon.h"
+#include "rendercommand.h"
 #include "validatecommand.h"
 
 #include <QCommandLineParser>
@@ -24,6 +26,8 @@ struct Command
 const Command kCommands[] = {
     {"estimate", runEstimate, "print the memory budget of a scenario"},
     {"validate", runValidate, "compare estimates with published measurements"},
+    {"advise", runAdvise, "what to change, lever by lever, until a scenario fits a GPU"},
+    {"render", runRender, "draw the chart of a scenario into PNG, SVG or PDF (no display needed)"},
 };
 
 } // namespace
@@ -31,6 +35,11 @@ const Command kCommands[] = {
 bool isCommandLine(const QStringList &arguments)
 {
     return arguments.size() > 1;
+}
+
+bool commandNeedsGui(const QStringList &arguments)
+{
+    return arguments.size() > 1 && arguments.at(1) == QLatin1String("render");
 }
 
 int runCommandLine(const QStringList &arguments)

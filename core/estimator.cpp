@@ -235,6 +235,14 @@ Term Estimator::weights()
     if (formulas && sharded)
         term.notes.push_back("ZeRO-3/FSDP shards the parameters; the gathered layers being "
                              "computed are counted under workspace.");
+    if (s.task == Task::Train && s.train.method != Method::Full && trainable) {
+        // The LoRA adapters are weights too, in their own dtype.
+        const std::uint64_t adapters =
+            ceilDiv(mulChecked(trainable, byteSize(trainableDType), "weights"), modelSplit());
+        term.bytes = addChecked(term.bytes, adapters, "weights");
+        if (formulas)
+            term.expression += " + " + n(trainable) + " adapter params x " + perValue(trainableDType);
+    }
     return term;
 }
 
@@ -623,7 +631,7 @@ Term Estimator::workspace(bool withOptimizerTemporaries)
         if (formulas)
             term.expression += " + " + n(largest) + " x 2 B (dequantised matrix)";
     }
-    if (shards(Strategy::Zero3)) {
+    if (shards(Strategy::Zero3) || s.parallel.offloadParams) {
         // The layer being computed and the prefetched next one, gathered in the compute dtype,
         // or as stored (4/8-bit block matrices, 16-bit rest) when the weights are quantized.
         std::uint64_t gathered = 0;

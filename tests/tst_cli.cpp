@@ -69,7 +69,10 @@ private slots:
         const Run run = runHeadroom({QStringLiteral("estimate"), path});
         QCOMPARE(run.exitCode, 0);
         QVERIFY2(run.out.contains(QLatin1String("Weights")), qPrintable(run.out));
-        QVERIFY(run.out.contains(QLatin1String("6,738,415,616 params x 2 B (bf16) = 13.48 GB")));
+        // The base model and the LoRA adapters (2 targets x 8 x (4096 + 4096) x 32 layers, fp32).
+        QVERIFY2(run.out.contains(QLatin1String(
+                     "6,738,415,616 params x 2 B (bf16) + 4,194,304 adapter params x 4 B (fp32) = 13.49 GB")),
+                 qPrintable(run.out));
         QVERIFY(run.out.contains(QLatin1String("Peak (")));
         QVERIFY(run.out.contains(QLatin1String("RTX 4090")));
         QVERIFY(run.err.isEmpty());
@@ -132,7 +135,7 @@ private slots:
         QCOMPARE(lines.first(), QStringLiteral("consumer,bytes,GiB,share,formula"));
         const Estimate e = estimate(parseScenario(kScenario));
         QCOMPARE(lines.size(), int(e.consumers.size()) + 1);
-        QVERIFY(lines.at(1).startsWith(QStringLiteral("weights,13476831232,12.5513,")));
+        QVERIFY(lines.at(1).startsWith(QStringLiteral("weights,13493608448,12.5669,")));
     }
 
     void setOverridesKeys()

@@ -18,6 +18,7 @@
 #include <QDoubleSpinBox>
 #include <QFontDatabase>
 #include <QLabel>
+#include <QLineEdit>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -206,6 +207,10 @@ private slots:
         QCOMPARE(marks.size(), 1);
         QVERIFY2(marks.first().startsWith(QLatin1String("does not fit")), qPrintable(marks.first()));
         QVERIFY(w.statusText()->text().contains(QLatin1String("does not fit")));
+        // The validated error band stands next to the peak, in the status line and the chart.
+        const QString band = QStringLiteral("typically within ±%1%").arg(w.model()->estimate().errorBandPercent);
+        QVERIFY2(w.statusText()->text().contains(band), qPrintable(w.statusText()->text()));
+        QVERIFY(w.chart()->data().subtitle.contains(band));
     }
 
     void settingsSurviveARestart()
@@ -273,6 +278,24 @@ private slots:
             for (int x = 0; x < image.width(); x += 2)
                 found += (image.pixel(x, y) & 0xFFFFFF) == (weights & 0xFFFFFF);
         QVERIFY2(found > 50, qPrintable(QString::number(found)));
+    }
+
+    void measuredPeakIsOverlaid()
+    {
+        MainWindow w;
+        w.show();
+        QLineEdit *field = w.controls()->measuredText();
+        QTest::keyClicks(field, QStringLiteral("20 GB"));
+        QVERIFY(w.model()->measured());
+        QCOMPARE(w.model()->measured()->bytes, 20'000'000'000ull);
+        QVERIFY2(w.chart()->measuredMark().contains(QLatin1String("20.00 GB")), qPrintable(w.chart()->measuredMark()));
+        const QString comparison = w.controls()->measuredComparison()->text();
+        QVERIFY2(comparison.contains(QLatin1String("vs measured 20.00 GB")), qPrintable(comparison));
+        field->clear();
+        QVERIFY(!w.model()->measured());
+        QVERIFY(w.chart()->measuredMark().isEmpty());
+        QTest::keyClicks(field, QStringLiteral("lots"));
+        QVERIFY(w.controls()->measuredComparison()->text().contains(QLatin1String("Not a size")));
     }
 
     void breakdownExplainsTheSelection()

@@ -7,6 +7,7 @@
 #include <QBarSet>
 #include <QChart>
 #include <QFont>
+#include <QGraphicsLineItem>
 #include <QGraphicsSimpleTextItem>
 #include <QLegend>
 #include <QLegendMarker>
@@ -171,7 +172,7 @@ void BudgetChart::setData(const ChartData &data)
     const QString title =
         data.subtitle.isEmpty()
             ? data.title.toHtmlEscaped()
-            : QStringLiteral("%1<br><span style=\"font-size:small; font-weight:normal\">%2</span>")
+            : QStringLiteral("<center>%1<br><span style=\"font-size:small; font-weight:normal\">%2</span></center>")
                   .arg(data.title.toHtmlEscaped(), data.subtitle.toHtmlEscaped());
     if (m_chart->title() != title)
         m_chart->setTitle(title);
@@ -195,8 +196,10 @@ void BudgetChart::setData(const ChartData &data)
         if (set->count() > int(columns))
             set->remove(int(columns), set->count() - int(columns));
         const auto markers = m_chart->legend()->markers(m_series);
-        if (i < markers.size() && markers[i]->isVisible() != any) {
+        // Tracked here: a marker reports itself hidden until the legend is on screen.
+        if (i < markers.size() && m_markerShown[std::size_t(i)] != any) {
             markers[i]->setVisible(any);
+            m_markerShown[std::size_t(i)] = any;
             legendChanged = true;
         }
     }
@@ -337,6 +340,29 @@ void BudgetChart::layoutLabels()
         const double y = std::max(plot.top(), std::min(top.y(), plot.bottom()) - box.height() - 2);
         label->setPos(centre - box.width() / 2, y);
     }
+    // The measured peak: a bold line across the first bar, labelled on its left.
+    if (!m_measuredLine) {
+        m_measuredLine = new QGraphicsLineItem(m_chart);
+        m_measuredLine->setZValue(22);
+        m_measuredText = new QGraphicsSimpleTextItem(m_chart);
+        m_measuredText->setZValue(22);
+    }
+    const bool showMeasured = m_data.measuredBytes > 0 && !m_data.columns.empty();
+    m_measuredLine->setVisible(showMeasured);
+    m_measuredText->setVisible(showMeasured);
+    if (showMeasured) {
+        const double y = m_chart->mapToPosition(QPointF(0, toUnit(m_data.measuredBytes, m_data.unit)), m_series).y();
+        const double width = plot.width() / n;
+        const double left = plot.left() + width * 0.15, right = plot.left() + width * 0.85;
+        QPen pen(textColor(m_data.dark));
+        pen.setWidthF(2.5 * m_scale);
+        m_measuredLine->setPen(pen);
+        m_measuredLine->setLine(left, y, right, y);
+        QFont bold = font;
+        bold.setBold(true);
+        setLabel(m_measuredText, m_data.measuredLabel, bold, textColor(m_data.dark));
+        m_measuredText->setPos(left, y + 2);
+    }
 }
 
 std::uint64_t BudgetChart::smallestLine() const
@@ -345,6 +371,11 @@ std::uint64_t BudgetChart::smallestLine() const
     for (const CapacityLine &line : m_data.lines)
         smallest = std::min(smallest, line.bytes);
     return smallest;
+}
+
+QString BudgetChart::measuredMark() const
+{
+    return m_measuredText && m_measuredText->isVisible() ? m_measuredText->text() : QString();
 }
 
 QStringList BudgetChart::fitMarks() const

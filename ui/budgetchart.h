@@ -16,6 +16,7 @@ class QBarCategoryAxis;
 class QValueAxis;
 class QLineSeries;
 class QGraphicsSimpleTextItem;
+class QGraphicsLineItem;
 class QPainter;
 
 namespace headroom {
@@ -46,6 +47,8 @@ struct ChartData
     std::vector<CapacityLine> lines;
     Unit unit = Unit::GB;
     bool dark = false;
+    std::uint64_t measuredBytes = 0; ///< a measured peak drawn on the first column (0 = none)
+    QString measuredLabel;
 };
 
 /// The one chart class: stacked consumer bars against GPU capacity lines. The window, the
@@ -71,6 +74,8 @@ public:
     QValueAxis *valueAxis() const { return m_axisY; }
     /// The text of the fit mark above each column ("does not fit RTX 4090 by 3.2 GB").
     QStringList fitMarks() const;
+    /// The measured-peak marker's text, empty when none is drawn.
+    QString measuredMark() const;
     /// Tooltip text for a segment.
     QString describeSegment(ConsumerId id, int column) const;
 
@@ -87,12 +92,19 @@ private:
     QChart *m_chart;
     QStackedBarSeries *m_series;
     std::array<QBarSet *, kConsumerCount> m_sets{};
+    std::array<bool, kConsumerCount> m_markerShown = [] {
+        std::array<bool, kConsumerCount> shown{};
+        shown.fill(true); // Qt's default: every marker visible
+        return shown;
+    }();
     QBarCategoryAxis *m_axisX;
     QValueAxis *m_axisY;
     QValueAxis *m_lineAxisX;
     std::vector<QLineSeries *> m_lines;
     std::vector<QGraphicsSimpleTextItem *> m_lineLabels;
     std::vector<QGraphicsSimpleTextItem *> m_fitLabels;
+    QGraphicsLineItem *m_measuredLine = nullptr;
+    QGraphicsSimpleTextItem *m_measuredText = nullptr;
     ChartData m_data;
     bool m_themeApplied = false;
     bool m_darkApplied = false;

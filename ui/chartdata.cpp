@@ -110,9 +110,21 @@ ChartData chartDataFor(const ScenarioModel &model)
     data.unit = model.unit();
     data.dark = model.dark();
     data.lines = capacityLines(model.scenario(), model.customCapacityBytes());
+    for (const UserGpu &gpu : model.userGpus())
+        if (gpu.shown)
+            data.lines.push_back({gpu.name, gpu.bytes});
     data.title = model.scenario().name.empty() ? modelName(model.scenario())
                                                : QString::fromStdString(model.scenario().name);
     data.subtitle = scenarioSummary(model.scenario());
+    if (const Estimate &e = model.estimate(); model.estimateError().isEmpty()) {
+        data.subtitle += QStringLiteral(" · ") + tr("peak %1").arg(bytesText(e.peak.deviceBytes, model.unit()));
+        if (e.errorBandPercent > 0)
+            data.subtitle += tr(", typically within ±%1% for runs like this").arg(e.errorBandPercent);
+    }
+    if (const auto &measured = model.measured(); measured && model.view() == ChartView::Bars) {
+        data.measuredBytes = measured->bytes;
+        data.measuredLabel = tr("measured %1").arg(bytesText(measured->bytes, model.unit()));
+    }
     if (model.view() == ChartView::Phases && model.estimateError().isEmpty()) {
         data.columns = phaseColumns(model.scenario(), model.estimate());
     } else {

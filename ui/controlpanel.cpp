@@ -11,6 +11,7 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QSignalBlocker>
 #include <QVBoxLayout>
@@ -102,6 +103,7 @@ ControlPanel::ControlPanel(ScenarioModel *model, QWidget *parent) : QWidget(pare
     layout->addWidget(buildPrecisionGroup());
     layout->addWidget(buildTechniquesGroup());
     layout->addWidget(buildGpuGroup());
+    layout->addWidget(buildMeasuredGroup());
     layout->addStretch(1);
     refresh();
 }
@@ -440,6 +442,46 @@ QWidget *ControlPanel::buildGpuGroup()
     return box;
 }
 
+QWidget *ControlPanel::buildMeasuredGroup()
+{
+    QGroupBox *box = group(tr("Measured peak"), this);
+    m_measuredText = new QLineEdit(box);
+    m_measuredText->setAccessibleName(tr("Measured peak"));
+    m_measuredText->setPlaceholderText(tr("e.g. 21474836480 or 20.5 GB"));
+    m_measuredText->setClearButtonEnabled(true);
+    m_measuredText->setToolTip(tr("Paste what torch.cuda.max_memory_allocated() printed (bytes), "
+                                  "or type a size with its unit."));
+    m_measuredReading = enumCombo<Reading>(box, tr("Measured reading"),
+        {{Reading::Allocated, tr("max_memory_allocated()")},
+         {Reading::Reserved, tr("max_memory_reserved()")},
+         {Reading::Device, tr("nvidia-smi (with CUDA context)")}});
+    m_measuredComparison = new QLabel(box);
+    m_measuredComparison->setWordWrap(true);
+    m_measuredComparison->setAccessibleName(tr("Measured against estimated"));
+    connect(m_measuredText, &QLineEdit::textChanged, this, [this] { updateMeasured(); });
+    connect(m_measuredReading, &QComboBox::activated, this, [this] { updateMeasured(); });
+    addRow(box, labelled(tr("Meas&ured"), m_measuredText, box));
+    addRow(box, labelled(tr("Readin&g"), m_measuredReading, box));
+    addRow(box, m_measuredComparison);
+    return box;
+}
+
+void ControlPanel::updateMeasured()
+{
+    const QString text = m_measuredText->text().trimmed();
+    if (text.isEmpty()) {
+        m_model->setMeasured(std::nullopt);
+        return;
+    }
+    const auto bytes = parseMemoryText(text, m_model->unit());
+    if (!bytes) {
+        m_measuredComparison->setText(tr("Not a size: type bytes (22873276416) or a number with GB, GiB, MB or MiB."));
+        m_model->setMeasured(std::nullopt);
+        return;
+    }
+    m_model->setMeasured(Measurement{*bytes, comboValue<Reading>(m_measuredReading)});
+}
+
 void ControlPanel::refresh()
 {
     const Scenario &s = m_model->scenario();
@@ -516,6 +558,11 @@ void ControlPanel::refresh()
         }
     }
     setComboValue(m_unit, m_model->unit());
+    // An unreadable entry keeps the message updateMeasured() showed.
+    if (const auto &measured = m_model->measured(); measured && m_model->estimateError().isEmpty())
+        m_measuredComparison->setText(compareText(m_model->estimate(), *measured, m_model->unit()));
+    else if (m_measuredText->text().trimmed().isEmpty())
+        m_measuredComparison->clear();
     {
         const QSignalBlocker block(m_customCapacity);
         m_customCapacity->setSuffix(QLatin1Char(' ') + QString::fromLatin1(unitName(m_model->unit())));

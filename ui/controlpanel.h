@@ -10,6 +10,7 @@ class QComboBox;
 class QDoubleSpinBox;
 class QGroupBox;
 class QLabel;
+class QLineEdit;
 class QListWidget;
 
 namespace headroom {
@@ -33,6 +34,8 @@ public:
     SliderField *seqLen() const { return m_seqLen; }
     QComboBox *attention() const { return m_attention; }
     QComboBox *preset() const { return m_preset; }
+    QLineEdit *measuredText() const { return m_measuredText; }
+    QLabel *measuredComparison() const { return m_measuredComparison; }
 
 private:
     QWidget *buildModelGroup();
@@ -42,6 +45,8 @@ private:
     QWidget *buildTechniquesGroup();
     QWidget *buildInferenceGroup();
     QWidget *buildGpuGroup();
+    QWidget *buildMeasuredGroup();
+    void updateMeasured();
 
     SliderField *addSlider(QWidget *parent, const QString &label, double min, double max, bool log,
                            int key, void (*set)(Scenario &, double), int decimals = 0,
@@ -86,6 +91,9 @@ private:
     QListWidget *m_gpus = nullptr;
     QDoubleSpinBox *m_customCapacity = nullptr;
     QComboBox *m_unit = nullptr;
+    QLineEdit *m_measuredText = nullptr;
+    QComboBox *m_measuredReading = nullptr;
+    QLabel *m_measuredComparison = nullptr;
 };
 
 } // namespace headroom

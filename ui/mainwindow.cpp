@@ -6,10 +6,13 @@
 #include "chartdata.h"
 #include "consumerstyle.h"
 #include "controlpanel.h"
+#include "documentcontroller.h"
 #include "preferences.h"
 #include "scenariojson.h"
 #include "scenariomodel.h"
 #include "theme.h"
+#include "usergpudialog.h"
+#include "usergpus.h"
 
 #include <QActionGroup>
 #include <QApplication>
@@ -68,6 +71,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_status->setAccessibleName(tr("Peak and fit"));
     statusBar()->addWidget(m_status, 1);
 
+    m_document = new DocumentController(this, m_model, m_chartView);
     buildMenus();
     connect(m_model, &ScenarioModel::changed, this, &MainWindow::refresh);
     connect(m_chart, &BudgetChart::segmentHovered, this, [this](const QString &text) {
@@ -87,6 +91,7 @@ MainWindow::~MainWindow() = default;
 void MainWindow::buildMenus()
 {
     QMenu *file = menuBar()->addMenu(tr("&File"));
+    m_document->addActions(file);
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
     QMenu *edit = menuBar()->addMenu(tr("&Edit"));
@@ -96,6 +101,8 @@ void MainWindow::buildMenus()
     redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence::Redo});
     edit->addAction(undo);
     edit->addAction(redo);
+    edit->addSeparator();
+    edit->addAction(tr("My &GPUs..."), this, [this] { UserGpuDialog(m_model, this).exec(); });
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
     auto *views = new QActionGroup(this);
@@ -172,6 +179,7 @@ void MainWindow::restoreState()
     m_model->setView(prefs::view.get() == QLatin1String("phases") ? ChartView::Phases : ChartView::Bars);
     m_model->setDark(prefs::dark.get());
     m_model->setCustomCapacityBytes(std::uint64_t(std::max(0.0, prefs::customCapacity.get())));
+    m_model->setUserGpus(loadUserGpus());
     m_model->undoStack()->clear();
 }
 
@@ -188,6 +196,10 @@ void MainWindow::saveState() const
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
+    if (!m_document->maybeSave()) {
+        event->ignore();
+        return;
+    }
     saveState();
     event->accept();
 }
@@ -211,6 +223,8 @@ void MainWindow::refresh()
     QString text = tr("Peak %1 on the device (%2 allocated, %3 phase)")
                        .arg(bytesText(e.peak.deviceBytes, unit), bytesText(e.peak.allocatedBytes, unit),
                             phaseDisplayName(e.peak.phase).toLower());
+    if (e.errorBandPercent > 0)
+        text += tr(", typically within ±%1% for runs like this").arg(e.errorBandPercent);
     if (!e.gpus.empty()) {
         const GpuFit &first = e.gpus.front();
         const std::uint64_t margin = std::uint64_t(first.headroomBytes < 0 ? -first.headroomBytes : first.headroomBytes);

@@ -12,6 +12,7 @@ namespace headroom {
 class BudgetChart;
 class BreakdownView;
 class ControlPanel;
+class DocumentController;
 class ScenarioModel;
 
 /// Wiring only: the controls, the chart and the breakdown around one ScenarioModel.
@@ -28,6 +29,8 @@ public:
     ControlPanel *controls() const { return m_controls; }
     BreakdownView *breakdown() const { return m_breakdown; }
     QLabel *statusText() const { return m_status; }
+    /// The file: open, save, recent files, import, export, modified marker.
+    DocumentController *document() const { return m_document; }
 
     /// Saves geometry, the scenario and display settings (also done on close).
     void saveState() const;
@@ -46,6 +49,7 @@ private:
     ControlPanel *m_controls;
     BreakdownView *m_breakdown;
     QLabel *m_status;
+    DocumentController *m_document = nullptr;
     QSplitter *m_mainSplitter;
     QSplitter *m_rightSplitter;
     bool m_darkApplied = false;

@@ -3,6 +3,7 @@
 
 #include <QSettings>
 #include <QString>
+#include <QStringList>
 #include <QVariant>
 
 namespace headroom {
@@ -30,6 +31,9 @@ inline const Preference<QString> unit{"display/unit", QStringLiteral("GB")};
 inline const Preference<QString> view{"display/view", QStringLiteral("bars")};
 inline const Preference<bool> dark{"display/dark", false};
 inline const Preference<double> customCapacity{"display/customCapacityBytes", 0.0};
+inline const Preference<QStringList> recentFiles{"files/recent", {}};
+inline const Preference<QString> lastFolder{"files/lastFolder", {}};
+inline const Preference<QByteArray> userGpus{"gpus/user", {}}; ///< JSON list of name, bytes, shown
 } // namespace prefs
 
 } // namespace headroom

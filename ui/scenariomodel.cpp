@@ -237,6 +237,22 @@ void ScenarioModel::setCustomCapacityBytes(std::uint64_t bytes)
     emit changed();
 }
 
+void ScenarioModel::setUserGpus(const std::vector<UserGpu> &gpus)
+{
+    if (gpus == m_userGpus)
+        return;
+    m_userGpus = gpus;
+    emit changed();
+}
+
+void ScenarioModel::setMeasured(const std::optional<Measurement> &measured)
+{
+    if (measured == m_measured)
+        return;
+    m_measured = measured;
+    emit changed();
+}
+
 QString ScenarioModel::presetLabel() const
 {
     const ModelArch &arch = m_scenario.model;

@@ -3,13 +3,16 @@
 
 #include "catalog.h"
 #include "estimate.h"
+#include "measurement.h"
 #include "scenario.h"
+#include "usergpus.h"
 
 #include <QObject>
 #include <nlohmann/json.hpp>
 #include <QString>
 #include <QStringList>
 #include <functional>
+#include <optional>
 #include <vector>
 
 class QUndoStack;
@@ -70,6 +73,12 @@ public:
     /// A user-typed capacity line in bytes (0 = none).
     std::uint64_t customCapacityBytes() const { return m_customCapacity; }
     void setCustomCapacityBytes(std::uint64_t bytes);
+    /// GPUs the user added (kept in QSettings, not in scenario files); shown ones are drawn.
+    const std::vector<UserGpu> &userGpus() const { return m_userGpus; }
+    void setUserGpus(const std::vector<UserGpu> &gpus);
+    /// A peak the user measured, compared with the estimate (none by default).
+    const std::optional<Measurement> &measured() const { return m_measured; }
+    void setMeasured(const std::optional<Measurement> &measured);
     /// The preset the current model came from, and whether fields were edited since.
     QString presetLabel() const;
 
@@ -91,6 +100,8 @@ private:
     ChartView m_view = ChartView::Bars;
     bool m_dark = false;
     std::uint64_t m_customCapacity = 0;
+    std::vector<UserGpu> m_userGpus;
+    std::optional<Measurement> m_measured;
     QUndoStack *m_undo;
 };
 

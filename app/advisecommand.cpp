@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `headroom advise FILE --gpu ID [--format text|json] [--unit GB|GiB] [--set key=value]...`
+#include "advisecommand.h"
+
+#include "advicejson.h"
+#include "advicetext.h"
+#include "advisor.h"
+#include "cli.h"
+#include "clicommon.h"
+#include "consumerstyle.h"
+#include "scenariojson.h"
+
+#include <nlohmann/json.hpp>
+
+namespace headroom::cli {
+
+namespace {
+
+constexpr int kBarWidth = 24;
+
+/// A bar of the peak against the starting peak, with '|' where the GPU's capacity falls.
+QString bar(std::uint64_t bytes, std::uint64_t startBytes, std::uint64_t capacity)
+{
+    const auto column = [&](std::uint64_t b) {
+        return int(double(b) / double(std::max<std::uint64_t>(startBytes, 1)) * kBarWidth + 0.5);
+    };
+    QString text(kBarWidth + 1, QLatin1Char(' '));
+    for (int i = 0; i < std::min(column(bytes), kBarWidth + 1); ++i)
+        text[i] = QLatin1Char('#');
+    const int line = column(capacity);
+    if (line <= kBarWidth)
+        text[line] = QLatin1Char('|');
+    return text;
+}
+
+void printText(const Advice &advice, const Scenario &scenario, Unit unit)
+{
+    QTextStream &o = out();
+    if (!scenario.name.empty())
+        o << q(scenario.name) << '\n';
+    o << tr("What to change to fit %1 (%2):")
+             .arg(q(advice.gpuName), bytesText(advice.capacityBytes, unit))
+      << "\n\n";
+    int leverWidth = tr("Current configuration").size();
+    for (std::size_t i = 0; i < advice.steps.size(); ++i)
+        leverWidth = std::max(leverWidth, int(adviceLeverText(advice, i).size()));
+    const auto row = [&](const QString &step, const QString &lever, const QString &saves,
+                         const QString &peak, const QString &barText, const QString &cost) {
+        o << step.rightJustified(4) << "  " << lever.leftJustified(leverWidth) << "  "
+          << saves.rightJustified(10) << "  " << peak.rightJustified(10) << "  " << barText << "  "
+          << cost << '\n';
+    };
+    row(tr("Step"), tr("Lever"), tr("Saves"), tr("Peak"), QString(kBarWidth + 1, QLatin1Char(' ')),
+        tr("Cost"));
+    const std::uint64_t start = advice.startPeakDeviceBytes;
+    row(QStringLiteral("0"), tr("Current configuration"), QString(), bytesText(start, unit),
+        bar(start, start, advice.capacityBytes), QString());
+    for (std::size_t i = 0; i < advice.steps.size(); ++i) {
+        const AdviceStep &step = advice.steps[i];
+        row(QString::number(i + 1), adviceLeverText(advice, i),
+            QStringLiteral("-") + bytesText(step.savedBytes, unit), bytesText(step.peakDeviceBytes, unit),
+            bar(step.peakDeviceBytes, start, advice.capacityBytes), adviceCostText(advice, i, unit));
+    }
+    o << '\n';
+    const std::uint64_t peak = advice.finalPeakDeviceBytes();
+    if (advice.steps.empty() && advice.fits)
+        o << tr("It already fits: %1 to spare.").arg(bytesText(advice.capacityBytes - peak, unit)) << '\n';
+    else if (advice.fits)
+        o << tr("Fits after %1 step(s): %2 to spare.")
+                 .arg(QString::number(advice.steps.size()), bytesText(advice.capacityBytes - peak, unit))
+          << '\n';
+    else
+        o << tr("Nothing fits: after every lever the peak is %1, %2 over. Use more GPUs (ZeRO-3, "
+                "tensor parallel) or a larger card.")
+                 .arg(bytesText(peak, unit), bytesText(peak - advice.capacityBytes, unit))
+          << '\n';
+    if (!advice.skipped.empty()) {
+        o << tr("Not used:") << '\n';
+        for (const SkippedLever &s : advice.skipped)
+            o << "  " << leverDisplayName(s.lever) << ": " << skipReasonText(s.reason) << '\n';
+    }
+    if (!advice.steps.empty()) {
+        o << '\n' << tr("Final configuration:") << '\n';
+        for (const QString &line : keySettingsText(advice.final()))
+            o << "  " << line << '\n';
+        o << tr("Changed keys (use with --set):") << '\n';
+        for (const auto &[key, value] : scenarioChanges(advice.start, advice.final()))
+            o << "  " << q(key) << '=' << q(value.is_string() ? value.get<std::string>() : value.dump()) << '\n';
+    }
+    o.flush();
+}
+
+} // namespace
+
+int runAdvise(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        tr("What to change, lever by lever, until a scenario fits a GPU (seed 000's diagnostic "
+           "sequence, then seed 003's ladder)."));
+    parser.addHelpOption();
+    parser.addPositionalArgument(QStringLiteral("advise"), tr("The command."));
+    parser.addPositionalArgument(QStringLiteral("FILE"), tr("A .headroom.json scenario."));
+    const QCommandLineOption gpuOption(QStringLiteral("gpu"), tr("The GPU to fit (catalog id, e.g. rtx-4090)."),
+                                       QStringLiteral("id"));
+    const QCommandLineOption setOption(QStringLiteral("set"),
+                                       tr("Override a scenario key, e.g. train.micro_batch=8."),
+                                       QStringLiteral("key.path=value"));
+    const QCommandLineOption formatOption(QStringLiteral("format"), tr("text or json."),
+                                          QStringLiteral("format"), QStringLiteral("text"));
+    const QCommandLineOption unitOption(QStringLiteral("unit"), tr("GB or GiB."),
+                                        QStringLiteral("unit"), QStringLiteral("GB"));
+    parser.addOption(gpuOption);
+    parser.addOption(setOption);
+    parser.addOption(formatOption);
+    parser.addOption(unitOption);
+    if (!parser.parse(arguments))
+        return fail(parser.errorText());
+    if (parser.isSet(QStringLiteral("help"))) {
+        out() << parser.helpText();
+        out().flush();
+        return ExitOk;
+    }
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() != 2)
+        return fail(tr("usage: headroom advise FILE --gpu ID [--format text|json] [--unit GB|GiB] "
+                       "[--set key.path=value]..."));
+    const QString format = parser.value(formatOption);
+    if (format != QLatin1String("text") && format != QLatin1String("json"))
+        return fail(tr("--format: must be text or json (got %1)").arg(format));
+    Unit unit = Unit::GB;
+    if (!parseUnit(parser.value(unitOption), unit))
+        return ExitBadInput;
+    const QString gpuId = parser.value(gpuOption);
+    if (gpuId.isEmpty())
+        return fail(tr("--gpu: which GPU to fit is required (e.g. --gpu rtx-4090)"));
+    if (!builtinCatalog().findGpu(gpuId.toStdString())) {
+        QStringList ids;
+        for (const Gpu &gpu : builtinCatalog().gpus)
+            ids << q(gpu.id);
+        return fail(tr("--gpu: unknown GPU %1 (known: %2)").arg(gpuId, ids.join(QLatin1String(", "))));
+    }
+    const QString path = positional.at(1);
+    try {
+        const Scenario scenario = loadScenario(path, parser.values(setOption));
+        const Advice advice = advise(scenario, gpuId.toStdString());
+        if (format == QLatin1String("json")) {
+            nlohmann::json doc = adviceToJson(advice);
+            for (std::size_t i = 0; i < advice.steps.size(); ++i) {
+                doc["steps"][i]["title"] = adviceLeverText(advice, i).toStdString();
+                doc["steps"][i]["cost"] = adviceCostText(advice, i, unit).toStdString();
+            }
+            out() << q(doc.dump(2)) << '\n';
+        } else {
+            printText(advice, scenario, unit);
+        }
+        out().flush();
+        return ExitOk;
+    } catch (const std::exception &error) {
+        return fail(path + QLatin1String(": ") + QString::fromStdString(error.what()));
+    }
+}
+
+} // namespace headroom::cli

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "lesson.h"
+
+#include "lessondata.h"
+#include "scenariojson.h"
+
+#include <algorithm>
+#include <initializer_list>
+#include <nlohmann/json.hpp>
+
+namespace headroom {
+
+using nlohmann::json;
+
+namespace {
+
+/// Rejects the first key of `object` not in `allowed`, naming it and what is allowed.
+void onlyKeys(const json &object, const std::string &path, std::initializer_list<const char *> allowed)
+{
+    if (!object.is_object())
+        throw ScenarioError(path, "must be an object ({...})");
+    for (const auto &item : object.items()) {
+        if (std::find_if(allowed.begin(), allowed.end(),
+                         [&](const char *key) { return item.key() == key; }) != allowed.end())
+            continue;
+        std::string names;
+        for (const char *key : allowed)
+            names += (names.empty() ? "" : ", ") + std::string(key);
+        throw ScenarioError((path.empty() ? "" : path + ".") + item.key(),
+                            "unknown key (allowed here: " + names + ")");
+    }
+}
+
+/// A required, non-empty string.
+std::string requiredText(const json &object, const std::string &key, const std::string &path)
+{
+    const std::string keyPath = path.empty() ? key : path + "." + key;
+    if (!object.contains(key))
+        throw ScenarioError(keyPath, "is required");
+    const json &value = object.at(key);
+    if (!value.is_string() || value.get<std::string>().empty())
+        throw ScenarioError(keyPath, "must be a non-empty string");
+    return value.get<std::string>();
+}
+
+/// Re-throws a scenario error with the key path inside the lesson.
+[[noreturn]] void rethrowInside(const ScenarioError &error, const std::string &path)
+{
+    std::string message = error.what();
+    if (!error.key.empty() && message.rfind(error.key + ": ", 0) == 0)
+        message = message.substr(error.key.size() + 2);
+    throw ScenarioError(error.key.empty() ? path : path + "." + error.key, message);
+}
+
+} // namespace
+
+Lesson lessonFromJson(const json &doc, const Catalog &catalog)
+{
+    onlyKeys(doc, "", {"format", "version", "title", "steps"});
+    if (!doc.contains("format") || doc.at("format") != "headroom-lesson")
+        throw ScenarioError("format", "must be \"headroom-lesson\"");
+    if (!doc.contains("version") || doc.at("version") != 1)
+        throw ScenarioError("version", "must be 1 (this Headroom reads version 1)");
+    Lesson lesson;
+    lesson.title = requiredText(doc, "title", "");
+    if (!doc.contains("steps") || !doc.at("steps").is_array() || doc.at("steps").empty())
+        throw ScenarioError("steps", "must be a non-empty list of steps");
+
+    json document; // the scenario document of the previous step
+    const json &steps = doc.at("steps");
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        const std::string path = "steps[" + std::to_string(i) + "]";
+        const json &node = steps[i];
+        onlyKeys(node, path, {"title", "caption", "scenario", "set"});
+        LessonStep step;
+        step.title = requiredText(node, "title", path);
+        step.caption = requiredText(node, "caption", path);
+        const bool whole = node.contains("scenario"), change = node.contains("set");
+        if (whole == change)
+            throw ScenarioError(path, "needs either \"scenario\" (a whole scenario) or \"set\" "
+                                      "(changes to the previous step), not both or neither");
+        if (change && i == 0)
+            throw ScenarioError(path + ".set", "the first step needs a whole \"scenario\"");
+        std::string origin = path + ".scenario";
+        if (whole) {
+            document = node.at("scenario");
+        } else {
+            const json &set = node.at("set");
+            if (!set.is_object() || set.empty())
+                throw ScenarioError(path + ".set", "must be an object of \"key.path\": value changes");
+            for (const auto &item : set.items()) {
+                try {
+                    applyOverride(document, item.key() + "=" + item.value().dump());
+                } catch (const ScenarioError &error) {
+                    rethrowInside(error, path + ".set");
+                }
+            }
+            origin = path + ".set";
+        }
+        try {
+            step.scenario = scenarioFromJson(document, catalog);
+        } catch (const ScenarioError &error) {
+            rethrowInside(error, origin);
+        }
+        lesson.steps.push_back(std::move(step));
+    }
+    return lesson;
+}
+
+Lesson parseLesson(std::string_view text, const Catalog &catalog)
+{
+    return lessonFromJson(parseJsonText(text), catalog);
+}
+
+const std::vector<BuiltinLesson> &builtinLessons()
+{
+    static const std::vector<BuiltinLesson> lessons = [] {
+        std::vector<BuiltinLesson> out;
+        for (std::size_t i = 0; i < lessondata::count; ++i)
+            out.push_back({lessondata::ids[i], lessondata::documents[i]});
+        std::sort(out.begin(), out.end(),
+                  [](const BuiltinLesson &a, const BuiltinLesson &b) { return a.id < b.id; });
+        return out;
+    }();
+    return lessons;
+}
+
+} // namespace headroom

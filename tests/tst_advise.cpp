@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `headroom advise FILE --gpu ID` as a user runs it: the waterfall table, JSON, --set, --unit,
+// and one clear line with exit code 2 for every kind of bad input.
+#include "advisor.h"
+#include "lesson.h"
+#include "testutil.h"
+
+#include <QProcess>
+#include <QTemporaryDir>
+
+using namespace headroom;
+
+namespace {
+
+struct Run
+{
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+Run runHeadroom(const QStringList &arguments)
+{
+    QProcess process;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove(QStringLiteral("DISPLAY"));
+    env.remove(QStringLiteral("WAYLAND_DISPLAY"));
+    env.remove(QStringLiteral("QT_QPA_PLATFORM")); // the command line needs no display at all
+    process.setProcessEnvironment(env);
+    process.start(QStringLiteral(HEADROOM_BINARY), arguments);
+    if (!process.waitForFinished(60000))
+        return {};
+    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
+            QString::fromUtf8(process.readAllStandardOutput()),
+            QString::fromUtf8(process.readAllStandardError())};
+}
+
+} // namespace
+
+class TestAdvise : public QObject
+{
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+    QString m_ladder; ///< the ladder lesson's first step as a scenario file
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        const Scenario start = parseLesson(builtinLessons().front().json).steps.front().scenario;
+        m_ladder = m_dir.filePath(QStringLiteral("ladder.headroom.json"));
+        QFile file(m_ladder);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QByteArray::fromStdString(scenarioToJson(start).dump(2)));
+    }
+
+    void textIsAWaterfallToTheFirstFit()
+    {
+        const Run run = runHeadroom({QStringLiteral("advise"), m_ladder, QStringLiteral("--gpu"),
+                                     QStringLiteral("rtx-4090")});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY(run.err.isEmpty());
+        for (const char *text : {"NVIDIA GeForce RTX 4090", "Step", "Lever", "Saves", "Peak", "Cost",
+                                 "Current configuration", "Gradient checkpointing", "about +33% compute",
+                                 "LoRA", "Fits after", "Final configuration:", "train.method=lora"})
+            QVERIFY2(run.out.contains(QLatin1String(text)), qPrintable(QLatin1String(text) + QStringLiteral("\n") + run.out));
+        // The rows go down: each step's peak column is below the one before.
+        const Advice advice = advise(scenarioFromJson(nlohmann::json::parse(readAll(m_ladder))), "rtx-4090");
+        QVERIFY(run.out.contains(QString::fromStdString(formatBytes(advice.finalPeakDeviceBytes(), Unit::GB))));
+        QVERIFY(run.out.contains(QString::fromStdString(formatBytes(advice.startPeakDeviceBytes, Unit::GB))));
+    }
+
+    void jsonIsTheAdviceFormat()
+    {
+        const Run run = runHeadroom({QStringLiteral("advise"), m_ladder, QStringLiteral("--gpu"),
+                                     QStringLiteral("a100-80gb"), QStringLiteral("--format"), QStringLiteral("json")});
+        QCOMPARE(run.exitCode, 0);
+        const nlohmann::json doc = nlohmann::json::parse(run.out.toStdString());
+        QCOMPARE(doc.at("format").get<std::string>(), std::string("headroom-advice"));
+        QVERIFY(doc.at("fits").get<bool>());
+        QCOMPARE(doc.at("gpu").at("id").get<std::string>(), std::string("a100-80gb"));
+        std::uint64_t previous = doc.at("start").at("device_bytes").get<std::uint64_t>();
+        for (const auto &step : doc.at("steps")) {
+            QVERIFY(step.at("device_bytes").get<std::uint64_t>() < previous);
+            previous = step.at("device_bytes").get<std::uint64_t>();
+            QVERIFY(!step.at("cost").get<std::string>().empty());
+            QVERIFY(!step.at("title").get<std::string>().empty());
+        }
+        QCOMPARE(previous, doc.at("final_device_bytes").get<std::uint64_t>());
+    }
+
+    void setAndUnitApply()
+    {
+        const Run run = runHeadroom({QStringLiteral("advise"), m_ladder, QStringLiteral("--gpu"), QStringLiteral("t4"),
+                                     QStringLiteral("--set"), QStringLiteral("train.method=qlora"),
+                                     QStringLiteral("--set"), QStringLiteral("precision.weights=nf4"),
+                                     QStringLiteral("--unit"), QStringLiteral("GiB")});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY(run.out.contains(QLatin1String(" GiB")));
+        QVERIFY(!run.out.contains(QLatin1String("LoRA (rank"))); // already QLoRA: no LoRA step
+    }
+
+    void alreadyFits()
+    {
+        const Run run = runHeadroom({QStringLiteral("advise"), m_ladder, QStringLiteral("--gpu"), QStringLiteral("b200"),
+                                     QStringLiteral("--set"), QStringLiteral("train.method=lora"),
+                                     QStringLiteral("--set"), QStringLiteral("precision.weights=bf16")});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(run.out.contains(QLatin1String("already fits")), qPrintable(run.out));
+    }
+
+    void badInputIsOneLineAndExitTwo_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("message");
+        const QString file = QStringLiteral("@ladder");
+        QTest::newRow("no-gpu") << QStringList{file} << QStringLiteral("--gpu");
+        QTest::newRow("unknown-gpu") << QStringList{file, QStringLiteral("--gpu"), QStringLiteral("gtx-9999")}
+                                     << QStringLiteral("unknown GPU gtx-9999");
+        QTest::newRow("bad-format") << QStringList{file, QStringLiteral("--gpu"), QStringLiteral("t4"),
+                                                   QStringLiteral("--format"), QStringLiteral("csv")}
+                                    << QStringLiteral("--format");
+        QTest::newRow("bad-unit") << QStringList{file, QStringLiteral("--gpu"), QStringLiteral("t4"),
+                                                 QStringLiteral("--unit"), QStringLiteral("MB")}
+                                  << QStringLiteral("--unit");
+        QTest::newRow("bad-set") << QStringList{file, QStringLiteral("--gpu"), QStringLiteral("t4"),
+                                                QStringLiteral("--set"), QStringLiteral("train.micro_batch=0")}
+                                 << QStringLiteral("train.micro_batch");
+        QTest::newRow("missing-file") << QStringList{m_dir.filePath(QStringLiteral("nope.json")), QStringLiteral("--gpu"),
+                                                     QStringLiteral("t4")}
+                                      << QStringLiteral("cannot open");
+        QTest::newRow("no-file") << QStringList{QStringLiteral("--gpu"), QStringLiteral("t4")} << QStringLiteral("usage");
+    }
+    void badInputIsOneLineAndExitTwo()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, message);
+        arguments.replaceInStrings(QStringLiteral("@ladder"), m_ladder);
+        arguments.prepend(QStringLiteral("advise"));
+        const Run run = runHeadroom(arguments);
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY(run.out.isEmpty());
+        const QStringList lines = run.err.trimmed().split(QLatin1Char('\n'));
+        QCOMPARE(lines.size(), 1);
+        QVERIFY2(lines[0].startsWith(QLatin1String("headroom: ")) && lines[0].contains(message), qPrintable(run.err));
+    }
+
+    void listedInHelp()
+    {
+        const Run run = runHeadroom({QStringLiteral("--help")});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY(run.out.contains(QLatin1String("advise")));
+    }
+
+private:
+    static std::string readAll(const QString &path)
+    {
+        QFile file(path);
+        return file.open(QIODevice::ReadOnly) ? file.readAll().toStdString() : std::string();
+    }
+};
+
+QTEST_GUILESS_MAIN(TestAdvise)
+#include "tst_advise.moc"

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Every export format, drawn by BudgetChart headless: PNG size and colours, SVG as XML with the
+// names, a one-page PDF, and CSV/JSON equal to `headroom estimate` for the same file.
+#include "chartdata.h"
+#include "chartexport.h"
+#include "consumerstyle.h"
+#include "documentio.h"
+#include "scenariomodel.h"
+
+#include <QFile>
+#include <QFontDatabase>
+#include <QImage>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QXmlStreamReader>
+#include <QtTest>
+#include <nlohmann/json.hpp>
+
+using namespace headroom;
+
+namespace {
+
+const QString kExample = QStringLiteral(HEADROOM_SOURCE_DIR "/examples/llama2-7b-lora.headroom.json");
+
+/// The chart the window would show for the example, with one pin (two columns).
+ChartData exampleData(ScenarioModel &model)
+{
+    loadDocument(model, readDocumentFile(kExample));
+    model.pinCurrent();
+    model.apply(QStringLiteral("batch"), [](Scenario &s) { s.train.microBatch = 1; });
+    return chartDataFor(model);
+}
+
+int countColour(const QImage &image, QColor colour)
+{
+    int found = 0;
+    for (int y = 0; y < image.height(); y += 2)
+        for (int x = 0; x < image.width(); x += 2)
+            found += (image.pixel(x, y) & 0xFFFFFF) == (colour.rgb() & 0xFFFFFF);
+    return found;
+}
+
+QByteArray readAll(const QString &path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+QByteArray estimateOutput(const QString &format)
+{
+    QProcess process;
+    process.start(QStringLiteral(HEADROOM_BINARY), {QStringLiteral("estimate"), kExample,
+                                                    QStringLiteral("--format"), format});
+    process.waitForFinished(60000);
+    return process.readAllStandardOutput();
+}
+
+} // namespace
+
+class TestChartExport : public QObject
+{
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        QVERIFY(!QFontDatabase::families().isEmpty());
+    }
+
+    void pngHasRequestedSizeAndColours_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<double>("scale");
+        QTest::newRow("default-1920x1080-x2") << QSize(1920, 1080) << 2.0;
+        QTest::newRow("800x450-x1.5") << QSize(800, 450) << 1.5;
+        QTest::newRow("640x640-x1") << QSize(640, 640) << 1.0;
+    }
+
+    void pngHasRequestedSizeAndColours()
+    {
+        QFETCH(QSize, size);
+        QFETCH(double, scale);
+        ScenarioModel model;
+        const QString path = m_dir.filePath(QStringLiteral("chart.png"));
+        QCOMPARE(exportChart(path, ExportFormat::Png, exampleData(model), {size, scale, false}), QString());
+        const QImage image(path);
+        QCOMPARE(image.size(), QSize(qRound(size.width() * scale), qRound(size.height() * scale)));
+        for (ConsumerId id : {ConsumerId::Weights, ConsumerId::Activations, ConsumerId::Logits})
+            QVERIFY2(countColour(image, consumerColor(id)) > 100, qPrintable(consumerDisplayName(id)));
+        // Not blank: a good part of the image is neither the white background nor one colour.
+        QCOMPARE(QColor(image.pixel(2, 2)), QColor(Qt::white));
+        QVERIFY(countColour(image, Qt::white) < image.width() * image.height() / 4 * 9 / 10);
+    }
+
+    void defaultsAre1920x1080AtScale2()
+    {
+        const ChartExportOptions options;
+        QCOMPARE(options.size, QSize(1920, 1080));
+        QCOMPARE(options.scale, 2.0);
+        QVERIFY(!options.dark);
+    }
+
+    void darkOnRequest()
+    {
+        ScenarioModel model;
+        const QString path = m_dir.filePath(QStringLiteral("dark.png"));
+        QCOMPARE(exportChart(path, ExportFormat::Png, exampleData(model), {{800, 450}, 1, true}), QString());
+        const QImage image(path);
+        QVERIFY(QColor(image.pixel(2, 2)).lightness() < 80);
+        QVERIFY(countColour(image, consumerColor(ConsumerId::Weights, true)) > 100);
+    }
+
+    void svgIsXmlWithNames()
+    {
+        ScenarioModel model;
+        const QString path = m_dir.filePath(QStringLiteral("chart.svg"));
+        QCOMPARE(exportChart(path, ExportFormat::Svg, exampleData(model), {}), QString());
+        const QByteArray svg = readAll(path);
+        QXmlStreamReader xml(svg);
+        QString text;
+        bool root = false;
+        while (!xml.atEnd()) {
+            xml.readNext();
+            if (xml.isStartElement() && xml.name() == QLatin1String("svg"))
+                root = true;
+            if (xml.isCharacters())
+                text += xml.text().toString() + QLatin1Char(' ');
+        }
+        QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+        QVERIFY(root);
+        for (ConsumerId id : {ConsumerId::Weights, ConsumerId::Activations, ConsumerId::Logits,
+                              ConsumerId::CudaContext})
+            QVERIFY2(text.contains(consumerDisplayName(id)), qPrintable(consumerDisplayName(id)));
+        for (const char *gpu : {"RTX 4090", "A100 80GB"})
+            QVERIFY2(text.contains(QLatin1String(gpu)), gpu);
+        QVERIFY(text.contains(QLatin1String("Llama 2 7B, LoRA r8 on q,v")));
+    }
+
+    void pdfHasOnePage()
+    {
+        ScenarioModel model;
+        const QString path = m_dir.filePath(QStringLiteral("chart.pdf"));
+        QCOMPARE(exportChart(path, ExportFormat::Pdf, exampleData(model), {}), QString());
+        const QByteArray pdf = readAll(path);
+        QVERIFY(pdf.startsWith("%PDF"));
+        const QString text = QString::fromLatin1(pdf);
+        QCOMPARE(text.count(QRegularExpression(QStringLiteral("/Type\\s*/Page(?!s)"))), 1);
+        QVERIFY(text.contains(QLatin1String("/FontFile2"))); // fonts embedded
+    }
+
+    void breakdownEqualsHeadroomEstimate_data()
+    {
+        QTest::addColumn<QString>("format");
+        QTest::newRow("csv") << QStringLiteral("csv");
+        QTest::newRow("json") << QStringLiteral("json");
+    }
+
+    void breakdownEqualsHeadroomEstimate()
+    {
+        QFETCH(QString, format);
+        ScenarioModel model;
+        loadDocument(model, readDocumentFile(kExample));
+        const QString path = m_dir.filePath(QStringLiteral("breakdown.") + format);
+        ExportFormat kind = ExportFormat::Png;
+        QVERIFY(exportFormatFor(path, kind));
+        QCOMPARE(exportBreakdown(path, kind, model.estimate(), model.unit()), QString());
+        const QByteArray exported = readAll(path);
+        const QByteArray expected = estimateOutput(format);
+        QVERIFY(!expected.isEmpty());
+        if (format == QLatin1String("json"))
+            QVERIFY(nlohmann::json::parse(exported.toStdString()) == nlohmann::json::parse(expected.toStdString()));
+        else
+            QCOMPARE(exported, expected);
+    }
+
+    void badSizeIsAnError()
+    {
+        ScenarioModel model;
+        const QString path = m_dir.filePath(QStringLiteral("tiny.png"));
+        QVERIFY(!exportChart(path, ExportFormat::Png, chartDataFor(model), {{4, 4}, 1, false}).isEmpty());
+        QVERIFY(!QFile::exists(path));
+    }
+};
+
+QTEST_MAIN(TestChartExport)
+#include "tst_chartexport.moc"

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "budgetchart.h"
+
+#include <QByteArray>
+#include <QImage>
+#include <QSize>
+#include <QString>
+
+namespace headroom {
+
+/// The files the chart and its breakdown export to.
+enum class ExportFormat { Png, Svg, Pdf, Csv, Json };
+
+/// Size and theme of an exported chart.
+struct ChartExportOptions
+{
+    QSize size{1920, 1080}; ///< logical pixels
+    double scale = 2;       ///< PNG pixels per logical pixel
+    bool dark = false;      ///< light (print) unless asked
+};
+
+/// The format a file name asks for (by extension); false when it names none.
+bool exportFormatFor(const QString &path, ExportFormat &format);
+/// The chart drawn by BudgetChart into an image of size x scale pixels.
+QImage renderChartImage(const ChartData &data, QSize size, double scale);
+/// The chart as an SVG document of `size` logical pixels.
+QByteArray renderChartSvg(const ChartData &data, QSize size);
+/// The chart as a one-page vector PDF (fonts embedded) of `size` logical pixels.
+QByteArray renderChartPdf(const ChartData &data, QSize size);
+/// Writes the chart as PNG, SVG or PDF (by `format`) atomically; returns an empty string or
+/// the error. The theme of `options` replaces the data's.
+QString exportChart(const QString &path, ExportFormat format, ChartData data,
+                    const ChartExportOptions &options);
+/// Writes the breakdown as CSV or JSON (the v1 estimate format) atomically.
+QString exportBreakdown(const QString &path, ExportFormat format, const Estimate &estimate, Unit unit);
+
+} // namespace headroom
