@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // `headroom render FILE --out chart.png|svg|pdf [--width W] [--height H] [--scale S]
 //  [--theme light|dark] [--view bars|phases] [--unit GB|GiB] [--set key=value]...`
+// A lesson ("format": "headroom-lesson") renders as a handout PDF, or one step with --step N.
 #include "rendercommand.h"
 
 #include "chartdata.h"
@@ -8,9 +9,11 @@
 #include "cli.h"
 #include "clicommon.h"
 #include "documentio.h"
+#include "lessonexport.h"
 #include "modelimport.h"
 #include "scenariomodel.h"
 
+#include <QFile>
 #include <QFileInfo>
 #include <nlohmann/json.hpp>
 
@@ -50,6 +53,22 @@ ScenarioDocument readRenderDocument(const QString &path, const QStringList &over
     return document;
 }
 
+/// The file's JSON when it is a lesson ("format": "headroom-lesson"); null otherwise.
+nlohmann::json lessonDocument(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly) || file.size() > 64 * 1024 * 1024)
+        return {};
+    try {
+        nlohmann::json doc = nlohmann::json::parse(file.readAll().toStdString());
+        if (doc.is_object() && doc.value("format", nlohmann::json()) == "headroom-lesson")
+            return doc;
+    } catch (const std::exception &) {
+        // Not JSON: the scenario reader reports it.
+    }
+    return {};
+}
+
 } // namespace
 
 int runRender(const QStringList &arguments)
@@ -80,8 +99,11 @@ int runRender(const QStringList &arguments)
     const QCommandLineOption setOption(
         QStringLiteral("set"), tr("Override a key of the current scenario, e.g. train.micro_batch=8."),
         QStringLiteral("key.path=value"));
+    const QCommandLineOption stepOption(QStringLiteral("step"),
+                                        tr("A lesson's step N (from 1) alone, as PNG, SVG or PDF."),
+                                        QStringLiteral("N"));
     for (const QCommandLineOption &option : {outOption, widthOption, heightOption, scaleOption,
-                                             themeOption, viewOption, unitOption, setOption})
+                                             themeOption, viewOption, unitOption, setOption, stepOption})
         parser.addOption(option);
     if (!parser.parse(arguments))
         return fail(parser.errorText());
@@ -94,7 +116,7 @@ int runRender(const QStringList &arguments)
     if (positional.size() != 2 || !parser.isSet(outOption))
         return fail(tr("usage: headroom render FILE --out chart.png|svg|pdf [--width W] [--height H] "
                        "[--scale S] [--theme light|dark] [--view bars|phases] [--unit GB|GiB] "
-                       "[--set key=value]..."));
+                       "[--set key=value]... | headroom render LESSON.json --out deck.pdf [--step N]"));
     const QString outPath = parser.value(outOption);
     ExportFormat format = ExportFormat::Png;
     if (!exportFormatFor(outPath, format) || format == ExportFormat::Csv || format == ExportFormat::Json)
@@ -115,6 +137,33 @@ int runRender(const QStringList &arguments)
         return ExitBadInput;
 
     const QString path = positional.at(1);
+    if (const nlohmann::json lesson = lessonDocument(path); !lesson.is_null()) {
+        LessonExportOptions options;
+        options.chart = {QSize(qRound(width), qRound(height)), scale, theme == QLatin1String("dark")};
+        options.unit = unit;
+        options.view = view == QLatin1String("phases") ? ChartView::Phases : ChartView::Bars;
+        double step = 0;
+        if (parser.isSet(stepOption) && !parseNumber(QStringLiteral("step"), parser.value(stepOption), 1, 100000, step))
+            return ExitBadInput;
+        if (step != double(qRound(step)))
+            return fail(tr("--step: must be a whole number (got %1)").arg(parser.value(stepOption)));
+        if (parser.isSet(setOption))
+            return fail(tr("--set: applies to scenarios, not to lessons"));
+        if (!parser.isSet(stepOption) && format != ExportFormat::Pdf)
+            return fail(tr("--out: a whole lesson is written as .pdf; add --step N for one step as PNG or SVG"));
+        QString error;
+        try {
+            const Lesson parsed = lessonFromJson(lesson);
+            if (step > double(parsed.steps.size()))
+                return fail(tr("--step: the lesson has %1 steps (got %2)").arg(parsed.steps.size()).arg(step));
+            error = exportLesson(outPath, format, parsed, int(step) - 1, options);
+        } catch (const std::exception &problem) {
+            return fail(path + QLatin1String(": ") + QString::fromStdString(problem.what()));
+        }
+        return error.isEmpty() ? ExitOk : fail(error);
+    }
+    if (parser.isSet(stepOption))
+        return fail(tr("--step: only lessons have steps"));
     ScenarioModel model;
     try {
         headroom::loadDocument(model, readRenderDocument(path, parser.values(setOption)));

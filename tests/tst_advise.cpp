@@ -5,35 +5,14 @@
 #include "lesson.h"
 #include "testutil.h"
 
-#include <QProcess>
+#include "processutil.h"
 #include <QTemporaryDir>
 
+using headroom::test::Run;
+using headroom::test::runHeadroom;
 using namespace headroom;
 
 namespace {
-
-struct Run
-{
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
-
-Run runHeadroom(const QStringList &arguments)
-{
-    QProcess process;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.remove(QStringLiteral("DISPLAY"));
-    env.remove(QStringLiteral("WAYLAND_DISPLAY"));
-    env.remove(QStringLiteral("QT_QPA_PLATFORM")); // the command line needs no display at all
-    process.setProcessEnvironment(env);
-    process.start(QStringLiteral(HEADROOM_BINARY), arguments);
-    if (!process.waitForFinished(60000))
-        return {};
-    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-            QString::fromUtf8(process.readAllStandardOutput()),
-            QString::fromUtf8(process.readAllStandardError())};
-}
 
 } // namespace
 

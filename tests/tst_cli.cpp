@@ -3,36 +3,15 @@
 // and one clear line with exit code 2 for every kind of bad input.
 #include "testutil.h"
 
-#include <QProcess>
+#include "processutil.h"
 #include <QTemporaryDir>
 
+using headroom::test::Run;
+using headroom::test::runHeadroom;
 using namespace headroom;
 using nlohmann::json;
 
 namespace {
-
-struct Run
-{
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
-
-Run runHeadroom(const QStringList &arguments)
-{
-    QProcess process;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.remove(QStringLiteral("DISPLAY"));
-    env.remove(QStringLiteral("WAYLAND_DISPLAY"));
-    env.remove(QStringLiteral("QT_QPA_PLATFORM")); // the command line needs no display at all
-    process.setProcessEnvironment(env);
-    process.start(QStringLiteral(HEADROOM_BINARY), arguments);
-    if (!process.waitForFinished(60000))
-        return {};
-    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-            QString::fromUtf8(process.readAllStandardOutput()),
-            QString::fromUtf8(process.readAllStandardError())};
-}
 
 const char *kScenario = R"({
   "format": "headroom-scenario", "version": 1, "name": "Llama 2 7B LoRA",

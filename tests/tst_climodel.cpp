@@ -3,37 +3,17 @@
 // "model": {"config": ...} in a scenario, as a user runs them.
 #include <QDir>
 #include <QFile>
-#include <QProcess>
+#include "processutil.h"
 #include <QTemporaryDir>
 #include <QtTest>
 #include <nlohmann/json.hpp>
 
 using nlohmann::json;
 
+using headroom::test::Run;
+using headroom::test::runHeadroom;
+
 namespace {
-
-struct Run
-{
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
-
-Run runHeadroom(const QStringList &arguments)
-{
-    QProcess process;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.remove(QStringLiteral("DISPLAY"));
-    env.remove(QStringLiteral("WAYLAND_DISPLAY"));
-    env.remove(QStringLiteral("QT_QPA_PLATFORM"));
-    process.setProcessEnvironment(env);
-    process.start(QStringLiteral(HEADROOM_BINARY), arguments);
-    if (!process.waitForFinished(60000))
-        return {};
-    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-            QString::fromUtf8(process.readAllStandardOutput()),
-            QString::fromUtf8(process.readAllStandardError())};
-}
 
 QString configFixture(const char *name)
 {

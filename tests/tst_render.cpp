@@ -3,34 +3,14 @@
 // comparison, and one clear line with exit code 2 for bad input.
 #include <QFile>
 #include <QImage>
-#include <QProcess>
+#include "processutil.h"
 #include <QTemporaryDir>
 #include <QtTest>
 
+using headroom::test::Run;
+using headroom::test::runHeadroom;
+
 namespace {
-
-struct Run
-{
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
-
-Run runHeadroom(const QStringList &arguments)
-{
-    QProcess process;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.remove(QStringLiteral("DISPLAY"));
-    env.remove(QStringLiteral("WAYLAND_DISPLAY"));
-    env.remove(QStringLiteral("QT_QPA_PLATFORM")); // render chooses offscreen by itself
-    process.setProcessEnvironment(env);
-    process.start(QStringLiteral(HEADROOM_BINARY), arguments);
-    if (!process.waitForFinished(60000))
-        return {};
-    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-            QString::fromUtf8(process.readAllStandardOutput()),
-            QString::fromUtf8(process.readAllStandardError())};
-}
 
 const QString kExample = QStringLiteral(HEADROOM_SOURCE_DIR "/examples/llama2-7b-lora.headroom.json");
 

@@ -7,9 +7,11 @@
 
 #include <QDir>
 #include <QFile>
-#include <QProcess>
+#include "processutil.h"
 #include <QTemporaryDir>
 
+using headroom::test::Run;
+using headroom::test::runHeadroom;
 using namespace headroom;
 
 namespace {
@@ -31,28 +33,6 @@ std::vector<MeasurementCase> loadCases()
     return cases;
 }
 
-struct Run
-{
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
-
-Run runHeadroom(const QStringList &arguments)
-{
-    QProcess process;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.remove(QStringLiteral("DISPLAY"));
-    env.remove(QStringLiteral("WAYLAND_DISPLAY"));
-    env.remove(QStringLiteral("QT_QPA_PLATFORM"));
-    process.setProcessEnvironment(env);
-    process.start(QStringLiteral(HEADROOM_BINARY), arguments);
-    if (!process.waitForFinished(120000))
-        return {};
-    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-            QString::fromUtf8(process.readAllStandardOutput()),
-            QString::fromUtf8(process.readAllStandardError())};
-}
 
 const char *kCase = R"({
   "format": "headroom-measurement", "version": 1, "id": "tiny",

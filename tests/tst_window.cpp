@@ -23,6 +23,7 @@
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QListWidget>
+#include <QMenu>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSlider>
@@ -153,6 +154,27 @@ private slots:
         QCOMPARE(categoryCount(w), ScenarioModel::kMaxPins + 1);
         QTest::keyClick(&w, Qt::Key_P, Qt::ControlModifier | Qt::ShiftModifier);
         QCOMPARE(categoryCount(w), ScenarioModel::kMaxPins);
+    }
+
+    void aPinCanBeRemovedByName()
+    {
+        MainWindow w;
+        QVERIFY(showActive(w));
+        QTest::keyClick(&w, Qt::Key_P, Qt::ControlModifier);
+        choose(w.controls()->attention(), int(Attention::Eager));
+        QTest::keyClick(&w, Qt::Key_P, Qt::ControlModifier);
+        QCOMPARE(int(w.model()->pins().size()), 2);
+        QMenu *menu = nullptr;
+        for (QMenu *candidate : w.findChildren<QMenu *>())
+            if (candidate->title() == QLatin1String("Remove &pin"))
+                menu = candidate;
+        QVERIFY(menu);
+        emit menu->aboutToShow();
+        QCOMPARE(menu->actions().size(), 2);
+        menu->actions().first()->trigger(); // the SDPA pin
+        QCOMPARE(int(w.model()->pins().size()), 1);
+        QVERIFY(w.model()->pins().front().scenario.kernels.attention == Attention::Eager);
+        QCOMPARE(categoryCount(w), 2);
     }
 
     void undoAndRedo()

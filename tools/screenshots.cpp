@@ -1,11 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Renders the window in a few states to PNG (offscreen), for the README and for looking at:
 //   headroom_screenshots OUTDIR
+#include "advisorview.h"
 #include "controlpanel.h"
+#include "lessoncontroller.h"
+#include "lessonplayer.h"
 #include "mainwindow.h"
+#include "presenterview.h"
 #include "scenariomodel.h"
+#include "sweepchart.h"
+#include "sweepview.h"
 
 #include <QApplication>
+#include <QComboBox>
 #include <QDir>
 #include <QStandardPaths>
 #include <cstdio>
@@ -14,7 +21,7 @@ using namespace headroom;
 
 namespace {
 
-bool save(MainWindow &window, const QString &path)
+bool save(QWidget &window, const QString &path)
 {
     QCoreApplication::processEvents();
     const bool ok = window.grab().save(path);
@@ -87,5 +94,45 @@ int main(int argc, char *argv[])
     set(model, [](Scenario &s) { s.kernels.attention = Attention::Eager; });
     model->setDark(true);
     ok &= save(window, out + QStringLiteral("/dark.png"));
+    model->setDark(false);
+    model->clearPins();
+
+    // Presenter mode at 1920 x 1080 on the ladder's third step.
+    window.lessons()->openBuiltin(QStringLiteral("ladder"));
+    window.lessons()->player()->goTo(2);
+    PresenterView *presenter = window.presenter();
+    presenter->enter();
+    presenter->showNormal();
+    presenter->setGeometry(0, 0, 1920, 1080);
+    QCoreApplication::processEvents();
+    ok &= save(*presenter, out + QStringLiteral("/presenter.png"));
+    presenter->leave();
+
+    // What should I change? A full fine-tune of the ladder's first step against the 24 GB card.
+    window.lessons()->player()->goTo(0);
+    AdvisorView *advisor = window.advisor();
+    advisor->resize(1100, 800);
+    advisor->show();
+    ok &= save(*advisor, out + QStringLiteral("/advisor.png"));
+    advisor->hide();
+
+    // Sweeps: sequence length with eager and with flash attention (the long-context lesson), micro-batch.
+    window.lessons()->openBuiltin(QStringLiteral("long-context"));
+    SweepView *sweeps = window.sweeps();
+    sweeps->resize(1400, 850);
+    sweeps->show();
+    sweeps->attentionPicker()->setCurrentIndex(sweeps->attentionPicker()->findData(int(Attention::Eager)));
+    ok &= save(*sweeps, out + QStringLiteral("/sweep-seqlen-eager.png"));
+    sweeps->attentionPicker()->setCurrentIndex(sweeps->attentionPicker()->findData(int(Attention::Flash)));
+    ok &= save(*sweeps, out + QStringLiteral("/sweep-seqlen-flash.png"));
+    window.lessons()->openBuiltin(QStringLiteral("ladder"));
+    window.lessons()->player()->goTo(3);
+    sweeps->attentionPicker()->setCurrentIndex(0);
+    sweeps->axisPicker()->setCurrentIndex(sweeps->axisPicker()->findData(int(SweepAxis::MicroBatch)));
+    ok &= save(*sweeps, out + QStringLiteral("/sweep-microbatch.png"));
+    const QString exported = out + QStringLiteral("/sweep-export.png");
+    const QString error = sweeps->exportTo(exported, {QSize(1600, 900), 1, false});
+    std::printf("%s %s %s\n", error.isEmpty() ? "wrote" : "FAILED", qPrintable(exported), qPrintable(error));
+    ok &= error.isEmpty();
     return ok ? 0 : 1;
 }

@@ -12,6 +12,7 @@
 #include <QFontMetricsF>
 #include <QGraphicsLayout>
 #include <QGraphicsScene>
+#include <QGraphicsWidget>
 #include <QLegend>
 #include <QGuiApplication>
 #include <QPageSize>
@@ -37,11 +38,6 @@ int layoutDpi()
     return 96;
 }
 
-/// Larger text and lines for large exports, so that a 1920 x 1080 slide reads like the window.
-double textScale(QSize size)
-{
-    return std::clamp(std::min(size.width() / 1280.0, size.height() / 720.0), 1.0, 4.0);
-}
 
 /// The width of the legend laid out in one row: a marker and a name per consumer shown.
 qreal legendRowWidth(const ChartData &data, const QFont &font)
@@ -72,23 +68,99 @@ void withChartScene(const ChartData &data, QSize size, Paint paint)
     // The chart's own background is inset a few pixels: the page around it takes its colour.
     scene.setBackgroundBrush(data.dark ? QColor(0x1E1F22) : QColor(Qt::white));
     qchart->setGeometry(QRectF(QPointF(0, 0), QSizeF(size)));
-    chart.setScale(textScale(size));
+    chart.setScale(exportTextScale(size));
     chart.setData(data);
     // A narrow export gives the plot the width the side legend would take, when the legend
     // fits in one row below it without shortening a name.
     if (size.width() < 1100 && legendRowWidth(data, qchart->legend()->font()) < size.width() - 40)
         qchart->legend()->setAlignment(Qt::AlignBottom);
-    // Layout requests and the label placement they trigger arrive as posted events.
-    for (int pass = 0; pass < 4; ++pass) {
-        if (qchart->layout())
-            qchart->layout()->activate();
-        QCoreApplication::sendPostedEvents();
-    }
+    settleScene(scene);
     paint(scene, QRectF(QPointF(0, 0), QSizeF(size)));
     scene.removeItem(qchart); // the chart belongs to BudgetChart again
 }
 
 } // namespace
+
+double exportTextScale(QSize size)
+{
+    // Larger text and lines for large exports, so that a 1920 x 1080 slide reads like the window.
+    return std::clamp(std::min(size.width() / 1280.0, size.height() / 720.0), 1.0, 4.0);
+}
+
+void settleScene(QGraphicsScene &scene)
+{
+    // Layout requests and the label placement they trigger arrive as posted events.
+    for (int pass = 0; pass < 4; ++pass) {
+        for (QGraphicsItem *item : scene.items())
+            if (item->isWidget() && !item->parentItem())
+                if (auto *widget = static_cast<QGraphicsWidget *>(item); widget->layout())
+                    widget->layout()->activate();
+        QCoreApplication::sendPostedEvents();
+    }
+}
+
+void paintChart(QPainter &painter, const QRectF &target, const ChartData &data, QSize size)
+{
+    withChartScene(data, size, [&](QGraphicsScene &scene, const QRectF &rect) { scene.render(&painter, target, rect); });
+}
+
+QString checkExportOptions(ExportFormat format, const ChartExportOptions &options)
+{
+    if (options.size.width() < 16 || options.size.height() < 16 || options.size.width() > 16384 ||
+        options.size.height() > 16384)
+        return tr("the size must be 16 to 16384 pixels each way");
+    if (format == ExportFormat::Png &&
+        (!(options.scale >= 0.25 && options.scale <= 8) || options.size.width() * options.scale > 32768 ||
+         options.size.height() * options.scale > 32768))
+        return tr("the scale must be 0.25 to 8 and the image at most 32768 pixels each way");
+    return {};
+}
+
+QByteArray renderScene(QGraphicsScene &scene, QSize size, ExportFormat format, const ChartExportOptions &options,
+                       const QString &title, QString &error)
+{
+    const QRectF rect(QPointF(0, 0), QSizeF(size));
+    QBuffer buffer;
+    buffer.open(QIODevice::WriteOnly);
+    if (format == ExportFormat::Png) {
+        QImage image(QSize(qRound(size.width() * options.scale), qRound(size.height() * options.scale)),
+                     QImage::Format_ARGB32_Premultiplied);
+        image.setDevicePixelRatio(options.scale);
+        image.fill(options.dark ? QColor(0x1E1F22) : QColor(Qt::white));
+        {
+            QPainter painter(&image);
+            painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+            scene.render(&painter, rect, rect);
+        }
+        if (!image.save(&buffer, "PNG"))
+            error = tr("cannot encode the PNG image");
+    } else if (format == ExportFormat::Svg) {
+        QSvgGenerator generator;
+        generator.setOutputDevice(&buffer);
+        generator.setSize(size);
+        generator.setViewBox(QRect(QPoint(0, 0), size));
+        generator.setResolution(layoutDpi());
+        generator.setTitle(title);
+        QPainter painter(&generator);
+        painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+        scene.render(&painter, rect, rect);
+    } else if (format == ExportFormat::Pdf) {
+        QPdfWriter writer(&buffer);
+        const int dpi = layoutDpi();
+        writer.setResolution(dpi);
+        writer.setPageSize(QPageSize(QSizeF(size) * 72.0 / dpi, QPageSize::Point, QString(), QPageSize::ExactMatch));
+        writer.setPageMargins(QMarginsF(0, 0, 0, 0));
+        writer.setTitle(title);
+        writer.setCreator(QStringLiteral("Headroom"));
+        QPainter painter(&writer);
+        painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+        scene.render(&painter, QRectF(QPointF(0, 0), QSizeF(writer.width(), writer.height())), rect);
+    } else {
+        error = tr("CSV and JSON hold the breakdown, not the chart");
+    }
+    buffer.close();
+    return error.isEmpty() ? buffer.data() : QByteArray();
+}
 
 bool exportFormatFor(const QString &path, ExportFormat &format)
 {

@@ -8,6 +8,9 @@
 #include <QSize>
 #include <QString>
 
+class QGraphicsScene;
+class QPainter;
+
 namespace headroom {
 
 /// The files the chart and its breakdown export to.
@@ -29,6 +32,18 @@ QImage renderChartImage(const ChartData &data, QSize size, double scale);
 QByteArray renderChartSvg(const ChartData &data, QSize size);
 /// The chart as a one-page vector PDF (fonts embedded) of `size` logical pixels.
 QByteArray renderChartPdf(const ChartData &data, QSize size);
+/// Draws the chart, laid out at `size` logical pixels, into `target` of any painter (pages).
+void paintChart(QPainter &painter, const QRectF &target, const ChartData &data, QSize size);
+/// Text and line scale of an export of `size` (1 at 1280 x 720, larger for larger images).
+double exportTextScale(QSize size);
+/// Lays out pending changes of the charts in a bare scene (a never-shown view renders blank).
+void settleScene(QGraphicsScene &scene);
+/// A laid-out scene of `size` as PNG, SVG or PDF bytes: the one way every chart exports.
+/// Returns an empty array and sets `error` when it cannot.
+QByteArray renderScene(QGraphicsScene &scene, QSize size, ExportFormat format, const ChartExportOptions &options,
+                       const QString &title, QString &error);
+/// Checks an export's size and scale; returns an empty string or what is wrong.
+QString checkExportOptions(ExportFormat format, const ChartExportOptions &options);
 /// Writes the chart as PNG, SVG or PDF (by `format`) atomically; returns an empty string or
 /// the error. The theme of `options` replaces the data's.
 QString exportChart(const QString &path, ExportFormat format, ChartData data,

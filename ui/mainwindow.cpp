@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "mainwindow.h"
 
+#include "advisorview.h"
 #include "breakdownview.h"
 #include "budgetchart.h"
 #include "chartdata.h"
 #include "consumerstyle.h"
 #include "controlpanel.h"
 #include "documentcontroller.h"
+#include "lessoncontroller.h"
 #include "preferences.h"
+#include "presenterview.h"
 #include "scenariojson.h"
 #include "scenariomodel.h"
+#include "sweepview.h"
 #include "theme.h"
 #include "usergpudialog.h"
 #include "usergpus.h"
@@ -72,6 +76,8 @@ MainWindow::MainWindow(QWidget *parent)
     statusBar()->addWidget(m_status, 1);
 
     m_document = new DocumentController(this, m_model, m_chartView);
+    m_lessons = new LessonController(this, m_model);
+    chartLayout->insertWidget(0, m_lessons->captionBar());
     buildMenus();
     connect(m_model, &ScenarioModel::changed, this, &MainWindow::refresh);
     connect(m_chart, &BudgetChart::segmentHovered, this, [this](const QString &text) {
@@ -142,6 +148,9 @@ void MainWindow::buildMenus()
     dark->setChecked(m_model->dark());
     dark->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_D);
     connect(dark, &QAction::toggled, m_model, &ScenarioModel::setDark);
+    view->addSeparator();
+    QAction *present = view->addAction(tr("&Presenter mode"), this, [this] { presenter()->toggle(); });
+    present->setShortcuts({QKeySequence(Qt::Key_F5), QKeySequence(Qt::Key_F11)});
 
     QMenu *scenario = menuBar()->addMenu(tr("&Scenario"));
     QAction *pin = scenario->addAction(tr("&Pin for comparison"));
@@ -154,7 +163,28 @@ void MainWindow::buildMenus()
     QAction *unpin = scenario->addAction(tr("&Remove the last pin"));
     unpin->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_P);
     connect(unpin, &QAction::triggered, this, [this] { m_model->removePin(int(m_model->pins().size()) - 1); });
+    // One entry per pin, listed afresh whenever the menu opens.
+    QMenu *removePin = scenario->addMenu(tr("Remove &pin"));
+    connect(removePin, &QMenu::aboutToShow, this, [this, removePin] {
+        removePin->clear();
+        for (int i = 0; i < int(m_model->pins().size()); ++i)
+            removePin->addAction(QString(m_model->pinLabel(i)).replace(QStringLiteral("<br>"), QStringLiteral(", ")),
+                                 this, [this, i] { m_model->removePin(i); });
+        if (m_model->pins().empty())
+            removePin->addAction(tr("No pinned scenarios"))->setEnabled(false);
+    });
     scenario->addAction(tr("&Clear pins"), this, [this] { m_model->clearPins(); });
+    scenario->addSeparator();
+    scenario->addAction(tr("&What should I change?..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A), this, [this] {
+        advisor()->show();
+        advisor()->raise();
+    });
+    scenario->addAction(tr("Memory &sweeps..."), this, [this] {
+        sweeps()->show();
+        sweeps()->raise();
+    });
+
+    m_lessons->addActions(menuBar()->addMenu(tr("&Lessons")));
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Headroom"), this, [this] {
@@ -163,6 +193,27 @@ void MainWindow::buildMenus()
                               "large language model.</p><p>GPL-3.0-or-later.</p>")
                                .arg(QCoreApplication::applicationVersion()));
     });
+}
+
+PresenterView *MainWindow::presenter()
+{
+    if (!m_presenter)
+        m_presenter = new PresenterView(m_model, m_lessons->player(), this);
+    return m_presenter;
+}
+
+AdvisorView *MainWindow::advisor()
+{
+    if (!m_advisor)
+        m_advisor = new AdvisorView(m_model, this);
+    return m_advisor;
+}
+
+SweepView *MainWindow::sweeps()
+{
+    if (!m_sweeps)
+        m_sweeps = new SweepView(m_model, this);
+    return m_sweeps;
 }
 
 void MainWindow::restoreState()

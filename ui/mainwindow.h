@@ -9,11 +9,15 @@ class QSplitter;
 
 namespace headroom {
 
+class AdvisorView;
 class BudgetChart;
 class BreakdownView;
 class ControlPanel;
 class DocumentController;
+class LessonController;
+class PresenterView;
 class ScenarioModel;
+class SweepView;
 
 /// Wiring only: the controls, the chart and the breakdown around one ScenarioModel.
 class MainWindow : public QMainWindow
@@ -31,6 +35,14 @@ public:
     QLabel *statusText() const { return m_status; }
     /// The file: open, save, recent files, import, export, modified marker.
     DocumentController *document() const { return m_document; }
+    /// The Lessons menu and the step's title and caption above the chart.
+    LessonController *lessons() const { return m_lessons; }
+    /// Presenter mode (F5 or F11), made on first use.
+    PresenterView *presenter();
+    /// "What should I change?" (made on first use).
+    AdvisorView *advisor();
+    /// Memory against sequence length and micro-batch (made on first use).
+    SweepView *sweeps();
 
     /// Saves geometry, the scenario and display settings (also done on close).
     void saveState() const;
@@ -50,6 +62,10 @@ private:
     BreakdownView *m_breakdown;
     QLabel *m_status;
     DocumentController *m_document = nullptr;
+    LessonController *m_lessons = nullptr;
+    PresenterView *m_presenter = nullptr;
+    AdvisorView *m_advisor = nullptr;
+    SweepView *m_sweeps = nullptr;
     QSplitter *m_mainSplitter;
     QSplitter *m_rightSplitter;
     bool m_darkApplied = false;

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The Lessons menu: shipped lessons, the user's own files (a bad one names its key), steps
+// as undoable changes, and the title and caption above the chart.
+#include "lessoncontroller.h"
+#include "lessonplayer.h"
+#include "mainwindow.h"
+#include "scenariomodel.h"
+
+#include <QAction>
+#include <QFile>
+#include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QUndoStack>
+#include <QtTest>
+
+using namespace headroom;
+
+namespace {
+
+QMenu *lessonsMenu(MainWindow &w)
+{
+    for (QAction *action : w.menuBar()->actions())
+        if (action->menu() && action->text().remove(QLatin1Char('&')) == QLatin1String("Lessons"))
+            return action->menu();
+    return nullptr;
+}
+
+} // namespace
+
+class TestLessonUi : public QObject
+{
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+
+    QString write(const char *name, const QByteArray &content)
+    {
+        const QString path = m_dir.filePath(QString::fromLatin1(name));
+        QFile file(path);
+        if (file.open(QIODevice::WriteOnly))
+            file.write(content);
+        return path;
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("HeadroomTest"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_lessonui"));
+    }
+    void init() { QSettings().clear(); }
+
+    void menuListsEveryShippedLesson()
+    {
+        MainWindow w;
+        QMenu *menu = lessonsMenu(w);
+        QVERIFY(menu);
+        QStringList ids;
+        QStringList texts;
+        for (QAction *action : menu->actions()) {
+            if (!action->data().toString().isEmpty())
+                ids << action->data().toString();
+            texts << action->text();
+        }
+        QCOMPARE(ids.size(), int(builtinLessons().size()));
+        QVERIFY(ids.contains(QLatin1String("ladder")));
+        QVERIFY(texts.contains(QLatin1String("&Open lesson file...")));
+        for (QAction *action : menu->actions())
+            if (action->data().toString() == QLatin1String("ladder"))
+                QVERIFY(action->text().startsWith(QLatin1String("The ladder")));
+    }
+
+    void openingALessonIsOneUndoableStep()
+    {
+        MainWindow w;
+        w.show();
+        const Scenario before = w.model()->scenario();
+        const int undoCount = w.model()->undoStack()->count();
+        QVERIFY(!w.lessons()->captionBar()->isVisible());
+        for (QAction *action : lessonsMenu(w)->actions())
+            if (action->data().toString() == QLatin1String("ladder"))
+                action->trigger();
+        const Lesson &lesson = w.lessons()->player()->lesson();
+        QVERIFY(w.model()->scenario() == lesson.steps[0].scenario);
+        QCOMPARE(w.model()->undoStack()->count(), undoCount + 1);
+        QVERIFY(w.lessons()->captionBar()->isVisible());
+        QVERIFY(w.lessons()->titleLabel()->text().contains(QString::fromStdString(lesson.steps[0].title)));
+        QCOMPARE(w.lessons()->captionLabel()->text(), QString::fromStdString(lesson.steps[0].caption));
+        QVERIFY(!w.lessons()->previousAction()->isEnabled());
+
+        w.lessons()->nextAction()->trigger();
+        QVERIFY(w.model()->scenario() == lesson.steps[1].scenario);
+        QCOMPARE(w.lessons()->captionLabel()->text(), QString::fromStdString(lesson.steps[1].caption));
+        QVERIFY(w.lessons()->previousAction()->isEnabled());
+        w.lessons()->previousAction()->trigger();
+        QVERIFY(w.model()->scenario() == lesson.steps[0].scenario);
+        // Undo walks back through the steps to the scenario before the lesson.
+        while (w.model()->undoStack()->canUndo() && !(w.model()->scenario() == before))
+            w.model()->undoStack()->undo();
+        QVERIFY(w.model()->scenario() == before);
+    }
+
+    void usersOwnLessonFile()
+    {
+        const QString path = write("mine.json", R"({"format": "headroom-lesson", "version": 1, "title": "Mine",
+            "steps": [{"title": "One", "caption": "Batch 2.",
+                       "scenario": {"format": "headroom-scenario", "version": 1, "train": {"micro_batch": 2}}},
+                      {"title": "Two", "caption": "Batch 4.", "set": {"train.micro_batch": 4}}]})");
+        MainWindow w;
+        QVERIFY(w.lessons()->openFile(path));
+        QCOMPARE(w.model()->scenario().train.microBatch, 2u);
+        QCOMPARE(w.lessons()->player()->counterText(), QStringLiteral("1 / 2"));
+        QVERIFY(w.lessons()->player()->next());
+        QCOMPARE(w.model()->scenario().train.microBatch, 4u);
+    }
+
+    void badLessonFileKeepsTheScreenAndNamesTheKey_data()
+    {
+        QTest::addColumn<QByteArray>("content");
+        QTest::addColumn<QString>("key");
+        const QByteArray head = R"({"format": "headroom-lesson", "version": 1, "title": "Bad", "steps": [
+            {"title": "One", "caption": "c", "scenario": {"format": "headroom-scenario", "version": 1}},)";
+        QTest::newRow("unknown-set-key") << head + R"({"title": "Two", "caption": "c", "set": {"train.micro_batc": 4}}]})"
+                                         << QStringLiteral("steps[1].set");
+        QTest::newRow("missing-caption") << head + R"({"title": "Two", "set": {"train.micro_batch": 4}}]})"
+                                         << QStringLiteral("steps[1].caption");
+        QTest::newRow("bad-value") << head + R"({"title": "Two", "caption": "c", "set": {"train.micro_batch": -1}}]})"
+                                   << QStringLiteral("train.micro_batch");
+        QTest::newRow("not-json") << QByteArray("{ nope") << QStringLiteral("line 1");
+    }
+
+    void badLessonFileKeepsTheScreenAndNamesTheKey()
+    {
+        QFETCH(QByteArray, content);
+        QFETCH(QString, key);
+        const QString path = write("bad.json", content);
+        MainWindow w;
+        w.show();
+        w.model()->apply(QStringLiteral("batch"), [](Scenario &s) { s.train.microBatch = 3; });
+        const Scenario before = w.model()->scenario();
+        const int undoCount = w.model()->undoStack()->count();
+        QStringList messages;
+        w.lessons()->setMessageHandler([&](const QString &text) { messages << text; });
+        QVERIFY(!w.lessons()->openFile(path));
+        QCOMPARE(messages.size(), 1);
+        QVERIFY2(messages.first().contains(key), qPrintable(messages.first()));
+        QVERIFY(messages.first().contains(QLatin1String("bad.json")));
+        QVERIFY(w.model()->scenario() == before);
+        QCOMPARE(w.model()->undoStack()->count(), undoCount);
+        QVERIFY(!w.lessons()->player()->isActive());
+        QVERIFY(!w.lessons()->captionBar()->isVisible());
+    }
+};
+
+QTEST_MAIN(TestLessonUi)
+#include "tst_lessonui.moc"

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Presenter mode driven by the keys a presentation clicker sends, offscreen.
+#include "budgetchart.h"
+#include "lessoncontroller.h"
+#include "lessonplayer.h"
+#include "mainwindow.h"
+#include "presenterview.h"
+#include "scenariomodel.h"
+
+#include <QApplication>
+#include <QChart>
+#include <QLabel>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QtTest>
+
+using namespace headroom;
+
+namespace {
+
+bool showActive(QWidget &window)
+{
+    window.show();
+    QApplication::setActiveWindow(&window);
+    window.activateWindow();
+    return QTest::qWaitForWindowActive(&window);
+}
+
+} // namespace
+
+class TestPresenter : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("HeadroomTest"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_presenter"));
+    }
+    void init() { QSettings().clear(); }
+
+    void f5AndF11EnterFullScreenAndEscLeaves_data()
+    {
+        QTest::addColumn<int>("key");
+        QTest::newRow("f5") << int(Qt::Key_F5);
+        QTest::newRow("f11") << int(Qt::Key_F11);
+    }
+
+    void f5AndF11EnterFullScreenAndEscLeaves()
+    {
+        QFETCH(int, key);
+        MainWindow w;
+        QVERIFY(showActive(w));
+        QTest::keyClick(&w, Qt::Key(key));
+        PresenterView *presenter = w.presenter();
+        QVERIFY(presenter->isVisible());
+        QVERIFY(presenter->isFullScreen());
+        QVERIFY(presenter->chart()->chart()->titleFont().pointSizeF() >= 2 * 13 * 0.75); // scaled up
+        QSignalSpy left(presenter, &PresenterView::left);
+        QTest::keyClick(presenter, Qt::Key_Escape);
+        QVERIFY(!presenter->isVisible());
+        QCOMPARE(left.count(), 1);
+    }
+
+    void clickerKeysStepThroughTheLesson()
+    {
+        MainWindow w;
+        QVERIFY(showActive(w));
+        QVERIFY(w.lessons()->openBuiltin(QStringLiteral("ladder")));
+        LessonPlayer *player = w.lessons()->player();
+        const Lesson lesson = player->lesson();
+        QVERIFY(lesson.steps.size() >= 4);
+        PresenterView *presenter = w.presenter();
+        presenter->enter();
+        const QString total = QString::number(lesson.steps.size());
+        QCOMPARE(presenter->counterLabel()->text(), QStringLiteral("1 / ") + total);
+        QCOMPARE(presenter->titleLabel()->text(), QString::fromStdString(lesson.steps[0].title));
+        const QString firstCaption = presenter->captionLabel()->text();
+        QCOMPARE(firstCaption, QString::fromStdString(lesson.steps[0].caption));
+
+        QTest::keyClick(presenter, Qt::Key_Right);
+        QCOMPARE(player->stepIndex(), 1);
+        QCOMPARE(presenter->counterLabel()->text(), QStringLiteral("2 / ") + total);
+        QVERIFY(presenter->captionLabel()->text() != firstCaption);
+        QCOMPARE(presenter->captionLabel()->text(), QString::fromStdString(lesson.steps[1].caption));
+        QVERIFY(w.model()->scenario() == lesson.steps[1].scenario);
+        QTest::keyClick(presenter, Qt::Key_Space);
+        QCOMPARE(player->stepIndex(), 2);
+        QTest::keyClick(presenter, Qt::Key_PageDown);
+        QCOMPARE(player->stepIndex(), 3);
+        QCOMPARE(presenter->counterLabel()->text(), QStringLiteral("4 / ") + total);
+        QCOMPARE(presenter->titleLabel()->text(), QString::fromStdString(lesson.steps[3].title));
+        QVERIFY(w.model()->scenario() == lesson.steps[3].scenario);
+        QTest::keyClick(presenter, Qt::Key_Left);
+        QCOMPARE(player->stepIndex(), 2);
+        QTest::keyClick(presenter, Qt::Key_PageUp);
+        QCOMPARE(player->stepIndex(), 1);
+        QCOMPARE(presenter->counterLabel()->text(), QStringLiteral("2 / ") + total);
+        QVERIFY(w.model()->scenario() == lesson.steps[1].scenario);
+        // The ends stay put.
+        QTest::keyClick(presenter, Qt::Key_PageUp);
+        QTest::keyClick(presenter, Qt::Key_PageUp);
+        QCOMPARE(player->stepIndex(), 0);
+        for (std::size_t i = 0; i < lesson.steps.size() + 2; ++i)
+            QTest::keyClick(presenter, Qt::Key_Right);
+        QCOMPARE(player->stepIndex(), int(lesson.steps.size()) - 1);
+        QCOMPARE(presenter->counterLabel()->text(), total + QStringLiteral(" / ") + total);
+        // The chart follows the step, drawn large.
+        QCOMPARE(presenter->chart()->data().columns.size(), std::size_t(1));
+        QCOMPARE(presenter->chart()->data().columns[0].totalBytes, w.model()->estimate().peak.deviceBytes);
+    }
+
+    void returnKeyRestoresTheStepAfterAChange_data()
+    {
+        QTest::addColumn<int>("key");
+        QTest::newRow("r") << int(Qt::Key_R);
+        QTest::newRow("home") << int(Qt::Key_Home);
+    }
+
+    void returnKeyRestoresTheStepAfterAChange()
+    {
+        QFETCH(int, key);
+        MainWindow w;
+        QVERIFY(showActive(w));
+        QVERIFY(w.lessons()->openBuiltin(QStringLiteral("long-context")));
+        PresenterView *presenter = w.presenter();
+        presenter->enter();
+        QTest::keyClick(presenter, Qt::Key_Right);
+        const Scenario step = w.lessons()->player()->currentStep()->scenario;
+        // Changing parameters while presenting is allowed, and shows.
+        w.model()->apply(QStringLiteral("longer"), [](Scenario &s) { s.train.seqLen *= 2; });
+        QVERIFY(!(w.model()->scenario() == step));
+        QVERIFY(w.lessons()->player()->isModified());
+        QVERIFY(presenter->counterLabel()->text().contains(QLatin1String("R returns")));
+        const std::uint64_t changedPeak = presenter->chart()->data().columns[0].totalBytes;
+        QTest::keyClick(presenter, Qt::Key(key));
+        QVERIFY(w.model()->scenario() == step);
+        QCOMPARE(w.lessons()->player()->stepIndex(), 1);
+        QCOMPARE(presenter->counterLabel()->text(), QStringLiteral("2 / 8"));
+        QVERIFY(presenter->chart()->data().columns[0].totalBytes < changedPeak);
+    }
+
+    void hiddenPresenterDoesNoWork()
+    {
+        MainWindow w;
+        w.show();
+        PresenterView *presenter = w.presenter();
+        presenter->enter();
+        presenter->leave();
+        const ChartData before = presenter->chart()->data();
+        w.model()->apply(QStringLiteral("batch"), [](Scenario &s) { s.train.microBatch += 3; });
+        QCOMPARE(presenter->chart()->data().columns[0].totalBytes, before.columns[0].totalBytes);
+    }
+};
+
+QTEST_MAIN(TestPresenter)
+#include "tst_presenter.moc"

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "lesson.h"
+
+#include <QObject>
+#include <QString>
+
+namespace headroom {
+
+class ScenarioModel;
+
+/// The lesson being shown: its steps, the current one, and stepping through them on the model
+/// (each step is one undoable change of the scenario).
+class LessonPlayer : public QObject
+{
+    Q_OBJECT
+public:
+    explicit LessonPlayer(ScenarioModel *model, QObject *parent = nullptr);
+
+    /// Starts a lesson at its first step.
+    void start(const Lesson &lesson);
+    /// Stops showing a lesson (the scenario stays).
+    void stop();
+    bool isActive() const { return !m_lesson.steps.empty(); }
+    const Lesson &lesson() const { return m_lesson; }
+    int stepIndex() const { return m_index; }
+    int stepCount() const { return int(m_lesson.steps.size()); }
+    /// The step shown; null without a lesson.
+    const LessonStep *currentStep() const;
+    /// "3 / 6" (empty without a lesson).
+    QString counterText() const;
+    /// The scenario differs from the current step's own (the user changed a parameter).
+    bool isModified() const;
+
+    /// Shows step `index` (clamped); false when there is no lesson.
+    bool goTo(int index);
+    /// The next step; false at the last one.
+    bool next();
+    /// The previous step; false at the first one.
+    bool previous();
+    /// Puts the current step's own scenario back after parameter changes.
+    void restoreStep();
+
+signals:
+    /// The lesson or the step changed.
+    void stepChanged();
+
+private:
+    void applyStep();
+
+    ScenarioModel *m_model;
+    Lesson m_lesson;
+    int m_index = 0;
+};
+
+/// Reads and parses a lesson file. Throws ScenarioError naming the key on a bad file.
+Lesson readLessonFile(const QString &path);
+
+} // namespace headroom
