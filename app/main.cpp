@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cli.h"
+#include "documentcontroller.h"
 #include "mainwindow.h"
 
 #include <QApplication>
 #include <QCoreApplication>
+#include <QFileInfo>
 #include <cstdio>
 #include <memory>
 
@@ -29,7 +31,10 @@ int main(int argc, char *argv[])
         QApplication app(argc, argv);
         return headroom::runCommandLine(app.arguments());
     }
-    if (headroom::isCommandLine(arguments)) {
+    // `headroom FILE` opens a scenario or comparison file in the window.
+    const bool openInWindow = arguments.size() == 2 && !arguments.at(1).startsWith(QLatin1Char('-')) &&
+                              QFileInfo(arguments.at(1)).isFile();
+    if (headroom::isCommandLine(arguments) && !openInWindow) {
         // No display needed: a core application runs anywhere.
         QCoreApplication app(argc, argv);
         return headroom::runCommandLine(app.arguments());
@@ -37,5 +42,7 @@ int main(int argc, char *argv[])
     QApplication app(argc, argv);
     headroom::MainWindow window;
     window.show();
+    if (openInWindow)
+        window.document()->openFile(arguments.at(1));
     return app.exec();
 }

@@ -119,7 +119,7 @@ ChartData chartDataFor(const ScenarioModel &model)
     if (const Estimate &e = model.estimate(); model.estimateError().isEmpty()) {
         data.subtitle += QStringLiteral(" · ") + tr("peak %1").arg(bytesText(e.peak.deviceBytes, model.unit()));
         if (e.errorBandPercent > 0)
-            data.subtitle += tr(", typically within ±%1% for runs like this").arg(e.errorBandPercent);
+            data.subtitle += tr(" (typically within ±%1%)").arg(e.errorBandPercent);
     }
     if (const auto &measured = model.measured(); measured && model.view() == ChartView::Bars) {
         data.measuredBytes = measured->bytes;
