@@ -58,16 +58,20 @@ void printText(const Advice &advice, const Scenario &scenario, Unit unit)
     for (std::size_t i = 0; i < advice.steps.size(); ++i) {
         const AdviceStep &step = advice.steps[i];
         row(QString::number(i + 1), adviceLeverText(advice, i),
-            QStringLiteral("-") + bytesText(step.savedBytes, unit), bytesText(step.peakDeviceBytes, unit),
-            bar(step.peakDeviceBytes, start, advice.capacityBytes), adviceCostText(advice, i, unit));
+            QStringLiteral("-") + bytesText(step.savedBytes, unit),
+            bytesText(step.peakDeviceBytes, unit),
+            bar(step.peakDeviceBytes, start, advice.capacityBytes),
+            adviceCostText(advice, i, unit));
     }
     o << '\n';
     const std::uint64_t peak = advice.finalPeakDeviceBytes();
     if (advice.steps.empty() && advice.fits)
-        o << tr("It already fits: %1 to spare.").arg(bytesText(advice.capacityBytes - peak, unit)) << '\n';
+        o << tr("It already fits: %1 to spare.").arg(bytesText(advice.capacityBytes - peak, unit))
+          << '\n';
     else if (advice.fits)
         o << tr("Fits after %1 step(s): %2 to spare.")
-                 .arg(QString::number(advice.steps.size()), bytesText(advice.capacityBytes - peak, unit))
+                 .arg(QString::number(advice.steps.size()),
+                      bytesText(advice.capacityBytes - peak, unit))
           << '\n';
     else
         o << tr("Nothing fits: after every lever the peak is %1, %2 over. Use more GPUs (ZeRO-3, "
@@ -85,7 +89,8 @@ void printText(const Advice &advice, const Scenario &scenario, Unit unit)
             o << "  " << line << '\n';
         o << tr("Changed keys (use with --set):") << '\n';
         for (const auto &[key, value] : scenarioChanges(advice.start, advice.final()))
-            o << "  " << q(key) << '=' << q(value.is_string() ? value.get<std::string>() : value.dump()) << '\n';
+            o << "  " << q(key) << '='
+              << q(value.is_string() ? value.get<std::string>() : value.dump()) << '\n';
     }
     o.flush();
 }
@@ -101,7 +106,8 @@ int runAdvise(const QStringList &arguments)
     parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("advise"), tr("The command."));
     parser.addPositionalArgument(QStringLiteral("FILE"), tr("A .headroom.json scenario."));
-    const QCommandLineOption gpuOption(QStringLiteral("gpu"), tr("The GPU to fit (catalog id, e.g. rtx-4090)."),
+    const QCommandLineOption gpuOption(QStringLiteral("gpu"),
+                                       tr("The GPU to fit (catalog id, e.g. rtx-4090)."),
                                        QStringLiteral("id"));
     const QCommandLineOption setOption(QStringLiteral("set"),
                                        tr("Override a scenario key, e.g. train.micro_batch=8."),
@@ -114,17 +120,12 @@ int runAdvise(const QStringList &arguments)
     parser.addOption(setOption);
     parser.addOption(formatOption);
     parser.addOption(unitOption);
-    if (!parser.parse(arguments))
-        return fail(parser.errorText());
-    if (parser.isSet(QStringLiteral("help"))) {
-        out() << parser.helpText();
-        out().flush();
-        return ExitOk;
-    }
+    if (const auto stop = parseCommand(
+            parser, arguments, 2,
+            tr("usage: headroom advise FILE --gpu ID [--format text|json] [--unit GB|GiB] "
+               "[--set key.path=value]...")))
+        return *stop;
     const QStringList positional = parser.positionalArguments();
-    if (positional.size() != 2)
-        return fail(tr("usage: headroom advise FILE --gpu ID [--format text|json] [--unit GB|GiB] "
-                       "[--set key.path=value]..."));
     const QString format = parser.value(formatOption);
     if (format != QLatin1String("text") && format != QLatin1String("json"))
         return fail(tr("--format: must be text or json (got %1)").arg(format));
@@ -138,7 +139,8 @@ int runAdvise(const QStringList &arguments)
         QStringList ids;
         for (const Gpu &gpu : builtinCatalog().gpus)
             ids << q(gpu.id);
-        return fail(tr("--gpu: unknown GPU %1 (known: %2)").arg(gpuId, ids.join(QLatin1String(", "))));
+        return fail(
+            tr("--gpu: unknown GPU %1 (known: %2)").arg(gpuId, ids.join(QLatin1String(", "))));
     }
     const QString path = positional.at(1);
     try {

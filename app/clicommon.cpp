@@ -60,6 +60,21 @@ Scenario loadScenario(const QString &path, const QStringList &overrides,
     return scenarioFromJson(doc, builtinCatalog(), configResolver(path));
 }
 
+std::optional<int> parseCommand(QCommandLineParser &parser, const QStringList &arguments,
+                                int positional, const QString &usage)
+{
+    if (!parser.parse(arguments))
+        return fail(parser.errorText());
+    if (parser.isSet(QStringLiteral("help"))) {
+        out() << parser.helpText();
+        out().flush();
+        return ExitOk;
+    }
+    if (parser.positionalArguments().size() != positional)
+        return fail(usage);
+    return std::nullopt;
+}
+
 bool parseUnit(const QString &text, Unit &unit)
 {
     if (text.compare(QLatin1String("GB"), Qt::CaseInsensitive) == 0) {

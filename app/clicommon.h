@@ -10,6 +10,7 @@
 #include <QTextStream>
 #include <cstdint>
 #include <optional>
+#include <optional>
 #include <string>
 
 namespace headroom::cli {
@@ -35,6 +36,11 @@ Scenario loadScenario(const QString &path, const QStringList &overrides,
                       const ModelFiles &modelFiles = {});
 /// Reads a whole file; throws ScenarioError naming the problem.
 QByteArray readFile(const QString &path);
+/// Parses a command's arguments. Returns the exit code when the command should stop here (a
+/// parse error, --help printed, not `positional` positional arguments: usage printed), or
+/// nothing when it should go on.
+std::optional<int> parseCommand(QCommandLineParser &parser, const QStringList &arguments,
+                                int positional, const QString &usage);
 /// Parses --unit (GB or GiB); returns false and prints an error for anything else.
 bool parseUnit(const QString &text, Unit &unit);
 

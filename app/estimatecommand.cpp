@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // `headroom estimate FILE [--set key=value]... [--format text|json|csv] [--unit GB|GiB]
 //  [--model-config config.json] [--model-weights model.safetensors|index.json]`
+#include "architecture.h"
 #include "cli.h"
 #include "clicommon.h"
 #include "consumerstyle.h"
-#include "architecture.h"
 #include "estimatejson.h"
 #include "modelimport.h"
 #include "scenariojson.h"
@@ -33,9 +33,10 @@ void printImports(const Scenario &scenario, const QString &configPath,
                       q(groupDigits(weights->params)), bytesText(weights->bytes, unit))
           << '\n';
         for (const auto &[dtype, total] : weights->byDType)
-            o << "  " << tr("%1: %2 tensors, %3 elements, %4")
-                             .arg(q(dtype), q(groupDigits(total.tensors)),
-                                  q(groupDigits(total.elements)), bytesText(total.bytes, unit))
+            o << "  "
+              << tr("%1: %2 tensors, %3 elements, %4")
+                     .arg(q(dtype), q(groupDigits(total.tensors)), q(groupDigits(total.elements)),
+                          bytesText(total.bytes, unit))
               << '\n';
         for (const std::string &note : weights->notes)
             o << "  - " << q(note) << '\n';
@@ -69,7 +70,8 @@ void printText(const Scenario &scenario, const Estimate &e, Unit unit)
     for (const Consumer &c : e.consumers) {
         o << consumerDisplayName(c.id).leftJustified(nameWidth) << "  "
           << bytesText(c.bytes, unit).rightJustified(11) << "  "
-          << (QString::number(consumerShare(e, c) * 100, 'f', 1) + QLatin1Char('%')).rightJustified(6)
+          << (QString::number(consumerShare(e, c) * 100, 'f', 1) + QLatin1Char('%'))
+                 .rightJustified(6)
           << "  " << q(c.formula(unit)) << '\n';
     }
     o << '\n'
@@ -86,12 +88,14 @@ void printText(const Scenario &scenario, const Estimate &e, Unit unit)
         o << tr("Offloaded to CPU RAM: %1").arg(bytesText(e.hostBytes, unit)) << '\n';
     for (const GpuFit &g : e.gpus) {
         const QString capacity = bytesText(g.capacityBytes, unit);
-        const std::uint64_t margin = static_cast<std::uint64_t>(g.headroomBytes < 0 ? -g.headroomBytes
-                                                                                     : g.headroomBytes);
+        const std::uint64_t margin =
+            static_cast<std::uint64_t>(g.headroomBytes < 0 ? -g.headroomBytes : g.headroomBytes);
         if (g.fits)
-            o << tr("  fits %1 (%2): %3 to spare").arg(q(g.name), capacity, bytesText(margin, unit));
+            o << tr("  fits %1 (%2): %3 to spare")
+                     .arg(q(g.name), capacity, bytesText(margin, unit));
         else
-            o << tr("  does not fit %1 (%2) by %3").arg(q(g.name), capacity, bytesText(margin, unit));
+            o << tr("  does not fit %1 (%2) by %3")
+                     .arg(q(g.name), capacity, bytesText(margin, unit));
         o << '\n';
     }
     if (!e.assumptions.empty()) {
@@ -132,18 +136,13 @@ int runEstimate(const QStringList &arguments)
     parser.addOption(weightsOption);
     parser.addOption(formatOption);
     parser.addOption(unitOption);
-    if (!parser.parse(arguments))
-        return fail(parser.errorText());
-    if (parser.isSet(QStringLiteral("help"))) {
-        out() << parser.helpText();
-        out().flush();
-        return ExitOk;
-    }
+    if (const auto stop =
+            parseCommand(parser, arguments, 2,
+                         tr("usage: headroom estimate FILE [--set key.path=value]... "
+                            "[--format text|json|csv] [--unit GB|GiB] [--model-config config.json] "
+                            "[--model-weights PATH]")))
+        return *stop;
     const QStringList positional = parser.positionalArguments();
-    if (positional.size() != 2)
-        return fail(tr("usage: headroom estimate FILE [--set key.path=value]... "
-                       "[--format text|json|csv] [--unit GB|GiB] [--model-config config.json] "
-                       "[--model-weights PATH]"));
     const QString format = parser.value(formatOption);
     if (format != QLatin1String("text") && format != QLatin1String("json") &&
         format != QLatin1String("csv"))
@@ -184,6 +183,5 @@ int runEstimate(const QStringList &arguments)
         return fail(path + QLatin1String(": ") + QString::fromStdString(error.what()));
     }
 }
-
 
 } // namespace headroom::cli

@@ -105,18 +105,15 @@ int runRender(const QStringList &arguments)
     for (const QCommandLineOption &option : {outOption, widthOption, heightOption, scaleOption,
                                              themeOption, viewOption, unitOption, setOption, stepOption})
         parser.addOption(option);
-    if (!parser.parse(arguments))
-        return fail(parser.errorText());
-    if (parser.isSet(QStringLiteral("help"))) {
-        out() << parser.helpText();
-        out().flush();
-        return ExitOk;
-    }
+    const QString usage =
+        tr("usage: headroom render FILE --out chart.png|svg|pdf [--width W] [--height H] "
+           "[--scale S] [--theme light|dark] [--view bars|phases] [--unit GB|GiB] "
+           "[--set key=value]... | headroom render LESSON.json --out deck.pdf [--step N]");
+    if (const auto stop = parseCommand(parser, arguments, 2, usage))
+        return *stop;
+    if (!parser.isSet(outOption))
+        return fail(usage);
     const QStringList positional = parser.positionalArguments();
-    if (positional.size() != 2 || !parser.isSet(outOption))
-        return fail(tr("usage: headroom render FILE --out chart.png|svg|pdf [--width W] [--height H] "
-                       "[--scale S] [--theme light|dark] [--view bars|phases] [--unit GB|GiB] "
-                       "[--set key=value]... | headroom render LESSON.json --out deck.pdf [--step N]"));
     const QString outPath = parser.value(outOption);
     ExportFormat format = ExportFormat::Png;
     if (!exportFormatFor(outPath, format) || format == ExportFormat::Csv || format == ExportFormat::Json)

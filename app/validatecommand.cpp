@@ -23,7 +23,10 @@ QString signedPercent(double fraction)
     return (fraction >= 0 ? QStringLiteral("+") : QString()) + percent(fraction);
 }
 
-QString gigabytes(std::uint64_t bytes) { return QString::number(double(bytes) / 1e9, 'f', 2); }
+QString gigabytes(std::uint64_t bytes)
+{
+    return QString::number(double(bytes) / 1e9, 'f', 2);
+}
 
 void printSummaryHeader(QTextStream &o, int width)
 {
@@ -36,8 +39,9 @@ void printSummaryHeader(QTextStream &o, int width)
 void printSummary(QTextStream &o, const QString &name, const ErrorSummary &s, int width)
 {
     o << name.leftJustified(width) << "  " << QString::number(s.count).rightJustified(5) << "  "
-      << percent(s.medianAbs).rightJustified(7) << "  " << percent(s.p90Abs).rightJustified(7) << "  "
-      << percent(s.maxAbs).rightJustified(7) << "  " << percent(s.within10, 0).rightJustified(6) << "  "
+      << percent(s.medianAbs).rightJustified(7) << "  " << percent(s.p90Abs).rightJustified(7)
+      << "  " << percent(s.maxAbs).rightJustified(7) << "  "
+      << percent(s.within10, 0).rightJustified(6) << "  "
       << percent(s.within20, 0).rightJustified(6) << '\n';
 }
 
@@ -49,8 +53,8 @@ void printText(const ValidationReport &report)
         idWidth = std::max(idWidth, int(c.measurement.id.size()));
     o << tr("case").leftJustified(idWidth) << "  " << tr("method").leftJustified(9) << "  "
       << tr("reading").leftJustified(9) << "  " << tr("split").leftJustified(7) << "  "
-      << tr("measured GB").rightJustified(11) << "  " << tr("estimated GB").rightJustified(12) << "  "
-      << tr("error").rightJustified(8) << '\n';
+      << tr("measured GB").rightJustified(11) << "  " << tr("estimated GB").rightJustified(12)
+      << "  " << tr("error").rightJustified(8) << '\n';
     for (const CaseResult &c : report.cases)
         o << q(c.measurement.id).leftJustified(idWidth) << "  "
           << q(c.measurement.method).leftJustified(9) << "  "
@@ -91,16 +95,10 @@ int runValidate(const QStringList &arguments)
     const QCommandLineOption formatOption(QStringLiteral("format"), tr("text or json."),
                                           QStringLiteral("format"), QStringLiteral("text"));
     parser.addOption(formatOption);
-    if (!parser.parse(arguments))
-        return fail(parser.errorText());
-    if (parser.isSet(QStringLiteral("help"))) {
-        out() << parser.helpText();
-        out().flush();
-        return ExitOk;
-    }
+    if (const auto stop = parseCommand(parser, arguments, 2,
+                                       tr("usage: headroom validate DIR [--format text|json]")))
+        return *stop;
     const QStringList positional = parser.positionalArguments();
-    if (positional.size() != 2)
-        return fail(tr("usage: headroom validate DIR [--format text|json]"));
     const QString format = parser.value(formatOption);
     if (format != QLatin1String("text") && format != QLatin1String("json"))
         return fail(tr("--format: must be text or json (got %1)").arg(format));
@@ -117,8 +115,9 @@ int runValidate(const QStringList &arguments)
     try {
         for (const QString &file : files) {
             const QByteArray bytes = readFile(dir.filePath(file));
-            cases.push_back(parseMeasurementCase(std::string_view(bytes.constData(), std::size_t(bytes.size())),
-                                                 dir.filePath(file).toStdString()));
+            cases.push_back(
+                parseMeasurementCase(std::string_view(bytes.constData(), std::size_t(bytes.size())),
+                                     dir.filePath(file).toStdString()));
         }
         const ValidationReport report = validate(cases);
         if (format == QLatin1String("json"))
