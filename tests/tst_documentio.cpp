@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Scenario and comparison files: every field round-trips, saves are atomic (a failed save leaves
 // the old file intact), and a bad file is an error that names the key.
+#include "fileutil.h"
 #include "documentio.h"
 #include "scenariojson.h"
 
@@ -68,11 +69,7 @@ private:
 
     QString write(const char *name, const QByteArray &content)
     {
-        const QString path = m_dir.filePath(QString::fromLatin1(name));
-        QFile file(path);
-        if (file.open(QIODevice::WriteOnly))
-            file.write(content);
-        return path;
+        return headroom::test::writeFile(m_dir, name, content);
     }
 
 private slots:

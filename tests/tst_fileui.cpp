@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The window's file handling, offscreen: open, save, title and modified marker, the question
 // before closing, recent files, drag-and-drop, model import and the user's own GPUs.
+#include "fileutil.h"
 #include "budgetchart.h"
 #include "documentcontroller.h"
 #include "documentio.h"
@@ -71,11 +72,7 @@ private:
 
     QString write(const char *name, const QByteArray &content)
     {
-        const QString path = m_dir.filePath(QString::fromLatin1(name));
-        QFile file(path);
-        if (file.open(QIODevice::WriteOnly))
-            file.write(content);
-        return path;
+        return headroom::test::writeFile(m_dir, name, content);
     }
 
 private slots:

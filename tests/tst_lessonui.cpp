@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Lessons menu: shipped lessons, the user's own files (a bad one names its key), steps
 // as undoable changes, and the title and caption above the chart.
+#include "fileutil.h"
 #include "lessoncontroller.h"
 #include "lessonplayer.h"
 #include "mainwindow.h"
@@ -39,11 +40,7 @@ private:
 
     QString write(const char *name, const QByteArray &content)
     {
-        const QString path = m_dir.filePath(QString::fromLatin1(name));
-        QFile file(path);
-        if (file.open(QIODevice::WriteOnly))
-            file.write(content);
-        return path;
+        return headroom::test::writeFile(m_dir, name, content);
     }
 
 private slots:

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Presenter mode driven by the keys a presentation clicker sends, offscreen.
+#include "fileutil.h"
+#include "uitestutil.h"
 #include "budgetchart.h"
 #include "lessoncontroller.h"
 #include "lessonplayer.h"
@@ -16,15 +18,10 @@
 
 using namespace headroom;
 
+using headroom::test::showActive;
+
 namespace {
 
-bool showActive(QWidget &window)
-{
-    window.show();
-    QApplication::setActiveWindow(&window);
-    window.activateWindow();
-    return QTest::qWaitForWindowActive(&window);
-}
 
 } // namespace
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // `headroom render` as a user runs it without a display: PNG, SVG and PDF of a scenario or a
 // comparison, and one clear line with exit code 2 for bad input.
+#include "fileutil.h"
 #include <QFile>
 #include <QImage>
 #include "processutil.h"
@@ -24,11 +25,7 @@ private:
 
     QString write(const char *name, const QByteArray &content)
     {
-        const QString path = m_dir.filePath(QString::fromLatin1(name));
-        QFile file(path);
-        if (file.open(QIODevice::WriteOnly))
-            file.write(content);
-        return path;
+        return headroom::test::writeFile(m_dir, name, content);
     }
 
 private slots:

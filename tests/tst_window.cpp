@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The explorer window driven through its real widgets, offscreen.
+#include "fileutil.h"
+#include "uitestutil.h"
 #include "breakdownview.h"
 #include "budgetchart.h"
 #include "consumerstyle.h"
@@ -36,6 +38,8 @@
 
 using namespace headroom;
 
+using headroom::test::showActive;
+
 namespace {
 
 double barValue(const MainWindow &w, ConsumerId id, int column = 0)
@@ -61,14 +65,6 @@ void choose(QComboBox *combo, int data)
     emit combo->activated(index);
 }
 
-/// Shows the window and makes it active, so that its shortcuts work.
-bool showActive(QWidget &window)
-{
-    window.show();
-    QApplication::setActiveWindow(&window);
-    window.activateWindow();
-    return QTest::qWaitForWindowActive(&window);
-}
 
 } // namespace
 

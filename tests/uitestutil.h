@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Helpers for the tests that drive real windows offscreen.
+#pragma once
+
+#include <QApplication>
+#include <QTest>
+#include <QWidget>
+
+namespace headroom::test {
+
+/// Shows a window and makes it active, so that its shortcuts work offscreen.
+inline bool showActive(QWidget &window)
+{
+    window.show();
+    QApplication::setActiveWindow(&window);
+    window.activateWindow();
+    return QTest::qWaitForWindowActive(&window);
+}
+
+} // namespace headroom::test
