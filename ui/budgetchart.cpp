@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "budgetchart.h"
 
+#include "chartlabels.h"
 #include "consumerstyle.h"
 
 #include <QBarCategoryAxis>
@@ -34,11 +35,18 @@ double niceCeiling(double value)
     return 10 * magnitude;
 }
 
-QColor textColor(bool dark) { return dark ? QColor(0xE6E6E6) : QColor(0x202020); }
-QColor lineColor(bool dark) { return dark ? QColor(0xFF6B6B) : QColor(0xC0392B); }
+QColor textColor(bool dark)
+{
+    return dark ? QColor(0xE6E6E6) : QColor(0x202020);
+}
+QColor lineColor(bool dark)
+{
+    return dark ? QColor(0xFF6B6B) : QColor(0xC0392B);
+}
 
 /// Updates a text item only where something changed (each change relayouts the scene).
-void setLabel(QGraphicsSimpleTextItem *label, const QString &text, const QFont &font, const QColor &color)
+void setLabel(QGraphicsSimpleTextItem *label, const QString &text, const QFont &font,
+              const QColor &color)
 {
     if (label->font() != font)
         label->setFont(font);
@@ -73,7 +81,8 @@ QString fitMark(std::uint64_t totalBytes, const std::vector<CapacityLine> &lines
     }
     if (largestMissed)
         return BudgetChart::tr("does not fit %1\nby %2")
-            .arg(shortGpuName(largestMissed->name), bytesText(totalBytes - largestMissed->bytes, unit));
+            .arg(shortGpuName(largestMissed->name),
+                 bytesText(totalBytes - largestMissed->bytes, unit));
     if (smallestFit)
         return BudgetChart::tr("fits %1\n%2 spare")
             .arg(shortGpuName(smallestFit->name), bytesText(smallestFit->bytes - totalBytes, unit));
@@ -169,11 +178,11 @@ void BudgetChart::setData(const ChartData &data)
     m_data = data;
     if (darkChanged || !m_themeApplied)
         applyTheme();
-    const QString title =
-        data.subtitle.isEmpty()
-            ? data.title.toHtmlEscaped()
-            : QStringLiteral("<center>%1<br><span style=\"font-size:small; font-weight:normal\">%2</span></center>")
-                  .arg(data.title.toHtmlEscaped(), data.subtitle.toHtmlEscaped());
+    const QString title = data.subtitle.isEmpty()
+                              ? data.title.toHtmlEscaped()
+                              : QStringLiteral("<center>%1<br><span style=\"font-size:small; "
+                                               "font-weight:normal\">%2</span></center>")
+                                    .arg(data.title.toHtmlEscaped(), data.subtitle.toHtmlEscaped());
     if (m_chart->title() != title)
         m_chart->setTitle(title);
 
@@ -189,8 +198,7 @@ void BudgetChart::setData(const ChartData &data)
             if (c < oldColumns && int(c) < set->count()) {
                 if (set->at(int(c)) != value) // only the columns that changed: usually one
                     set->replace(int(c), value);
-            }
-            else
+            } else
                 set->append(value);
         }
         if (set->count() > int(columns))
@@ -277,8 +285,9 @@ void BudgetChart::updateLines()
         QFont font = m_chart->font();
         font.setPointSizeF(8.5 * m_scale);
         font.setBold(true);
-        setLabel(m_lineLabels[i], QStringLiteral("%1\n%2").arg(shortGpuName(m_data.lines[i].name),
-                                                                bytesText(m_data.lines[i].bytes, m_data.unit)),
+        setLabel(m_lineLabels[i],
+                 QStringLiteral("%1\n%2").arg(shortGpuName(m_data.lines[i].name),
+                                              bytesText(m_data.lines[i].bytes, m_data.unit)),
                  font, lineColor(dark));
     }
 }
@@ -288,31 +297,15 @@ void BudgetChart::layoutLabels()
     const QRectF plot = m_chart->plotArea();
     if (plot.isEmpty())
         return;
-    // Line labels in the right margin, beside their line, pushed apart where lines are close.
-    qreal labelWidth = 0;
-    std::vector<std::pair<qreal, std::size_t>> order;
-    for (std::size_t i = 0; i < m_lineLabels.size() && i < m_data.lines.size(); ++i) {
-        const QPointF at = m_chart->mapToPosition(
-            QPointF(0, toUnit(m_data.lines[i].bytes, m_data.unit)), m_lines[i]);
-        order.push_back({at.y(), i});
-        labelWidth = std::max(labelWidth, m_lineLabels[i]->boundingRect().width());
-    }
-    std::sort(order.begin(), order.end());
-    qreal nextFree = plot.top() - 1e9;
-    for (const auto &[y, i] : order) {
-        QGraphicsSimpleTextItem *label = m_lineLabels[i];
-        const qreal height = label->boundingRect().height();
-        const qreal top = std::max(y - height / 2, nextFree);
-        label->setPos(plot.right() + 6, top);
-        nextFree = top + height + 2;
-    }
-    const int wanted = int(labelWidth) + 14;
-    if (std::abs(m_chart->margins().right() - wanted) > 2) {
-        QMargins margins = m_chart->margins();
-        margins.setRight(wanted);
-        m_chart->setMargins(margins); // relayout: plotAreaChanged calls back here
-        return;
-    }
+    // Line labels in the right margin, beside their line.
+    std::vector<qreal> lineY;
+    for (std::size_t i = 0; i < m_lineLabels.size() && i < m_data.lines.size(); ++i)
+        lineY.push_back(
+            m_chart
+                ->mapToPosition(QPointF(0, toUnit(m_data.lines[i].bytes, m_data.unit)), m_lines[i])
+                .y());
+    if (!placeMarginLabels(m_chart, m_lineLabels, lineY))
+        return; // relayout: plotAreaChanged calls back here
     // Fit marks above each bar.
     while (m_fitLabels.size() > m_data.columns.size()) {
         delete m_fitLabels.back();
@@ -329,12 +322,13 @@ void BudgetChart::layoutLabels()
     for (std::size_t c = 0; c < m_fitLabels.size(); ++c) {
         const ChartColumn &column = m_data.columns[c];
         QGraphicsSimpleTextItem *label = m_fitLabels[c];
-        const QString text = column.error.isEmpty() ? fitMark(column.totalBytes, m_data.lines, m_data.unit)
-                                                    : column.error;
+        const QString text = column.error.isEmpty()
+                                 ? fitMark(column.totalBytes, m_data.lines, m_data.unit)
+                                 : column.error;
         const bool missing = !column.error.isEmpty() || column.totalBytes > smallestLine();
         setLabel(label, text, font, missing ? lineColor(m_data.dark) : textColor(m_data.dark));
-        const QPointF top = m_chart->mapToPosition(QPointF(double(c), toUnit(column.totalBytes, m_data.unit)),
-                                                   m_series);
+        const QPointF top = m_chart->mapToPosition(
+            QPointF(double(c), toUnit(column.totalBytes, m_data.unit)), m_series);
         const double centre = plot.left() + plot.width() * (double(c) + 0.5) / n;
         const QRectF box = label->boundingRect();
         const double y = std::max(plot.top(), std::min(top.y(), plot.bottom()) - box.height() - 2);
@@ -351,7 +345,9 @@ void BudgetChart::layoutLabels()
     m_measuredLine->setVisible(showMeasured);
     m_measuredText->setVisible(showMeasured);
     if (showMeasured) {
-        const double y = m_chart->mapToPosition(QPointF(0, toUnit(m_data.measuredBytes, m_data.unit)), m_series).y();
+        const double y =
+            m_chart->mapToPosition(QPointF(0, toUnit(m_data.measuredBytes, m_data.unit)), m_series)
+                .y();
         const double width = plot.width() / n;
         const double left = plot.left() + width * 0.15, right = plot.left() + width * 0.85;
         QPen pen(textColor(m_data.dark));
@@ -398,9 +394,11 @@ QString BudgetChart::describeSegment(ConsumerId id, int column) const
                             QString::number(share, 'f', 1), c.label.toHtmlEscaped(),
                             bytesText(c.totalBytes, m_data.unit));
     if (c.estimate)
-        if (const Consumer *consumer = c.estimate->consumer(id); consumer && consumer->bytes == bytes)
-            text += QStringLiteral("<br><tt>%1</tt>")
-                        .arg(QString::fromStdString(consumer->formula(m_data.unit)).toHtmlEscaped());
+        if (const Consumer *consumer = c.estimate->consumer(id);
+            consumer && consumer->bytes == bytes)
+            text +=
+                QStringLiteral("<br><tt>%1</tt>")
+                    .arg(QString::fromStdString(consumer->formula(m_data.unit)).toHtmlEscaped());
     return text;
 }
 

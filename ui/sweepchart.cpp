@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "sweepchart.h"
+#include "chartlabels.h"
 
 #include "budgetchart.h"
 #include "chartdata.h"
@@ -24,9 +25,18 @@ namespace headroom {
 
 namespace {
 
-QColor textColor(bool dark) { return dark ? QColor(0xE6E6E6) : QColor(0x202020); }
-QColor lineColor(bool dark) { return dark ? QColor(0xFF6B6B) : QColor(0xC0392B); }
-QColor backgroundColor(bool dark) { return dark ? QColor(0x1E1F22) : QColor(Qt::white); }
+QColor textColor(bool dark)
+{
+    return dark ? QColor(0xE6E6E6) : QColor(0x202020);
+}
+QColor lineColor(bool dark)
+{
+    return dark ? QColor(0xFF6B6B) : QColor(0xC0392B);
+}
+QColor backgroundColor(bool dark)
+{
+    return dark ? QColor(0x1E1F22) : QColor(Qt::white);
+}
 
 /// A round axis maximum above `value`.
 double niceCeiling(double value)
@@ -64,7 +74,8 @@ SweepChart::SweepChart(QObject *parent)
         area->attachAxis(m_axisY);
         m_areas[std::size_t(i)] = area;
     }
-    for (QAbstractSeries *series : std::initializer_list<QAbstractSeries *>{m_comparison, m_crossings}) {
+    for (QAbstractSeries *series :
+         std::initializer_list<QAbstractSeries *>{m_comparison, m_crossings}) {
         m_chart->addSeries(series);
         series->attachAxis(m_axisX);
         series->attachAxis(m_axisY);
@@ -133,11 +144,11 @@ void SweepChart::setData(const SweepChartData &data)
     m_data = data;
     if (themeChanged)
         applyTheme();
-    const QString title =
-        data.subtitle.isEmpty()
-            ? data.title.toHtmlEscaped()
-            : QStringLiteral("<center>%1<br><span style=\"font-size:small; font-weight:normal\">%2</span></center>")
-                  .arg(data.title.toHtmlEscaped(), data.subtitle.toHtmlEscaped());
+    const QString title = data.subtitle.isEmpty()
+                              ? data.title.toHtmlEscaped()
+                              : QStringLiteral("<center>%1<br><span style=\"font-size:small; "
+                                               "font-weight:normal\">%2</span></center>")
+                                    .arg(data.title.toHtmlEscaped(), data.subtitle.toHtmlEscaped());
     m_chart->setTitle(title);
 
     // Running totals, bottom (weights) to top, in place on the fixed series.
@@ -240,13 +251,15 @@ void SweepChart::updateLines()
         if (!points.empty())
             m_lines[i]->replace(QList<QPointF>{{0, y}, {double(points.back().value), y}});
         const QString name = shortGpuName(QString::fromStdString(crossing.gpuName));
-        m_lineLabels[i]->setText(QStringLiteral("%1\n%2").arg(name, bytesText(crossing.capacityBytes, m_data.unit)));
+        m_lineLabels[i]->setText(
+            QStringLiteral("%1\n%2").arg(name, bytesText(crossing.capacityBytes, m_data.unit)));
         m_lineLabels[i]->setFont(font);
         m_lineLabels[i]->setBrush(lineColor(m_data.dark));
         QString mark;
         if (crossing.firstOver) {
             const std::size_t over = *crossing.firstOver;
-            const double x1 = points[over].value, y1 = toUnit(points[over].estimate.peak.deviceBytes, m_data.unit);
+            const double x1 = points[over].value,
+                         y1 = toUnit(points[over].estimate.peak.deviceBytes, m_data.unit);
             double x = x1;
             if (over > 0) { // where the straight segment between the points meets the line
                 const double x0 = points[over - 1].value;
@@ -255,8 +268,9 @@ void SweepChart::updateLines()
             }
             marks.append({x, y});
             m_crossingPoints.push_back({x, y});
-            mark = over == 0 ? tr("over %1 from the start").arg(name)
-                             : tr("over %1 from %2").arg(name, QLocale().toString(points[over].value));
+            mark = over == 0
+                       ? tr("over %1 from the start").arg(name)
+                       : tr("over %1 from %2").arg(name, QLocale().toString(points[over].value));
         }
         m_crossingLabels[i]->setText(mark);
         m_crossingLabels[i]->setFont(font);
@@ -274,30 +288,14 @@ void SweepChart::layoutLabels()
     const QRectF plot = m_chart->plotArea();
     if (plot.isEmpty())
         return;
-    // Line names in the right margin beside their line, pushed apart where lines are close.
-    qreal labelWidth = 0;
-    std::vector<std::pair<qreal, std::size_t>> order;
+    // Line names in the right margin beside their line.
+    std::vector<qreal> lineY;
     for (std::size_t i = 0; i < m_lines.size(); ++i) {
         const double y = toUnit(m_data.sweep.crossings[i].capacityBytes, m_data.unit);
-        order.push_back({m_chart->mapToPosition(QPointF(0, y), m_lines[i]).y(), i});
-        labelWidth = std::max(labelWidth, m_lineLabels[i]->boundingRect().width());
+        lineY.push_back(m_chart->mapToPosition(QPointF(0, y), m_lines[i]).y());
     }
-    std::sort(order.begin(), order.end());
-    qreal nextFree = plot.top() - 1e9;
-    for (const auto &[y, i] : order) {
-        QGraphicsSimpleTextItem *label = m_lineLabels[i];
-        const qreal height = label->boundingRect().height();
-        const qreal top = std::max(y - height / 2, nextFree);
-        label->setPos(plot.right() + 6, top);
-        nextFree = top + height + 2;
-    }
-    const int wanted = int(labelWidth) + 14;
-    if (std::abs(m_chart->margins().right() - wanted) > 2) {
-        QMargins margins = m_chart->margins();
-        margins.setRight(wanted);
-        m_chart->setMargins(margins); // relayout: plotAreaChanged calls back here
-        return;
-    }
+    if (!placeMarginLabels(m_chart, m_lineLabels, lineY))
+        return; // relayout: plotAreaChanged calls back here
     // Crossing marks beside their point, on a patch of background so they read over the areas.
     std::size_t marked = 0;
     for (std::size_t i = 0; i < m_crossingLabels.size(); ++i) {
