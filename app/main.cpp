@@ -6,6 +6,10 @@
 #include <QApplication>
 #include <QCoreApplication>
 #include <QFileInfo>
+#include <QIcon>
+#include <QPainter>
+#include <QPixmap>
+#include <QSvgRenderer>
 #include <cstdio>
 #include <memory>
 
@@ -40,6 +44,18 @@ int main(int argc, char *argv[])
         return headroom::runCommandLine(app.arguments());
     }
     QApplication app(argc, argv);
+    // The icon is an SVG: rendered at the usual sizes, so no icon-engine plugin is needed.
+    QSvgRenderer iconSvg(QStringLiteral(":/icons/headroom.svg"));
+    QIcon icon;
+    for (int size : {16, 24, 32, 48, 64, 128, 256}) {
+        QPixmap pixmap(size, size);
+        pixmap.fill(Qt::transparent);
+        QPainter painter(&pixmap);
+        iconSvg.render(&painter);
+        painter.end();
+        icon.addPixmap(pixmap);
+    }
+    QApplication::setWindowIcon(icon);
     headroom::MainWindow window;
     window.show();
     if (openInWindow)

@@ -7,3 +7,7 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "qt6-qpa-plugins, fonts-dejavu-core")
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 include(CPack)
+
+install(FILES ${PROJECT_SOURCE_DIR}/packaging/headroom.desktop DESTINATION share/applications)
+install(FILES ${PROJECT_SOURCE_DIR}/resources/icons/headroom.svg
+        DESTINATION share/icons/hicolor/scalable/apps)
