@@ -17,8 +17,10 @@ namespace {
 /// absent so that one error can list them all.
 class ConfigReader
 {
-public:
-    ConfigReader(const json &config, std::string type) : m_config(config), m_type(std::move(type)) {}
+  public:
+    ConfigReader(const json &config, std::string type) : m_config(config), m_type(std::move(type))
+    {
+    }
 
     const std::string &type() const { return m_type; }
 
@@ -80,7 +82,7 @@ public:
                             m_type, {});
     }
 
-private:
+  private:
     int checkedInt(const char *name, const json &value, int low, int high) const
     {
         const std::string range =
@@ -132,16 +134,24 @@ struct LlamaLike
     bool qkvBias = false; ///< Qwen2: biases on q, k and v always, never on o or the MLP
 };
 
+/// The required fields most families name the Hugging Face way (the intermediate size's name
+/// varies: OPT says ffn_dim); reports every missing one at once.
+void readStandardShape(ConfigReader &r, ModelArch &arch,
+                       const char *intermediate = "intermediate_size")
+{
+    arch.layers = r.integer({"num_hidden_layers"}, 1, 1024);
+    arch.hidden = r.integer({"hidden_size"}, 1, kMaxHidden);
+    arch.intermediate = r.integer({intermediate}, 1, kMaxVocab);
+    arch.heads = r.integer({"num_attention_heads"}, 1, 65536);
+    arch.vocab = r.integer({"vocab_size"}, 1, kMaxVocab);
+    r.finish();
+}
+
 Reading readLlamaLike(ConfigReader &r, const LlamaLike &family)
 {
     Reading out;
     ModelArch &arch = out.import.arch;
-    arch.layers = r.integer({"num_hidden_layers"}, 1, 1024);
-    arch.hidden = r.integer({"hidden_size"}, 1, kMaxHidden);
-    arch.intermediate = r.integer({"intermediate_size"}, 1, kMaxVocab);
-    arch.heads = r.integer({"num_attention_heads"}, 1, 65536);
-    arch.vocab = r.integer({"vocab_size"}, 1, kMaxVocab);
-    r.finish();
+    readStandardShape(r, arch);
     arch.kvHeads = r.integerOr({"num_key_value_heads"}, arch.heads, 1, 65536);
     arch.headDim = readHeadDim(r, arch, family.headDimDefault);
     arch.tiedEmbeddings = r.flag({"tie_word_embeddings"}, family.tiedDefault);
@@ -176,7 +186,8 @@ Reading readLlamaLike(ConfigReader &r, const LlamaLike &family)
     }
     if (const json *scaling = r.find({"rope_scaling"}); scaling && scaling->is_object()) {
         const std::string type = scaling->value("rope_type", scaling->value("type", std::string()));
-        out.import.notes.push_back("rope_scaling " + (type.empty() ? std::string("(untyped)") : type) +
+        out.import.notes.push_back("rope_scaling " +
+                                   (type.empty() ? std::string("(untyped)") : type) +
                                    ": changes no tensor; the context limit is "
                                    "max_position_embeddings (" +
                                    std::to_string(arch.maxPositions) + ").");
@@ -259,7 +270,8 @@ Reading readGpt2(ConfigReader &r)
     arch.kvHeads = arch.heads;
     arch.headDim = readHeadDim(r, arch, 0);
     arch.intermediate = r.integerOr({"n_inner"}, 4 * arch.hidden, 1, kMaxVocab);
-    arch.maxPositions = r.integerOr({"n_positions", "max_position_embeddings"}, 1024, 1, kMaxPositions);
+    arch.maxPositions =
+        r.integerOr({"n_positions", "max_position_embeddings"}, 1024, 1, kMaxPositions);
     arch.tiedEmbeddings = r.flag({"tie_word_embeddings"}, true);
     arch.mlp = Mlp::Standard;
     arch.norm = Norm::LayerNorm;
@@ -275,12 +287,7 @@ Reading readGptNeox(ConfigReader &r)
 {
     Reading out;
     ModelArch &arch = out.import.arch;
-    arch.layers = r.integer({"num_hidden_layers"}, 1, 1024);
-    arch.hidden = r.integer({"hidden_size"}, 1, kMaxHidden);
-    arch.intermediate = r.integer({"intermediate_size"}, 1, kMaxVocab);
-    arch.heads = r.integer({"num_attention_heads"}, 1, 65536);
-    arch.vocab = r.integer({"vocab_size"}, 1, kMaxVocab);
-    r.finish();
+    readStandardShape(r, arch);
     arch.kvHeads = arch.heads;
     arch.headDim = readHeadDim(r, arch, 0);
     arch.maxPositions = r.integerOr({"max_position_embeddings"}, 2048, 1, kMaxPositions);
@@ -340,12 +347,7 @@ Reading readOpt(ConfigReader &r)
 {
     Reading out;
     ModelArch &arch = out.import.arch;
-    arch.layers = r.integer({"num_hidden_layers"}, 1, 1024);
-    arch.hidden = r.integer({"hidden_size"}, 1, kMaxHidden);
-    arch.intermediate = r.integer({"ffn_dim"}, 1, kMaxVocab);
-    arch.heads = r.integer({"num_attention_heads"}, 1, 65536);
-    arch.vocab = r.integer({"vocab_size"}, 1, kMaxVocab);
-    r.finish();
+    readStandardShape(r, arch, "ffn_dim");
     arch.kvHeads = arch.heads;
     arch.headDim = readHeadDim(r, arch, 0);
     // OPT's learned position table has two extra rows (positions are offset by 2).
@@ -373,8 +375,8 @@ Reading readOpt(ConfigReader &r)
                                    "project_in/project_out matrices; the total is exact, the "
                                    "logits are counted at hidden_size.");
     }
-    const bool finalNorm = r.flag({"do_layer_norm_before"}, true) &&
-                           !r.flag({"_remove_final_layer_norm"}, false);
+    const bool finalNorm =
+        r.flag({"do_layer_norm_before"}, true) && !r.flag({"_remove_final_layer_norm"}, false);
     if (!finalNorm)
         out.extraParams -= 2 * hidden;
     if (!r.flag({"layer_norm_elementwise_affine"}, true)) {
@@ -389,12 +391,7 @@ Reading readBert(ConfigReader &r)
 {
     Reading out;
     ModelArch &arch = out.import.arch;
-    arch.layers = r.integer({"num_hidden_layers"}, 1, 1024);
-    arch.hidden = r.integer({"hidden_size"}, 1, kMaxHidden);
-    arch.intermediate = r.integer({"intermediate_size"}, 1, kMaxVocab);
-    arch.heads = r.integer({"num_attention_heads"}, 1, 65536);
-    arch.vocab = r.integer({"vocab_size"}, 1, kMaxVocab);
-    r.finish();
+    readStandardShape(r, arch);
     arch.kvHeads = arch.heads;
     arch.headDim = readHeadDim(r, arch, 0);
     arch.maxPositions = r.integerOr({"max_position_embeddings"}, 512, 1, kMaxPositions);
@@ -424,27 +421,33 @@ struct Family
     Reading (*read)(ConfigReader &);
 };
 
-Reading readGemma1(ConfigReader &r) { return readGemma(r, false); }
-Reading readGemma2(ConfigReader &r) { return readGemma(r, true); }
-Reading readFalconNew(ConfigReader &r) { return readFalcon(r, "falcon"); }
-Reading readFalconRw(ConfigReader &r) { return readFalcon(r, "RefinedWeb"); }
-Reading readFalconRwModel(ConfigReader &r) { return readFalcon(r, "RefinedWebModel"); }
+Reading readGemma1(ConfigReader &r)
+{
+    return readGemma(r, false);
+}
+Reading readGemma2(ConfigReader &r)
+{
+    return readGemma(r, true);
+}
+Reading readFalconNew(ConfigReader &r)
+{
+    return readFalcon(r, "falcon");
+}
+Reading readFalconRw(ConfigReader &r)
+{
+    return readFalcon(r, "RefinedWeb");
+}
+Reading readFalconRwModel(ConfigReader &r)
+{
+    return readFalcon(r, "RefinedWebModel");
+}
 
 const Family kFamilies[] = {
-    {"llama", readLlama},
-    {"mistral", readMistral},
-    {"mixtral", readMixtral},
-    {"qwen2", readQwen2},
-    {"gemma", readGemma1},
-    {"gemma2", readGemma2},
-    {"phi3", readPhi3},
-    {"gpt2", readGpt2},
-    {"gpt_neox", readGptNeox},
-    {"falcon", readFalconNew},
-    {"RefinedWeb", readFalconRw},
-    {"RefinedWebModel", readFalconRwModel},
-    {"opt", readOpt},
-    {"bert", readBert},
+    {"llama", readLlama},      {"mistral", readMistral},     {"mixtral", readMixtral},
+    {"qwen2", readQwen2},      {"gemma", readGemma1},        {"gemma2", readGemma2},
+    {"phi3", readPhi3},        {"gpt2", readGpt2},           {"gpt_neox", readGptNeox},
+    {"falcon", readFalconNew}, {"RefinedWeb", readFalconRw}, {"RefinedWebModel", readFalconRwModel},
+    {"opt", readOpt},          {"bert", readBert},
 };
 
 } // namespace
