@@ -13,8 +13,8 @@
 #include <QGraphicsLayout>
 #include <QGraphicsScene>
 #include <QGraphicsWidget>
-#include <QLegend>
 #include <QGuiApplication>
+#include <QLegend>
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
@@ -27,7 +27,10 @@ namespace headroom {
 
 namespace {
 
-QString tr(const char *text) { return QCoreApplication::translate("chartexport", text); }
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("chartexport", text);
+}
 
 /// The resolution text is laid out at (the screen's; 96 without one), so vector output
 /// draws fonts at the size their boxes were measured with.
@@ -37,7 +40,6 @@ int layoutDpi()
         return qRound(screen->logicalDotsPerInch());
     return 96;
 }
-
 
 /// The width of the legend laid out in one row: a marker and a name per consumer shown.
 qreal legendRowWidth(const ChartData &data, const QFont &font)
@@ -49,15 +51,15 @@ qreal legendRowWidth(const ChartData &data, const QFont &font)
         for (const ChartColumn &column : data.columns)
             any = any || column.bytes[std::size_t(i)] > 0;
         if (any)
-            width += metrics.horizontalAdvance(consumerDisplayName(ConsumerId(i))) + 3 * metrics.height();
+            width += metrics.horizontalAdvance(consumerDisplayName(ConsumerId(i))) +
+                     3 * metrics.height();
     }
     return width;
 }
 
 /// Builds a BudgetChart for `data` in a bare scene of `size` (a never-shown QChartView
 /// renders blank) and hands the laid-out scene to `paint`.
-template <typename Paint>
-void withChartScene(const ChartData &data, QSize size, Paint paint)
+template <typename Paint> void withChartScene(const ChartData &data, QSize size, Paint paint)
 {
     QGraphicsScene scene;
     BudgetChart chart;
@@ -101,7 +103,9 @@ void settleScene(QGraphicsScene &scene)
 
 void paintChart(QPainter &painter, const QRectF &target, const ChartData &data, QSize size)
 {
-    withChartScene(data, size, [&](QGraphicsScene &scene, const QRectF &rect) { scene.render(&painter, target, rect); });
+    withChartScene(data, size, [&](QGraphicsScene &scene, const QRectF &rect) {
+        scene.render(&painter, target, rect);
+    });
 }
 
 QString checkExportOptions(ExportFormat format, const ChartExportOptions &options)
@@ -109,22 +113,23 @@ QString checkExportOptions(ExportFormat format, const ChartExportOptions &option
     if (options.size.width() < 16 || options.size.height() < 16 || options.size.width() > 16384 ||
         options.size.height() > 16384)
         return tr("the size must be 16 to 16384 pixels each way");
-    if (format == ExportFormat::Png &&
-        (!(options.scale >= 0.25 && options.scale <= 8) || options.size.width() * options.scale > 32768 ||
-         options.size.height() * options.scale > 32768))
+    if (format == ExportFormat::Png && (!(options.scale >= 0.25 && options.scale <= 8) ||
+                                        options.size.width() * options.scale > 32768 ||
+                                        options.size.height() * options.scale > 32768))
         return tr("the scale must be 0.25 to 8 and the image at most 32768 pixels each way");
     return {};
 }
 
-QByteArray renderScene(QGraphicsScene &scene, QSize size, ExportFormat format, const ChartExportOptions &options,
-                       const QString &title, QString &error)
+QByteArray renderScene(QGraphicsScene &scene, QSize size, ExportFormat format,
+                       const ChartExportOptions &options, const QString &title, QString &error)
 {
     const QRectF rect(QPointF(0, 0), QSizeF(size));
     QBuffer buffer;
     buffer.open(QIODevice::WriteOnly);
     if (format == ExportFormat::Png) {
-        QImage image(QSize(qRound(size.width() * options.scale), qRound(size.height() * options.scale)),
-                     QImage::Format_ARGB32_Premultiplied);
+        QImage image(
+            QSize(qRound(size.width() * options.scale), qRound(size.height() * options.scale)),
+            QImage::Format_ARGB32_Premultiplied);
         image.setDevicePixelRatio(options.scale);
         image.fill(options.dark ? QColor(0x1E1F22) : QColor(Qt::white));
         {
@@ -136,25 +141,17 @@ QByteArray renderScene(QGraphicsScene &scene, QSize size, ExportFormat format, c
             error = tr("cannot encode the PNG image");
     } else if (format == ExportFormat::Svg) {
         QSvgGenerator generator;
-        generator.setOutputDevice(&buffer);
-        generator.setSize(size);
-        generator.setViewBox(QRect(QPoint(0, 0), size));
-        generator.setResolution(layoutDpi());
-        generator.setTitle(title);
+        prepareSvg(generator, &buffer, size, title);
         QPainter painter(&generator);
         painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
         scene.render(&painter, rect, rect);
     } else if (format == ExportFormat::Pdf) {
         QPdfWriter writer(&buffer);
-        const int dpi = layoutDpi();
-        writer.setResolution(dpi);
-        writer.setPageSize(QPageSize(QSizeF(size) * 72.0 / dpi, QPageSize::Point, QString(), QPageSize::ExactMatch));
-        writer.setPageMargins(QMarginsF(0, 0, 0, 0));
-        writer.setTitle(title);
-        writer.setCreator(QStringLiteral("Headroom"));
+        preparePdf(writer, size, title);
         QPainter painter(&writer);
         painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
-        scene.render(&painter, QRectF(QPointF(0, 0), QSizeF(writer.width(), writer.height())), rect);
+        scene.render(&painter, QRectF(QPointF(0, 0), QSizeF(writer.width(), writer.height())),
+                     rect);
     } else {
         error = tr("CSV and JSON hold the breakdown, not the chart");
     }
@@ -165,9 +162,11 @@ QByteArray renderScene(QGraphicsScene &scene, QSize size, ExportFormat format, c
 bool exportFormatFor(const QString &path, ExportFormat &format)
 {
     const QString suffix = QFileInfo(path).suffix().toLower();
-    static const std::pair<const char *, ExportFormat> known[] = {
-        {"png", ExportFormat::Png}, {"svg", ExportFormat::Svg}, {"pdf", ExportFormat::Pdf},
-        {"csv", ExportFormat::Csv}, {"json", ExportFormat::Json}};
+    static const std::pair<const char *, ExportFormat> known[] = {{"png", ExportFormat::Png},
+                                                                  {"svg", ExportFormat::Svg},
+                                                                  {"pdf", ExportFormat::Pdf},
+                                                                  {"csv", ExportFormat::Csv},
+                                                                  {"json", ExportFormat::Json}};
     for (const auto &[name, value] : known)
         if (suffix == QLatin1String(name)) {
             format = value;
@@ -195,11 +194,7 @@ QByteArray renderChartSvg(const ChartData &data, QSize size)
     QBuffer buffer;
     buffer.open(QIODevice::WriteOnly);
     QSvgGenerator generator;
-    generator.setOutputDevice(&buffer);
-    generator.setSize(size);
-    generator.setViewBox(QRect(QPoint(0, 0), size));
-    generator.setResolution(layoutDpi());
-    generator.setTitle(data.title);
+    prepareSvg(generator, &buffer, size, data.title);
     generator.setDescription(data.subtitle);
     withChartScene(data, size, [&](QGraphicsScene &scene, const QRectF &rect) {
         QPainter painter(&generator);
@@ -214,19 +209,34 @@ QByteArray renderChartPdf(const ChartData &data, QSize size)
     QBuffer buffer;
     buffer.open(QIODevice::WriteOnly);
     QPdfWriter writer(&buffer);
-    const int dpi = layoutDpi();
-    writer.setResolution(dpi);
-    writer.setPageSize(QPageSize(QSizeF(size) * 72.0 / dpi, QPageSize::Point, QString(),
-                                 QPageSize::ExactMatch));
-    writer.setPageMargins(QMarginsF(0, 0, 0, 0));
-    writer.setTitle(data.title);
-    writer.setCreator(QStringLiteral("Headroom"));
+    preparePdf(writer, size, data.title);
     withChartScene(data, size, [&](QGraphicsScene &scene, const QRectF &rect) {
         QPainter painter(&writer);
         painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
-        scene.render(&painter, QRectF(QPointF(0, 0), QSizeF(writer.width(), writer.height())), rect);
+        scene.render(&painter, QRectF(QPointF(0, 0), QSizeF(writer.width(), writer.height())),
+                     rect);
     });
     return buffer.data();
+}
+
+void prepareSvg(QSvgGenerator &generator, QIODevice *device, QSize size, const QString &title)
+{
+    generator.setOutputDevice(device);
+    generator.setSize(size);
+    generator.setViewBox(QRect(QPoint(0, 0), size));
+    generator.setResolution(layoutDpi());
+    generator.setTitle(title);
+}
+
+void preparePdf(QPdfWriter &writer, QSize size, const QString &title)
+{
+    const int dpi = layoutDpi();
+    writer.setResolution(dpi);
+    writer.setPageSize(
+        QPageSize(QSizeF(size) * 72.0 / dpi, QPageSize::Point, QString(), QPageSize::ExactMatch));
+    writer.setPageMargins(QMarginsF(0, 0, 0, 0));
+    writer.setTitle(title);
+    writer.setCreator(QStringLiteral("Headroom"));
 }
 
 QString exportChart(const QString &path, ExportFormat format, ChartData data,
@@ -240,7 +250,8 @@ QString exportChart(const QString &path, ExportFormat format, ChartData data,
     switch (format) {
     case ExportFormat::Png: {
         if (!(options.scale >= 0.25 && options.scale <= 8) ||
-            options.size.width() * options.scale > 32768 || options.size.height() * options.scale > 32768)
+            options.size.width() * options.scale > 32768 ||
+            options.size.height() * options.scale > 32768)
             return tr("the scale must be 0.25 to 8 and the image at most 32768 pixels each way");
         QBuffer buffer(&bytes);
         buffer.open(QIODevice::WriteOnly);
@@ -248,15 +259,21 @@ QString exportChart(const QString &path, ExportFormat format, ChartData data,
             return tr("cannot encode the PNG image");
         break;
     }
-    case ExportFormat::Svg: bytes = renderChartSvg(data, options.size); break;
-    case ExportFormat::Pdf: bytes = renderChartPdf(data, options.size); break;
+    case ExportFormat::Svg:
+        bytes = renderChartSvg(data, options.size);
+        break;
+    case ExportFormat::Pdf:
+        bytes = renderChartPdf(data, options.size);
+        break;
     case ExportFormat::Csv:
-    case ExportFormat::Json: return tr("CSV and JSON hold the breakdown, not the chart");
+    case ExportFormat::Json:
+        return tr("CSV and JSON hold the breakdown, not the chart");
     }
     return writeFileAtomically(path, bytes);
 }
 
-QString exportBreakdown(const QString &path, ExportFormat format, const Estimate &estimate, Unit unit)
+QString exportBreakdown(const QString &path, ExportFormat format, const Estimate &estimate,
+                        Unit unit)
 {
     std::string text;
     if (format == ExportFormat::Csv)

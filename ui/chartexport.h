@@ -9,6 +9,9 @@
 #include <QString>
 
 class QGraphicsScene;
+class QIODevice;
+class QPdfWriter;
+class QSvgGenerator;
 class QPainter;
 
 namespace headroom {
@@ -36,12 +39,17 @@ QByteArray renderChartPdf(const ChartData &data, QSize size);
 void paintChart(QPainter &painter, const QRectF &target, const ChartData &data, QSize size);
 /// Text and line scale of an export of `size` (1 at 1280 x 720, larger for larger images).
 double exportTextScale(QSize size);
+/// An SVG generator writing `size` logical pixels to `device`, fonts at the layout resolution.
+void prepareSvg(QSvgGenerator &generator, QIODevice *device, QSize size, const QString &title);
+/// A PDF writer whose page is `size` logical pixels with no margins, fonts at the layout
+/// resolution.
+void preparePdf(QPdfWriter &writer, QSize size, const QString &title);
 /// Lays out pending changes of the charts in a bare scene (a never-shown view renders blank).
 void settleScene(QGraphicsScene &scene);
 /// A laid-out scene of `size` as PNG, SVG or PDF bytes: the one way every chart exports.
 /// Returns an empty array and sets `error` when it cannot.
-QByteArray renderScene(QGraphicsScene &scene, QSize size, ExportFormat format, const ChartExportOptions &options,
-                       const QString &title, QString &error);
+QByteArray renderScene(QGraphicsScene &scene, QSize size, ExportFormat format,
+                       const ChartExportOptions &options, const QString &title, QString &error);
 /// Checks an export's size and scale; returns an empty string or what is wrong.
 QString checkExportOptions(ExportFormat format, const ChartExportOptions &options);
 /// Writes the chart as PNG, SVG or PDF (by `format`) atomically; returns an empty string or
@@ -49,6 +57,7 @@ QString checkExportOptions(ExportFormat format, const ChartExportOptions &option
 QString exportChart(const QString &path, ExportFormat format, ChartData data,
                     const ChartExportOptions &options);
 /// Writes the breakdown as CSV or JSON (the v1 estimate format) atomically.
-QString exportBreakdown(const QString &path, ExportFormat format, const Estimate &estimate, Unit unit);
+QString exportBreakdown(const QString &path, ExportFormat format, const Estimate &estimate,
+                        Unit unit);
 
 } // namespace headroom

@@ -19,13 +19,9 @@ namespace headroom {
 
 namespace {
 
-QString tr(const char *text) { return QCoreApplication::translate("lessonexport", text); }
-
-int layoutDpi()
+QString tr(const char *text)
 {
-    if (const QScreen *screen = QGuiApplication::primaryScreen())
-        return qRound(screen->logicalDotsPerInch());
-    return 96;
+    return QCoreApplication::translate("lessonexport", text);
 }
 
 /// The lesson's pages on one PDF writer of the page size.
@@ -35,12 +31,7 @@ QByteArray pdfPages(const QString &title, QSize size, PaintPages paintPages)
     QBuffer buffer;
     buffer.open(QIODevice::WriteOnly);
     QPdfWriter writer(&buffer);
-    const int dpi = layoutDpi();
-    writer.setResolution(dpi);
-    writer.setPageSize(QPageSize(QSizeF(size) * 72.0 / dpi, QPageSize::Point, QString(), QPageSize::ExactMatch));
-    writer.setPageMargins(QMarginsF(0, 0, 0, 0));
-    writer.setTitle(title);
-    writer.setCreator(QStringLiteral("Headroom"));
+    preparePdf(writer, size, title);
     {
         QPainter painter(&writer);
         painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
@@ -70,9 +61,10 @@ void paintLessonStep(QPainter &painter, const QRectF &rect, const Lesson &lesson
     painter.setFont(small);
     painter.setPen(muted);
     const double smallLine = QFontMetricsF(small, painter.device()).height();
-    painter.drawText(QRectF(area.topLeft(), QSizeF(area.width(), smallLine)), Qt::AlignLeft | Qt::AlignVCenter,
-                     QString::fromStdString(lesson.title));
-    painter.drawText(QRectF(area.topLeft(), QSizeF(area.width(), smallLine)), Qt::AlignRight | Qt::AlignVCenter,
+    painter.drawText(QRectF(area.topLeft(), QSizeF(area.width(), smallLine)),
+                     Qt::AlignLeft | Qt::AlignVCenter, QString::fromStdString(lesson.title));
+    painter.drawText(QRectF(area.topLeft(), QSizeF(area.width(), smallLine)),
+                     Qt::AlignRight | Qt::AlignVCenter,
                      tr("Step %1 / %2").arg(index + 1).arg(lesson.steps.size()));
     area.setTop(area.top() + smallLine * 1.3);
 
@@ -146,11 +138,8 @@ QString exportLesson(const QString &path, ExportFormat format, const Lesson &les
         QBuffer buffer(&bytes);
         buffer.open(QIODevice::WriteOnly);
         QSvgGenerator generator;
-        generator.setOutputDevice(&buffer);
-        generator.setSize(size);
-        generator.setViewBox(QRect(QPoint(0, 0), size));
-        generator.setResolution(layoutDpi());
-        generator.setTitle(QString::fromStdString(lesson.steps[std::size_t(step)].title));
+        prepareSvg(generator, &buffer, size,
+                   QString::fromStdString(lesson.steps[std::size_t(step)].title));
         QPainter painter(&generator);
         painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
         paintLessonStep(painter, page, lesson, step, options);
