@@ -64,6 +64,12 @@ LayerInventory trainingInventory(const Scenario &s)
         }
     } else {
         t.push_back({"up projection (activation input)", f * active, a, "input of GELU"});
+        if (hf && m.activation == Activation::GeluNew) {
+            // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) in separate eager ops: tanh keeps
+            // its output and the final product keeps (1 + tanh); the rest are scalar ops.
+            t.push_back({"tanh output (gelu_new)", f * active, a, "saved by tanh for backward"});
+            t.push_back({"1 + tanh (gelu_new)", f * active, a, "factor of x * (1 + tanh)"});
+        }
         t.push_back({"activation output (down input)", f * active, a, "input of the down projection"});
     }
     if (m.experts > 1)
@@ -103,6 +109,22 @@ LayerInventory trainingInventory(const Scenario &s)
     for (const SavedTensor &tensor : t)
         inv.bytesPerToken += tensor.valuesPerToken * tensor.bytesPerValue;
     inv.layerInputBytesPerToken = h * a;
+    // torchtitan's op-level selective checkpointing keeps the block input, the attention
+    // kernel's outputs and every other matmul output (q, v, then the first and third MLP
+    // projections); norms, RoPE and activations are recomputed.
+    {
+        std::vector<std::uint64_t> matmuls{qWidth, kvWidth, kvWidth, h};
+        if (m.mlp == Mlp::Gated)
+            matmuls.insert(matmuls.end(), {f * active, f * active, h});
+        else
+            matmuls.insert(matmuls.end(), {f * active, h});
+        std::uint64_t kept = h + qWidth;
+        for (std::size_t i = 0; i < matmuls.size(); i += 2)
+            kept += matmuls[i];
+        inv.opSelectiveBytesPerToken = kept * a;
+        if (s.kernels.attention != Attention::Eager)
+            inv.opSelectiveBytesPerToken += std::uint64_t(m.heads) * 4;
+    }
     inv.finalNormBytesPerToken = h * (normInputBytes + a);
     // Eager attention keeps the softmax output; HF computes it in fp32 and keeps a cast copy.
     inv.scoreBytesPerElement = hf ? 4 + a : a;

@@ -23,6 +23,7 @@ struct LayerInventory
     std::vector<SavedTensor> tensors;
     std::uint64_t bytesPerToken = 0;          ///< sum over tensors
     std::uint64_t layerInputBytesPerToken = 0; ///< what full checkpointing keeps per layer
+    std::uint64_t opSelectiveBytesPerToken = 0; ///< what op-level selective checkpointing keeps
     std::uint64_t finalNormBytesPerToken = 0; ///< the final norm before the lm_head
     std::uint64_t scoreBytesPerElement = 0;   ///< eager attention: bytes per b x heads x s^2 element
 };

@@ -55,6 +55,8 @@ ModelPreset parseModel(const json &entry)
     arch.vocab = field<int>(entry, "vocab", where);
     arch.tiedEmbeddings = field<bool>(entry, "tied_embeddings", where);
     arch.mlp = enumField<Mlp>(entry, "mlp", where);
+    arch.activation = entry.contains("activation") ? enumField<Activation>(entry, "activation", where)
+                                                   : defaultActivation(arch.mlp);
     arch.norm = enumField<Norm>(entry, "norm", where);
     arch.bias = enumField<Bias>(entry, "bias", where);
     arch.position = enumField<Position>(entry, "position", where);

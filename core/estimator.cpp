@@ -130,6 +130,8 @@ private:
     Term optimizerTemporaries();
     void buildActivations();
     Term logits();
+    Term autocastCopies();
+    Term lossBackward(const Term &forwardLogits);
     Term workspace(bool withOptimizerTemporaries);
     Term kvCache();
     void trainingPhases(Estimate &e);
@@ -242,6 +244,52 @@ Term Estimator::weights()
         term.bytes = addChecked(term.bytes, adapters, "weights");
         if (formulas)
             term.expression += " + " + n(trainable) + " adapter params x " + perValue(trainableDType);
+    }
+    return term;
+}
+
+/// The loss buffers when backward starts. The fp32 path (Hugging Face: logits upcast, then
+/// log-softmax in fp32) runs log_softmax's backward with three fp32 tensors alive: the saved
+/// output, its incoming gradient (from nll_loss) and the gradient it produces.
+Term Estimator::lossBackward(const Term &forwardLogits)
+{
+    if (s.kernels.loss != Loss::Standard || s.kernels.profile != Profile::HuggingFace)
+        return forwardLogits;
+    Term term;
+    const std::uint64_t tokens = std::uint64_t(s.train.microBatch) * s.train.seqLen;
+    term.bytes = productChecked("logits", tokens, std::uint64_t(m.vocab), 12) / s.parallel.tensor;
+    if (formulas) {
+        term.expression = n(tokens) + " tokens x " + n(m.vocab) + " vocab x 12 B";
+        if (s.parallel.tensor > 1)
+            term.expression += " / " + n(s.parallel.tensor) + " (tensor parallel)";
+        term.notes.push_back("Backward through the fp32 log-softmax: its saved output, the incoming "
+                             "gradient and the input gradient, 4 B each.");
+    }
+    return term;
+}
+
+/// Autocast (fp32 weights, 16-bit compute, weights not gathered by ZeRO-3/FSDP): each matmul
+/// casts its weight on use, and backward needs the copy. Trainable weights' copies are cached
+/// until the forward ends; frozen weights' copies are kept by the graph unless checkpointed.
+Term Estimator::autocastCopies()
+{
+    Term term;
+    if (s.task != Task::Train || isQuantized(s.precision.weights) ||
+        dtypeBits(s.precision.weights) <= dtypeBits(s.precision.compute) || shards(Strategy::Zero3) ||
+        s.parallel.offloadParams)
+        return term;
+    // The lm_head matmul casts its own weight, or the tied embedding matrix.
+    const std::uint64_t head = params.lmHead ? params.lmHead
+                                             : std::uint64_t(m.vocab) * std::uint64_t(m.hidden);
+    const std::uint64_t matrices = addChecked(params.blockLinear, head, "weights");
+    term.bytes = ceilDiv(mulChecked(matrices, compute, "weights"), modelSplit());
+    if (formulas) {
+        term.expression = n(matrices) + " matmul weights x " + n(compute) +
+                          " B (autocast copies for backward)";
+        if (modelSplit() > 1)
+            term.expression += " / " + n(modelSplit()) + " (tensor x pipeline)";
+        term.notes.push_back("Autocast casts each fp32 weight to the compute dtype on use; the copies "
+                             "live until the backward pass has used them.");
     }
     return term;
 }
@@ -492,8 +540,10 @@ void Estimator::buildActivations()
               : inv.bytesPerToken;
     const std::uint64_t finalNormBytes = c > 0 ? 0 : finalNorm;
     const std::uint64_t layerBytes = mulChecked(tokens, perToken, what);
-    const std::uint64_t keptPerToken =
-        ckpt == Checkpointing::Full ? inv.layerInputBytesPerToken : perToken;
+    const bool opSelective = ckpt == Checkpointing::SelectiveOp && c <= 0;
+    const std::uint64_t keptPerToken = ckpt == Checkpointing::Full ? inv.layerInputBytesPerToken
+                                       : opSelective               ? inv.opSelectiveBytesPerToken
+                                                                   : perToken;
     const std::uint64_t stored = addChecked(
         mulChecked(mulChecked(tokens, keptPerToken, what), layers, what), finalNormBytes, what);
     savedActivations.bytes = ceilDiv(mulChecked(stored, inFlight, what), tensor);
@@ -506,7 +556,9 @@ void Estimator::buildActivations()
             savedActivations.expression =
                 n(layers) + " layers x " + n(tokens) + " tokens x " + n(keptPerToken) +
                 " B per token-layer" +
-                (ckpt == Checkpointing::Full ? " (checkpointed layer inputs)" : "");
+                (ckpt == Checkpointing::Full ? " (checkpointed layer inputs)"
+                 : opSelective               ? " (op-level selective checkpointing)"
+                                             : "");
             if (finalNormBytes)
                 savedActivations.expression +=
                     " + " + n(tokens) + " tokens x " + n(inv.finalNormBytesPerToken) + " B (final norm)";
@@ -533,8 +585,14 @@ void Estimator::buildActivations()
         if (ckpt == Checkpointing::Full)
             savedActivations.notes.push_back("Full checkpointing keeps each block's input and "
                                              "recomputes one block at a time in backward.");
+        if (opSelective)
+            savedActivations.notes.push_back(
+                "Op-level selective checkpointing (torchtitan) keeps each block's input, the "
+                "attention outputs and every other matmul output (" +
+                n(inv.opSelectiveBytesPerToken) + " B per token-layer); the rest of a block is "
+                "recomputed in backward.");
     }
-    if (ckpt == Checkpointing::Full) {
+    if (ckpt == Checkpointing::Full || opSelective) {
         recomputeLayer.bytes = ceilDiv(layerBytes, tensor);
         if (formulas)
             recomputeLayer.expression =
@@ -583,6 +641,20 @@ Term Estimator::logits()
         if (formulas)
             term.expression = n(tokens) + " last tokens x " + n(vocab) + " vocab x " + n(perValue) +
                               " B (logits + fp32 copy for sampling)";
+        if (s.inference.promptLogits == PromptLogits::All) {
+            // The prefill runs the lm_head on every prompt position (transformers before
+            // logits_to_keep); generate() holds that output until the next step's forward returns.
+            const std::uint64_t prompt = mulChecked(tokens, s.inference.context, what);
+            term.bytes = addChecked(term.bytes,
+                                    productChecked(what, prompt, vocab, compute) / s.parallel.tensor,
+                                    what);
+            if (formulas) {
+                term.expression += " + " + n(prompt) + " prompt tokens x " + n(vocab) + " vocab x " +
+                                   n(compute) + " B (prefill logits for every position)";
+                term.notes.push_back("The prefill's logits for the whole prompt stay referenced "
+                                     "through the first decode step.");
+            }
+        }
         return term;
     }
     if (s.kernels.loss == Loss::Fused) {
@@ -652,6 +724,16 @@ Term Estimator::workspace(bool withOptimizerTemporaries)
         term.bytes = addChecked(term.bytes, gathered, "workspace");
         if (formulas)
             term.expression += " + 2 gathered layers x " + perLayerText;
+        if (s.parallel.strategy == Strategy::Fsdp && !s.parallel.offloadParams) {
+            // FSDP's root unit (embeddings, final norm, lm_head) is gathered for the forward and
+            // again for the whole backward, which starts at the lm_head.
+            const std::uint64_t root = params.embeddings + params.lmHead;
+            term.bytes = addChecked(term.bytes, mulChecked(root, compute, "workspace") / s.parallel.tensor,
+                                    "workspace");
+            if (formulas)
+                term.expression += " + " + n(root) + " root-unit params (embeddings, lm_head) x " +
+                                   n(compute) + " B gathered";
+        }
     }
     if (withOptimizerTemporaries) {
         const Term temp = optimizerTemporaries();
@@ -765,7 +847,15 @@ void Estimator::trainingPhases(Estimate &e)
     at(base, C::OptimizerState) = state;
     at(base, C::Workspace) = work;
 
+    // Autocast weight copies: trainable ones stay cached through the forward even when the
+    // blocks are checkpointed; every copy is alive when backward starts without checkpointing.
+    const Term casts = autocastCopies();
+    const bool checkpointed = s.train.checkpointing == Checkpointing::Full ||
+                              s.train.checkpointing == Checkpointing::SelectiveOp;
+    const bool castsInForward = !checkpointed || s.train.method == Method::Full;
     Composition forward = base;
+    if (castsInForward)
+        at(forward, C::Weights) = combine(at(base, C::Weights), casts, formulas);
     if (accumulating && !inBackward)
         at(forward, C::Gradients) = fullGrads;
     at(forward, C::Activations) = savedActivations;
@@ -779,6 +869,9 @@ void Estimator::trainingPhases(Estimate &e)
     if (!accumulating || inBackward)
         at(start, C::Gradients) = gradients(!inBackward, inBackward);
     at(start, C::Activations) = combine(savedActivations, recomputeLayer, formulas);
+    at(start, C::Logits) = lossBackward(logitTerm);
+    if (checkpointed)
+        at(start, C::Weights) = at(base, C::Weights);
     if (s.train.checkpointing != Checkpointing::None)
         at(start, C::AttentionScores) = transientScores;
     Composition end = base;
@@ -860,6 +953,17 @@ void Estimator::inferencePhases(Estimate &e)
     Composition decode = prefill;
     at(decode, C::Activations) = working(batch, "new");
     at(decode, C::AttentionScores) = scores(1);
+    if (s.inference.kvCache == KvCache::Concat) {
+        // torch.cat builds each layer's next cache while generate() still holds the previous
+        // step's tuple: at the last layer both caches are alive.
+        Term &kv = at(decode, C::KvCache);
+        kv.bytes = mulChecked(kv.bytes, 2, "KV cache");
+        if (formulas) {
+            kv.expression = "2 (previous and new cache) x " + kv.expression;
+            kv.notes.push_back("Concatenating caches (legacy tuples): the previous step's cache "
+                               "lives until the new one is complete.");
+        }
+    }
     e.phases.push_back(finishPhase(PhaseId::Decode, decode));
 }
 

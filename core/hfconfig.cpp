@@ -442,6 +442,26 @@ Reading readFalconRwModel(ConfigReader &r)
     return readFalcon(r, "RefinedWebModel");
 }
 
+/// The MLP activation from hidden_act / hidden_activation / activation_function; what
+/// matters for memory is whether eager PyTorch composes it of several saved elementwise ops.
+Activation readActivation(const json &config, Mlp mlp)
+{
+    static const std::pair<const char *, Activation> kNames[] = {
+        {"silu", Activation::Silu},          {"swish", Activation::Silu},
+        {"gelu", Activation::Gelu},          {"gelu_pytorch_tanh", Activation::GeluTanh},
+        {"gelu_new", Activation::GeluNew},   {"gelu_fast", Activation::GeluNew},
+        {"relu", Activation::Relu}};
+    for (const char *key : {"hidden_activation", "hidden_act", "activation_function"}) {
+        const auto it = config.find(key);
+        if (it == config.end() || !it->is_string())
+            continue;
+        for (const auto &[name, activation] : kNames)
+            if (*it == name)
+                return activation;
+    }
+    return defaultActivation(mlp);
+}
+
 const Family kFamilies[] = {
     {"llama", readLlama},      {"mistral", readMistral},     {"mixtral", readMixtral},
     {"qwen2", readQwen2},      {"gemma", readGemma1},        {"gemma2", readGemma2},
@@ -489,6 +509,7 @@ HfImport importHfConfig(const json &config)
     Reading reading = family->read(reader);
     HfImport &import = reading.import;
     ModelArch &arch = import.arch;
+    arch.activation = readActivation(config, arch.mlp);
     import.modelType = type;
     arch.preset.clear();
     arch.params.reset();

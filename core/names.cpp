@@ -22,10 +22,16 @@ HEADROOM_ENUM_TABLE(Optimizer, {Optimizer::AdamW, "adamw"}, {Optimizer::AdamW8bi
                     {Optimizer::Lion, "lion"}, {Optimizer::None, "none"},
                     {Optimizer::PagedAdamW, "paged_adamw"})
 HEADROOM_ENUM_TABLE(Checkpointing, {Checkpointing::None, "none"}, {Checkpointing::Full, "full"},
-                    {Checkpointing::Selective, "selective"})
+                    {Checkpointing::Selective, "selective"},
+                    {Checkpointing::SelectiveOp, "selective_op"})
 HEADROOM_ENUM_TABLE(GradDType, {GradDType::Auto, "auto"}, {GradDType::FP32, "fp32"},
                     {GradDType::BF16, "bf16"}, {GradDType::FP16, "fp16"})
 HEADROOM_ENUM_TABLE(Mlp, {Mlp::Gated, "gated"}, {Mlp::Standard, "standard"})
+HEADROOM_ENUM_TABLE(Activation, {Activation::Silu, "silu"}, {Activation::Gelu, "gelu"},
+                    {Activation::GeluTanh, "gelu_tanh"}, {Activation::GeluNew, "gelu_new"},
+                    {Activation::Relu, "relu"})
+HEADROOM_ENUM_TABLE(KvCache, {KvCache::Preallocated, "preallocated"}, {KvCache::Concat, "concat"})
+HEADROOM_ENUM_TABLE(PromptLogits, {PromptLogits::Last, "last"}, {PromptLogits::All, "all"})
 HEADROOM_ENUM_TABLE(Norm, {Norm::RmsNorm, "rmsnorm"}, {Norm::LayerNorm, "layernorm"})
 HEADROOM_ENUM_TABLE(Bias, {Bias::None, "none"}, {Bias::Qkv, "qkv"}, {Bias::All, "all"})
 HEADROOM_ENUM_TABLE(Position, {Position::Rope, "rope"}, {Position::Alibi, "alibi"},
@@ -60,5 +66,7 @@ int dtypeBits(DType dtype)
 }
 
 bool isQuantized(DType dtype) { return dtypeBits(dtype) <= 8; }
+
+Activation defaultActivation(Mlp mlp) { return mlp == Mlp::Gated ? Activation::Silu : Activation::Gelu; }
 
 } // namespace headroom

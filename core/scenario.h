@@ -18,14 +18,24 @@ bool isQuantized(DType dtype);
 enum class Task { Train, Inference };
 enum class Method { Full, Lora, Qlora };
 enum class Optimizer { AdamW, AdamW8bit, PagedAdamW8bit, Sgd, SgdMomentum, Adafactor, Lion, None, PagedAdamW };
-enum class Checkpointing { None, Full, Selective };
+/// Selective: attention scores only (Megatron); SelectiveOp: torchtitan's op-level policy.
+enum class Checkpointing { None, Full, Selective, SelectiveOp };
 enum class GradDType { Auto, FP32, BF16, FP16 };
 enum class Mlp { Gated, Standard };
+/// The MLP's activation; gelu_new (and gelu_fast) are composed of elementwise ops in eager PyTorch.
+enum class Activation { Silu, Gelu, GeluTanh, GeluNew, Relu };
+/// SiLU for gated MLPs, GELU for standard ones: what a model gets when it names no activation.
+Activation defaultActivation(Mlp mlp);
 enum class Norm { RmsNorm, LayerNorm };
 enum class Bias { None, Qkv, All };
 enum class Position { Rope, Alibi, Learned };
 enum class Attention { Eager, Sdpa, Flash };
 enum class Loss { Standard, Chunked, Fused };
+/// How the KV cache grows: one buffer for the whole context, or torch.cat into a new tensor per
+/// step while the previous one is alive (Hugging Face's legacy tuple caches).
+enum class KvCache { Preallocated, Concat };
+/// Which positions the prefill runs the lm_head on.
+enum class PromptLogits { Last, All };
 /// What the framework keeps beyond the textbook inventory (see docs/estimator.md).
 enum class Profile { HuggingFace, Fused };
 enum class Strategy { None, Ddp, Zero1, Zero2, Zero3, Fsdp };
@@ -46,6 +56,7 @@ struct ModelArch
     int vocab = 128256;
     bool tiedEmbeddings = false;
     Mlp mlp = Mlp::Gated;
+    Activation activation = Activation::Silu;
     Norm norm = Norm::RmsNorm;
     Bias bias = Bias::None;
     Position position = Position::Rope;
@@ -90,6 +101,8 @@ struct InferenceConfig
     std::uint32_t batch = 1;
     std::uint32_t context = 4096;
     DType kvDType = DType::BF16;
+    KvCache kvCache = KvCache::Preallocated;
+    PromptLogits promptLogits = PromptLogits::Last;
     bool operator==(const InferenceConfig &) const = default;
 };
 

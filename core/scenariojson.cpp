@@ -175,7 +175,11 @@ void readArchitecture(ObjectReader &r, ModelArch &arch)
     arch.headDim = readInt(r, "head_dim", 1, 65536, arch.headDim);
     arch.vocab = readInt(r, "vocab", 1, 1 << 22, arch.vocab);
     arch.tiedEmbeddings = r.boolean("tied_embeddings", arch.tiedEmbeddings);
+    const Mlp mlpBefore = arch.mlp;
     arch.mlp = r.choice("mlp", arch.mlp);
+    if (arch.mlp != mlpBefore)
+        arch.activation = defaultActivation(arch.mlp);
+    arch.activation = r.choice("activation", arch.activation);
     arch.norm = r.choice("norm", arch.norm);
     arch.bias = r.choice("bias", arch.bias);
     arch.position = r.choice("position", arch.position);
@@ -429,6 +433,8 @@ Scenario scenarioFromJson(const json &doc, const Catalog &catalog,
         s.inference.batch = readCount(r, "batch", 1 << 20, s.inference.batch);
         s.inference.context = readCount(r, "context", kMaxTokens, s.inference.context);
         s.inference.kvDType = r.choice("kv_dtype", s.inference.kvDType);
+        s.inference.kvCache = r.choice("kv_cache", s.inference.kvCache);
+        s.inference.promptLogits = r.choice("prompt_logits", s.inference.promptLogits);
         r.finish();
     }
     if (s.inference.kvDType == DType::NF4 || s.inference.kvDType == DType::FP4)
@@ -511,6 +517,7 @@ json scenarioToJson(const Scenario &s)
                       {"vocab", m.vocab},
                       {"tied_embeddings", m.tiedEmbeddings},
                       {"mlp", enumName(m.mlp)},
+                      {"activation", enumName(m.activation)},
                       {"norm", enumName(m.norm)},
                       {"bias", enumName(m.bias)},
                       {"position", enumName(m.position)},
@@ -550,7 +557,9 @@ json scenarioToJson(const Scenario &s)
         {"inference",
          {{"batch", s.inference.batch},
           {"context", s.inference.context},
-          {"kv_dtype", enumName(s.inference.kvDType)}}},
+          {"kv_dtype", enumName(s.inference.kvDType)},
+          {"kv_cache", enumName(s.inference.kvCache)},
+          {"prompt_logits", enumName(s.inference.promptLogits)}}},
         {"precision",
          {{"weights", enumName(s.precision.weights)},
           {"double_quant", s.precision.doubleQuant},

@@ -67,10 +67,12 @@ private slots:
         const Scenario s = scenarioFrom(
             R"({"model": {"params": 7000000000, "hidden": 4096, "layers": 32}, )" + keys.toStdString() + "}");
         const Estimate e = estimate(s);
-        const std::uint64_t state = test::maxOverPhases(e, C::Weights) +
-                                    test::maxOverPhases(e, C::MasterWeights) +
-                                    test::maxOverPhases(e, C::Gradients) +
-                                    test::maxOverPhases(e, C::OptimizerState);
+        // The optimizer step holds the four stores and nothing else of the weights (autocast's
+        // cast copies exist only from forward into backward).
+        const std::uint64_t state = test::phaseBytes(e, PhaseId::Optimizer, C::Weights) +
+                                    test::phaseBytes(e, PhaseId::Optimizer, C::MasterWeights) +
+                                    test::phaseBytes(e, PhaseId::Optimizer, C::Gradients) +
+                                    test::phaseBytes(e, PhaseId::Optimizer, C::OptimizerState);
         QVERIFY2(state == bytes, test::describe(e));
         // The optimizer step holds all four at once.
         QVERIFY(test::phaseBytes(e, PhaseId::Optimizer, C::Gradients) > 0);
@@ -85,6 +87,101 @@ private slots:
         QCOMPARE(test::maxOverPhases(e, C::Weights), 496'000'000ull);
         QCOMPARE(test::maxOverPhases(e, C::OptimizerState), 992'000'000ull);
         QCOMPARE(test::maxOverPhases(e, C::Gradients), 496'000'000ull);
+    }
+
+    // Autocast: fp32 GPT-2 (124,439,808 params) computing in bf16 casts every matmul weight:
+    // 12 blocks x (4 x 768^2 + 2 x 768 x 3072) = 84,934,656 plus the tied 50,257 x 768 lm_head
+    // = 38,597,376, so 123,532,032 x 2 B of copies live from forward into backward.
+    void autocastWeightCopies()
+    {
+        const Scenario s = scenarioFrom(R"({"model": {"preset": "gpt2"},
+            "precision": {"weights": "fp32", "compute": "bf16"}, "train": {"micro_batch": 1, "seq_len": 64}})");
+        const Estimate e = estimate(s);
+        const std::uint64_t stored = 124'439'808ull * 4;
+        const std::uint64_t copies = 123'532'032ull * 2;
+        QCOMPARE(test::phaseBytes(e, PhaseId::Load, C::Weights), stored);
+        QCOMPARE(test::phaseBytes(e, PhaseId::Forward, C::Weights), stored + copies);
+        QCOMPARE(test::phaseBytes(e, PhaseId::Optimizer, C::Weights), stored);
+        // Checkpointed LoRA: frozen weights are cast again in the recomputation, not kept.
+        Scenario lora = s;
+        lora.train.method = Method::Lora;
+        lora.train.checkpointing = Checkpointing::Full;
+        QCOMPARE(test::phaseBytes(estimate(lora), PhaseId::Forward, C::Weights),
+                 test::phaseBytes(estimate(lora), PhaseId::Load, C::Weights));
+        // bf16 weights need no copies.
+        Scenario bf16 = s;
+        bf16.precision.weights = DType::BF16;
+        QCOMPARE(test::phaseBytes(estimate(bf16), PhaseId::Forward, C::Weights), 124'439'808ull * 2);
+    }
+
+    // The fp32 loss path: 2 x 512 tokens x 50,257 vocab. Forward keeps bf16 logits, the fp32
+    // upcast and the fp32 log-softmax (2 + 4 + 4 B); log_softmax's backward holds its saved
+    // output, the incoming and the outgoing gradient (3 x 4 B).
+    void lossBackwardBuffers()
+    {
+        const Scenario s = scenarioFrom(R"({"model": {"preset": "gpt2"},
+            "train": {"micro_batch": 2, "seq_len": 512}})");
+        const Estimate e = estimate(s);
+        QCOMPARE(test::phaseBytes(e, PhaseId::Forward, C::Logits), 1024ull * 50'257 * 10);
+        QCOMPARE(test::phaseBytes(e, PhaseId::Backward, C::Logits), 1024ull * 50'257 * 12);
+    }
+
+    // torchtitan's op-level selective checkpointing on Llama 3 8B (h 4096, q 4096, kv 1024,
+    // f 14336, 32 heads, bf16): block input 4096 + attention output 4096 + wq 4096 + wv 1024 +
+    // w1 14336 + w2 4096 = 31,744 values x 2 B + 32 heads x 4 B log-sum-exp = 63,616 B per
+    // token-layer.
+    void opSelectiveCheckpointing()
+    {
+        const Scenario s = scenarioFrom(R"({"model": {"preset": "llama-3-8b"},
+            "train": {"micro_batch": 1, "seq_len": 1024, "gradient_checkpointing": "selective_op"},
+            "kernels": {"loss": "fused"}})");
+        const Estimate e = estimate(s);
+        const std::uint64_t tokens = 1024;
+        const std::uint64_t finalNorm = tokens * 4096 * (4 + 2);
+        QCOMPARE(test::phaseBytes(e, PhaseId::Forward, C::Activations),
+                 32 * tokens * 63'616ull + finalNorm);
+    }
+
+    // GPT-2's gelu_new in eager ops keeps tanh's output and (1 + tanh): 2 x 3072 x 2 B =
+    // 12,288 B more per token-layer than a one-kernel GELU; the fused profile keeps neither.
+    void composedGeluSavesMore()
+    {
+        const Scenario s = scenarioFrom(R"({"model": {"preset": "gpt2"},
+            "precision": {"weights": "fp16", "compute": "fp16"}, "train": {"micro_batch": 2, "seq_len": 256}})");
+        QCOMPARE(s.model.activation, Activation::GeluNew);
+        Scenario plain = s;
+        plain.model.activation = Activation::Gelu;
+        const std::uint64_t composed = test::phaseBytes(estimate(s), PhaseId::Forward, C::Activations);
+        const std::uint64_t single = test::phaseBytes(estimate(plain), PhaseId::Forward, C::Activations);
+        QCOMPARE(composed - single, 12ull * 512 * 12'288);
+        Scenario fused = s;
+        fused.kernels.profile = Profile::Fused;
+        Scenario fusedPlain = plain;
+        fusedPlain.kernels.profile = Profile::Fused;
+        QCOMPARE(test::phaseBytes(estimate(fused), PhaseId::Forward, C::Activations),
+                 test::phaseBytes(estimate(fusedPlain), PhaseId::Forward, C::Activations));
+    }
+
+    // Legacy Hugging Face generate on GPT-2 (12 layers x 12 heads x 64, fp16), 1 sequence of 100
+    // tokens: the cache is 2 x 12 x 12 x 64 x 100 x 2 B = 3,686,400 B; concatenating caches hold
+    // the previous one too while decoding. Prompt logits for all 100 positions add
+    // 100 x 50,257 x 2 B to the last token's 50,257 x (2 + 4) B.
+    void legacyGenerate()
+    {
+        const Scenario s = scenarioFrom(R"({"model": {"preset": "gpt2"}, "task": "inference",
+            "precision": {"weights": "fp16", "compute": "fp16"},
+            "inference": {"batch": 1, "context": 100, "kv_dtype": "fp16"}})");
+        const Estimate plain = estimate(s);
+        QCOMPARE(test::phaseBytes(plain, PhaseId::Decode, C::KvCache), 3'686'400ull);
+        QCOMPARE(test::phaseBytes(plain, PhaseId::Prefill, C::Logits), 50'257ull * 6);
+        Scenario legacy = s;
+        legacy.inference.kvCache = KvCache::Concat;
+        legacy.inference.promptLogits = PromptLogits::All;
+        const Estimate e = estimate(legacy);
+        QCOMPARE(test::phaseBytes(e, PhaseId::Prefill, C::KvCache), 3'686'400ull);
+        QCOMPARE(test::phaseBytes(e, PhaseId::Decode, C::KvCache), 2 * 3'686'400ull);
+        QCOMPARE(test::phaseBytes(e, PhaseId::Prefill, C::Logits), 50'257ull * 6 + 100ull * 50'257 * 2);
+        QCOMPARE(test::phaseBytes(e, PhaseId::Decode, C::Logits), 50'257ull * 6 + 100ull * 50'257 * 2);
     }
 
     // Example 4 (seed 003): LoRA r=16 on q, k, v, o of Llama 2 7B.

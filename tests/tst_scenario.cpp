@@ -12,7 +12,7 @@ const char *kEveryKeyChanged = R"({
   "format": "headroom-scenario", "version": 1, "name": "every key",
   "model": {"preset": "llama-2-7b", "layers": 30, "hidden": 4608, "intermediate": 12000,
             "heads": 36, "kv_heads": 12, "head_dim": 96, "vocab": 50000, "tied_embeddings": true,
-            "mlp": "standard", "norm": "layernorm", "bias": "qkv", "position": "learned",
+            "mlp": "standard", "activation": "relu", "norm": "layernorm", "bias": "qkv", "position": "learned",
             "max_positions": 2048, "experts": 4, "experts_per_token": 2, "sliding_window": 1024,
             "norms_per_layer": 3, "params": 9000000000},
   "task": "inference",
@@ -20,7 +20,8 @@ const char *kEveryKeyChanged = R"({
             "optimizer": "sgd_momentum", "optimizer_in_backward": true, "master_weights": true,
             "grad_dtype": "fp16", "gradient_checkpointing": "selective", "activation_constant": 7.5,
             "lora": {"rank": 4, "targets": ["up", "down"], "dropout": 0.25, "dtype": "bf16"}},
-  "inference": {"batch": 7, "context": 333, "kv_dtype": "fp8"},
+  "inference": {"batch": 7, "context": 333, "kv_dtype": "fp8", "kv_cache": "concat",
+                "prompt_logits": "all"},
   "precision": {"weights": "int8", "double_quant": true, "compute": "fp16"},
   "kernels": {"attention": "eager", "loss": "fused", "profile": "fused"},
   "parallel": {"gpus": 8, "strategy": "zero3", "tensor": 2, "pipeline": 2,
@@ -74,6 +75,9 @@ private slots:
         QCOMPARE(s.inference.batch, 1u);
         QCOMPARE(s.inference.context, 4096u);
         QVERIFY(s.inference.kvDType == DType::BF16);
+        QVERIFY(s.inference.kvCache == KvCache::Preallocated);
+        QVERIFY(s.inference.promptLogits == PromptLogits::Last);
+        QVERIFY(s.model.activation == Activation::Silu);
         QVERIFY(s.precision.weights == DType::BF16);
         QVERIFY(!s.precision.doubleQuant);
         QVERIFY(s.kernels.attention == Attention::Sdpa);
@@ -90,6 +94,21 @@ private slots:
         const Scenario s = test::scenarioFrom(R"({"train": {"method": "qlora"}})");
         QVERIFY(s.precision.weights == DType::NF4);
         QVERIFY(s.precision.doubleQuant);
+    }
+
+    // A model names its activation or gets its MLP's usual one; presets carry theirs.
+    void activationDefaultsFollowTheMlp()
+    {
+        QVERIFY(test::scenarioFrom(R"({"model": {"preset": "gpt2"}})").model.activation == Activation::GeluNew);
+        QVERIFY(test::scenarioFrom(R"({"model": {"preset": "opt-125m"}})").model.activation == Activation::Relu);
+        const Scenario custom = test::scenarioFrom(R"({"model": {"layers": 2, "hidden": 64,
+            "intermediate": 256, "heads": 4, "kv_heads": 4, "head_dim": 16, "vocab": 100, "mlp": "standard"}})");
+        QVERIFY(custom.model.activation == Activation::Gelu);
+        // Changing a preset's MLP kind resets the activation to that kind's usual one.
+        QVERIFY(test::scenarioFrom(R"({"model": {"preset": "gpt2", "mlp": "gated"}})").model.activation ==
+                Activation::Silu);
+        QVERIFY(test::scenarioFrom(R"({"model": {"preset": "gpt2", "activation": "gelu"}})").model.activation ==
+                Activation::Gelu);
     }
 
     void presetFieldsCanBeOverridden()
@@ -130,6 +149,10 @@ private slots:
         add("string-number", R"("train": {"seq_len": "2048"})", "train.seq_len", "whole number");
         add("bad-enum", R"("train": {"optimizer": "adam"})", "train.optimizer", "adamw_8bit");
         add("bad-bool", R"("kernels": {"attention": true})", "kernels.attention", "eager, sdpa, flash");
+        add("bad-activation", R"("model": {"preset": "gpt2", "activation": "gelu2"})", "model.activation", "gelu_new");
+        add("bad-kv-cache", R"("inference": {"kv_cache": "paged"})", "inference.kv_cache", "preallocated, concat");
+        add("bad-prompt-logits", R"("inference": {"prompt_logits": 3})", "inference.prompt_logits", "last, all");
+        add("bad-checkpointing", R"("train": {"gradient_checkpointing": "op"})", "train.gradient_checkpointing", "selective_op");
         add("unknown-preset", R"("model": {"preset": "llama-9"})", "model.preset", "llama-2-7b");
         add("unknown-gpu", R"("gpus": ["rtx-9090"])", "gpus", "rtx-4090");
         add("kv-not-dividing", R"("model": {"preset": "llama-2-7b", "kv_heads": 5})", "model.kv_heads", "divide");

@@ -158,11 +158,11 @@ private slots:
         const QByteArray figures = QByteArray("holdout median ") + QByteArray::number(s.medianAbs * 100, 'f', 1) +
                                    "%, p90 " + QByteArray::number(s.p90Abs * 100, 'f', 1) + '%';
         qInfo("%s over %zu cases", figures.constData(), s.count);
-        // The floors are median <= 10% and p90 <= 25%. The median is met; the p90 is
-        // not yet (torchtitan's Float8/compile rows and GPT-2's composed GELU, docs/accuracy.md),
-        // so the p90 is held at what was reached: these only tighten.
-        QVERIFY2(s.medianAbs <= 0.10, figures.constData());
-        QVERIFY2(s.p90Abs <= 0.31, figures.constData());
+        // The floors are median <= 10% and p90 <= 25%; both are met (3.4% and 20.4%,
+        // docs/accuracy.md), and the checks hold a little above what was reached so that a
+        // regression fails here. They only tighten.
+        QVERIFY2(s.medianAbs <= 0.05, figures.constData());
+        QVERIFY2(s.p90Abs <= 0.22, figures.constData());
     }
 
     void storedErrorBandsAreCurrent()

@@ -341,6 +341,7 @@ QWidget *ControlPanel::buildTechniquesGroup()
     QGroupBox *box = group(tr("Techniques"), this);
     m_checkpointing = enumCombo<Checkpointing>(box, tr("Gradient checkpointing"),
         {{Checkpointing::None, tr("none")}, {Checkpointing::Selective, tr("selective (attention only)")},
+         {Checkpointing::SelectiveOp, tr("selective, op-level (torchtitan)")},
          {Checkpointing::Full, tr("full (every block)")}});
     m_checkpointing->setToolTip(tr("With LoRA, also call model.enable_input_require_grads(), or the loss never changes."));
     connect(m_checkpointing, &QComboBox::activated, this, [this] {
@@ -397,6 +398,22 @@ QWidget *ControlPanel::buildInferenceGroup()
                           [](Scenario &s, double v) { s.inference.context = std::uint32_t(v); });
     addRow(box, m_sequences);
     addRow(box, m_context);
+    m_kvCache = enumCombo<KvCache>(box, tr("How the KV cache grows"),
+        {{KvCache::Preallocated, tr("preallocated (vLLM, LitGPT, static cache)")},
+         {KvCache::Concat, tr("concatenated per step (legacy HF tuples: 2x while decoding)")}});
+    connect(m_kvCache, &QComboBox::activated, this, [this] {
+        const auto value = comboValue<KvCache>(m_kvCache);
+        m_model->apply(tr("Change cache growth"), [value](Scenario &s) { s.inference.kvCache = value; });
+    });
+    addRow(box, labelled(tr("Cache growth"), m_kvCache, box));
+    m_promptLogits = enumCombo<PromptLogits>(box, tr("Prefill logits"),
+        {{PromptLogits::Last, tr("last token only")},
+         {PromptLogits::All, tr("every prompt position (transformers before logits_to_keep)")}});
+    connect(m_promptLogits, &QComboBox::activated, this, [this] {
+        const auto value = comboValue<PromptLogits>(m_promptLogits);
+        m_model->apply(tr("Change prefill logits"), [value](Scenario &s) { s.inference.promptLogits = value; });
+    });
+    addRow(box, labelled(tr("Prefill logits"), m_promptLogits, box));
     return box;
 }
 
@@ -542,6 +559,8 @@ void ControlPanel::refresh()
     setComboValue(m_weights, s.precision.weights);
     setComboValue(m_compute, s.precision.compute);
     setComboValue(m_kvDType, s.inference.kvDType);
+    setComboValue(m_kvCache, s.inference.kvCache);
+    setComboValue(m_promptLogits, s.inference.promptLogits);
     setComboValue(m_checkpointing, s.train.checkpointing);
     setComboValue(m_attention, s.kernels.attention);
     setComboValue(m_loss, s.kernels.loss);

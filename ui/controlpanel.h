@@ -79,6 +79,8 @@ private:
     QComboBox *m_weights = nullptr;
     QComboBox *m_compute = nullptr;
     QComboBox *m_kvDType = nullptr;
+    QComboBox *m_kvCache = nullptr;
+    QComboBox *m_promptLogits = nullptr;
     QCheckBox *m_doubleQuant = nullptr;
     QComboBox *m_checkpointing = nullptr;
     QComboBox *m_attention = nullptr;

@@ -51,7 +51,8 @@ QString describeChange(const std::string &key, const std::string &value)
         {"preset", "%1"}, {"task", "%1"}, {"loss", "%1 loss"}, {"gradient_checkpointing", "ckpt %1"},
         {"micro_batch", "batch %1"}, {"seq_len", "seq %1"}, {"grad_accum", "accum %1"},
         {"grad_dtype", "grads %1"}, {"compute", "compute %1"}, {"rank", "r%1"}, {"kv_dtype", "KV %1"},
-        {"batch", "%1 seqs"}, {"context", "ctx %1"}, {"profile", "%1 profile"}};
+        {"batch", "%1 seqs"}, {"context", "ctx %1"}, {"profile", "%1 profile"},
+        {"kv_cache", "%1 cache"}, {"prompt_logits", "%1 logits"}, {"activation", "%1"}};
     for (const auto &[name, format] : formats)
         if (key == name)
             return QString::fromLatin1(format).arg(v);
