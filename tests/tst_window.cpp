@@ -131,6 +131,33 @@ private slots:
         QVERIFY(visible);
     }
 
+    // Legacy generate() from the controls: the decode phase holds two caches, and the prefill
+    // the logits of every prompt position.
+    void legacyGenerateControls()
+    {
+        MainWindow w;
+        w.show();
+        w.model()->apply(QStringLiteral("serve"), [](Scenario &s) { s.task = Task::Inference; });
+        auto phaseBytes = [&](PhaseId id, ConsumerId consumer) {
+            for (const Phase &phase : w.model()->estimate().phases)
+                if (phase.id == id)
+                    return phase.bytes[std::size_t(consumer)];
+            return std::uint64_t(0);
+        };
+        const std::uint64_t cache = phaseBytes(PhaseId::Decode, ConsumerId::KvCache);
+        const std::uint64_t logits = phaseBytes(PhaseId::Prefill, ConsumerId::Logits);
+        QVERIFY(cache > 0);
+        choose(w.controls()->kvCache(), int(KvCache::Concat));
+        QVERIFY(w.model()->scenario().inference.kvCache == KvCache::Concat);
+        QCOMPARE(phaseBytes(PhaseId::Decode, ConsumerId::KvCache), 2 * cache);
+        choose(w.controls()->promptLogits(), int(PromptLogits::All));
+        QVERIFY(w.model()->scenario().inference.promptLogits == PromptLogits::All);
+        const Scenario &s = w.model()->scenario();
+        QCOMPARE(phaseBytes(PhaseId::Prefill, ConsumerId::Logits),
+                 logits + std::uint64_t(s.inference.context) * s.model.vocab * 2);
+        QVERIFY(w.model()->undoStack()->canUndo());
+    }
+
     void pinningAddsACategory()
     {
         MainWindow w;

@@ -33,6 +33,8 @@ public:
     SliderField *microBatch() const { return m_microBatch; }
     SliderField *seqLen() const { return m_seqLen; }
     QComboBox *attention() const { return m_attention; }
+    QComboBox *kvCache() const { return m_kvCache; }
+    QComboBox *promptLogits() const { return m_promptLogits; }
     QComboBox *preset() const { return m_preset; }
     QLineEdit *measuredText() const { return m_measuredText; }
     QLabel *measuredComparison() const { return m_measuredComparison; }
