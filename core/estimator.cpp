@@ -837,9 +837,26 @@ void Estimator::trainingPhases(Estimate &e)
     e.phases.push_back(finishPhase(PhaseId::Load, load));
 
     buildActivations();
-    const Term fullGrads = gradients(false, false);
     const bool accumulating = s.train.gradAccum > 1;
     const bool inBackward = s.train.optimizerInBackward;
+    Term fullGrads = gradients(false, false);
+    if (s.parallel.offloadOptimizer && shards(Strategy::Zero2) && !inBackward && fullGrads.bytes) {
+        // ZeRO-Offload and FSDP's CPU offload copy each reduced gradient shard to CPU RAM for the
+        // CPU optimizer step; the GPU holds the gradients of the layer being reduced.
+        e.hostBytes = addChecked(e.hostBytes, fullGrads.bytes, "host memory");
+        const std::uint64_t layers = std::max<std::uint64_t>(1, m.layers);
+        const std::uint64_t perLayer = ceilDiv(trainable, layers);
+        Term layer;
+        layer.bytes = ceilDiv(mulChecked(perLayer, byteSize(gradDType), "gradients"), modelSplit());
+        if (formulas) {
+            layer.expression = n(perLayer) + " trainable params of one layer x " + perValue(gradDType) +
+                               " (before its reduce-scatter)";
+            layer.notes.push_back("Offloaded optimizer: the sharded gradients (" +
+                                  formatBytes(fullGrads.bytes, Unit::GB) +
+                                  ") are copied to CPU RAM as they are reduced.");
+        }
+        fullGrads = layer;
+    }
     const Term logitTerm = logits();
     const Term work = workspace(false);
 

@@ -184,6 +184,22 @@ private slots:
         QCOMPARE(test::phaseBytes(e, PhaseId::Decode, C::Logits), 50'257ull * 6 + 100ull * 50'257 * 2);
     }
 
+    // An offloaded optimizer under FSDP/ZeRO-2+ takes the gradient shards to CPU RAM: the GPU
+    // keeps one layer's gradients, 6,738,415,616 / 32 = 210,575,488 params x 2 B (bf16).
+    void offloadedOptimizerTakesTheGradients()
+    {
+        const Scenario kept = scenarioFrom(R"({"model": {"preset": "llama-2-7b"},
+            "parallel": {"gpus": 8, "strategy": "fsdp"}})");
+        Scenario offloaded = kept;
+        offloaded.parallel.offloadOptimizer = true;
+        const Estimate a = estimate(kept);
+        const Estimate b = estimate(offloaded);
+        QCOMPARE(test::phaseBytes(a, PhaseId::Optimizer, C::Gradients), 6'738'415'616ull * 2 / 8);
+        QCOMPARE(test::phaseBytes(b, PhaseId::Optimizer, C::Gradients), 210'575'488ull * 2);
+        QCOMPARE(test::phaseBytes(b, PhaseId::Optimizer, C::OptimizerState), 0ull);
+        QVERIFY(b.hostBytes >= 6'738'415'616ull * 2 / 8 + test::phaseBytes(a, PhaseId::Optimizer, C::OptimizerState));
+    }
+
     // Example 4 (seed 003): LoRA r=16 on q, k, v, o of Llama 2 7B.
     void loraTrainable()
     {
