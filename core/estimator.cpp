@@ -239,11 +239,13 @@ Term Estimator::weights()
                              "computed are counted under workspace.");
     if (s.task == Task::Train && s.train.method != Method::Full && trainable) {
         // The LoRA adapters are weights too, in their own dtype.
-        const std::uint64_t adapters =
-            ceilDiv(mulChecked(trainable, byteSize(trainableDType), "weights"), modelSplit());
+        // ZeRO-3/FSDP shard them with the rest of each wrapped block.
+        const std::uint64_t adapters = ceilDiv(
+            ceilDiv(mulChecked(trainable, byteSize(trainableDType), "weights"), modelSplit()), dp);
         term.bytes = addChecked(term.bytes, adapters, "weights");
         if (formulas)
-            term.expression += " + " + n(trainable) + " adapter params x " + perValue(trainableDType);
+            term.expression += " + " + n(trainable) + " adapter params x " + perValue(trainableDType) +
+                               (sharded ? " / " + n(dp) + " GPUs" : std::string());
     }
     return term;
 }

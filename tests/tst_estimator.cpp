@@ -200,6 +200,15 @@ private slots:
         QVERIFY(b.hostBytes >= 6'738'415'616ull * 2 / 8 + test::phaseBytes(a, PhaseId::Optimizer, C::OptimizerState));
     }
 
+    // FSDP shards the LoRA adapters with their blocks: (6,738,415,616 x 2 B + 16,777,216 x 4 B) / 8.
+    void fsdpShardsTheAdapters()
+    {
+        const Scenario s = scenarioFrom(R"({"model": {"preset": "llama-2-7b"}, "train": {"method": "lora"},
+            "parallel": {"gpus": 8, "strategy": "fsdp"}})");
+        QCOMPARE(test::phaseBytes(estimate(s), PhaseId::Load, C::Weights),
+                 6'738'415'616ull * 2 / 8 + 16'777'216ull * 4 / 8);
+    }
+
     // Example 4 (seed 003): LoRA r=16 on q, k, v, o of Llama 2 7B.
     void loraTrainable()
     {
