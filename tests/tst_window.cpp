@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The explorer window driven through its real widgets, offscreen.
 #include "fileutil.h"
+#include "testutil.h"
 #include "uitestutil.h"
 #include "breakdownview.h"
 #include "budgetchart.h"
 #include "consumerstyle.h"
 #include "controlpanel.h"
+#include "explanations.h"
 #include "mainwindow.h"
 #include "scenariomodel.h"
 #include "sliderfield.h"
@@ -156,6 +158,18 @@ private slots:
         QCOMPARE(phaseBytes(PhaseId::Prefill, ConsumerId::Logits),
                  logits + std::uint64_t(s.inference.context) * s.model.vocab * 2);
         QVERIFY(w.model()->undoStack()->canUndo());
+    }
+
+    // The explanation speaks of the task at hand: nothing is kept for backward in serving.
+    void explanationsFollowTheTask()
+    {
+        Scenario s = test::scenarioFrom(R"({"model": {"preset": "gpt2"}})");
+        QVERIFY(explainConsumer(ConsumerId::Activations, s, estimate(s), Unit::GB).contains(QLatin1String("backward pass")));
+        s.task = Task::Inference;
+        s.inference.kvCache = KvCache::Concat;
+        const Estimate e = estimate(s);
+        QVERIFY(explainConsumer(ConsumerId::Activations, s, e, Unit::GB).contains(QLatin1String("serving")));
+        QVERIFY(explainConsumer(ConsumerId::KvCache, s, e, Unit::GB).contains(QLatin1String("preallocated")));
     }
 
     void pinningAddsACategory()

@@ -11,8 +11,17 @@ namespace {
 
 QString tr(const char *text) { return QCoreApplication::translate("explanations", text); }
 
-QString what(ConsumerId id)
+QString what(ConsumerId id, const Scenario &s)
 {
+    if (s.task == Task::Inference) {
+        if (id == ConsumerId::Activations)
+            return tr("In serving nothing is kept for a backward pass: only the block being computed "
+                      "holds its intermediates, for every token of the prompt during prefill and one "
+                      "token per sequence while decoding.");
+        if (id == ConsumerId::Logits)
+            return tr("The vocabulary scores of the last token of each sequence (and its fp32 copy for "
+                      "sampling), or of every prompt position when the prefill computes them all.");
+    }
     switch (id) {
     case ConsumerId::Weights:
         return tr("The parameters themselves: parameters times bytes per parameter. Fixed for the "
@@ -77,6 +86,11 @@ QString advice(ConsumerId id, const Scenario &s)
         return tr("Switch to attn_implementation=\"flash_attention_2\" or \"sdpa\" before anything else "
                   "at long context.");
     case ConsumerId::Logits:
+        if (!training)
+            return s.inference.promptLogits == PromptLogits::All
+                       ? tr("Newer transformers run the lm_head on the last position only "
+                            "(logits_to_keep); the prompt's logits disappear.")
+                       : QString();
         return s.kernels.loss == Loss::Fused
                    ? QString()
                    : tr("A fused cross-entropy (Liger Kernel, Cut Cross-Entropy) never materialises the "
@@ -92,7 +106,11 @@ QString advice(ConsumerId id, const Scenario &s)
                         : tr("int8 or int4 weights shrink this line only, not the KV cache: check "
                              "answer quality on the real task.");
     case ConsumerId::KvCache:
-        return tr("Reduce concurrent sequences or context, or quantize the cache (fp8/int8): cache "
+        return (s.inference.kvCache == KvCache::Concat
+                    ? tr("A cache grown by torch.cat holds the previous step's copy while decoding: a "
+                         "preallocated (static) cache halves this line. ")
+                    : QString()) +
+               tr("Reduce concurrent sequences or context, or quantize the cache (fp8/int8): cache "
                   "precision is independent of weight precision.");
     default:
         return {};
@@ -103,7 +121,7 @@ QString advice(ConsumerId id, const Scenario &s)
 
 QString explainConsumer(ConsumerId id, const Scenario &scenario, const Estimate &estimate, Unit unit)
 {
-    QString html = QStringLiteral("<h3>%1</h3><p>%2</p>").arg(consumerDisplayName(id), what(id));
+    QString html = QStringLiteral("<h3>%1</h3><p>%2</p>").arg(consumerDisplayName(id), what(id, scenario));
     if (const Consumer *consumer = estimate.consumer(id)) {
         html += QStringLiteral("<p><tt>%1</tt></p>")
                     .arg(QString::fromStdString(consumer->formula(unit)).toHtmlEscaped());
