@@ -273,6 +273,22 @@ private slots:
                                                          .arg(w.model()->estimate().errorBandPercent)));
     }
 
+    // In a small window the phases view's marks get a shorter wording and never overlap.
+    void fitMarksDoNotOverlapInASmallWindow()
+    {
+        MainWindow w;
+        w.resize(800, 500);
+        QVERIFY(showActive(w));
+        w.model()->apply(QStringLiteral("full"), [](Scenario &s) { s.train.method = Method::Full; });
+        w.model()->setView(ChartView::Phases);
+        QApplication::processEvents();
+        const QList<QRectF> rects = w.chart()->fitMarkRects();
+        QVERIFY(rects.size() >= 2);
+        for (int i = 0; i < rects.size(); ++i)
+            for (int j = i + 1; j < rects.size(); ++j)
+                QVERIFY2(!rects[i].intersects(rects[j]), qPrintable(w.chart()->fitMarks().join(QLatin1String(" | "))));
+    }
+
     void settingsSurviveARestart()
     {
         {

@@ -67,7 +67,7 @@ QString shortGpuName(const QString &name)
     return shortName;
 }
 
-QString fitMark(std::uint64_t totalBytes, const std::vector<CapacityLine> &lines, Unit unit)
+QString fitMark(std::uint64_t totalBytes, const std::vector<CapacityLine> &lines, Unit unit, bool compact)
 {
     const CapacityLine *largestMissed = nullptr;
     const CapacityLine *smallestFit = nullptr;
@@ -80,7 +80,7 @@ QString fitMark(std::uint64_t totalBytes, const std::vector<CapacityLine> &lines
         }
     }
     if (largestMissed)
-        return BudgetChart::tr("does not fit %1\nby %2")
+        return (compact ? BudgetChart::tr("over %1\nby %2") : BudgetChart::tr("does not fit %1\nby %2"))
             .arg(shortGpuName(largestMissed->name),
                  bytesText(totalBytes - largestMissed->bytes, unit));
     if (smallestFit)
@@ -326,13 +326,42 @@ void BudgetChart::layoutLabels()
                                  ? fitMark(column.totalBytes, m_data.lines, m_data.unit)
                                  : column.error;
         const bool missing = !column.error.isEmpty() || column.totalBytes > smallestLine();
-        setLabel(label, text, font, missing ? lineColor(m_data.dark) : textColor(m_data.dark));
+        const QColor colour = missing ? lineColor(m_data.dark) : textColor(m_data.dark);
+        setLabel(label, text, font, colour);
+        // Narrow columns (many pins, the phases view in a small window): a shorter wording,
+        // then a smaller font, so neighbouring marks never overlap.
+        const double columnWidth = plot.width() / n - 4 * m_scale;
+        if (column.error.isEmpty() && label->boundingRect().width() > columnWidth) {
+            const QString compact = fitMark(column.totalBytes, m_data.lines, m_data.unit, true);
+            QFont smaller = font;
+            setLabel(label, compact, smaller, colour);
+            while (label->boundingRect().width() > columnWidth && smaller.pointSizeF() > 6 * m_scale) {
+                smaller.setPointSizeF(smaller.pointSizeF() - 0.5 * m_scale);
+                setLabel(label, compact, smaller, colour);
+            }
+        }
         const QPointF top = m_chart->mapToPosition(
             QPointF(double(c), toUnit(column.totalBytes, m_data.unit)), m_series);
         const double centre = plot.left() + plot.width() * (double(c) + 0.5) / n;
         const QRectF box = label->boundingRect();
-        const double y = std::max(plot.top(), std::min(top.y(), plot.bottom()) - box.height() - 2);
-        label->setPos(centre - box.width() / 2, y);
+        double y = std::max(plot.top(), std::min(top.y(), plot.bottom()) - box.height() - 2);
+        // Still wider than its column: lift it above the marks it would cover, or leave it out
+        // (the status line and the breakdown still say whether it fits).
+        label->setVisible(true);
+        const double x = centre - box.width() / 2;
+        for (bool moved = true; moved;) {
+            moved = false;
+            for (std::size_t k = 0; k < c; ++k) {
+                const QGraphicsSimpleTextItem *other = m_fitLabels[k];
+                const QRectF placed = other->mapRectToParent(other->boundingRect());
+                if (other->isVisible() && placed.intersects(QRectF(x, y, box.width(), box.height()))) {
+                    y = placed.top() - box.height() - 1;
+                    moved = true;
+                }
+            }
+        }
+        label->setVisible(y >= plot.top() - 2 * box.height());
+        label->setPos(x, y);
     }
     // The measured peak: a bold line across the first bar, labelled on its left.
     if (!m_measuredLine) {
@@ -380,6 +409,15 @@ QStringList BudgetChart::fitMarks() const
     for (const auto *label : m_fitLabels)
         marks << label->text();
     return marks;
+}
+
+QList<QRectF> BudgetChart::fitMarkRects() const
+{
+    QList<QRectF> rects;
+    for (const auto *label : m_fitLabels)
+        if (!label->text().isEmpty() && label->isVisible())
+            rects << label->mapRectToParent(label->boundingRect());
+    return rects;
 }
 
 QString BudgetChart::describeSegment(ConsumerId id, int column) const

@@ -74,6 +74,8 @@ public:
     QValueAxis *valueAxis() const { return m_axisY; }
     /// The text of the fit mark above each column ("does not fit RTX 4090 by 3.2 GB").
     QStringList fitMarks() const;
+    /// Where the fit marks are drawn, in chart coordinates (for layout checks).
+    QList<QRectF> fitMarkRects() const;
     /// The measured-peak marker's text, empty when none is drawn.
     QString measuredMark() const;
     /// Tooltip text for a segment.
@@ -113,7 +115,9 @@ private:
 
 /// "RTX 4090" for "NVIDIA GeForce RTX 4090": short enough to label lines and bars.
 QString shortGpuName(const QString &name);
-/// "does not fit RTX 4090 by 3.2 GB" / "fits H100 80GB (12.1 GB spare)" for a column total.
-QString fitMark(std::uint64_t totalBytes, const std::vector<CapacityLine> &lines, Unit unit);
+/// "does not fit RTX 4090\nby 36.97 GB" or "fits A100 80GB\n12.1 GB spare"; `compact` says
+/// "over RTX 4090" for narrow columns.
+QString fitMark(std::uint64_t totalBytes, const std::vector<CapacityLine> &lines, Unit unit,
+                bool compact = false);
 
 } // namespace headroom
