@@ -141,10 +141,7 @@ private slots:
         w.show();
         w.model()->apply(QStringLiteral("serve"), [](Scenario &s) { s.task = Task::Inference; });
         auto phaseBytes = [&](PhaseId id, ConsumerId consumer) {
-            for (const Phase &phase : w.model()->estimate().phases)
-                if (phase.id == id)
-                    return phase.bytes[std::size_t(consumer)];
-            return std::uint64_t(0);
+            return test::phaseBytes(w.model()->estimate(), id, consumer);
         };
         const std::uint64_t cache = phaseBytes(PhaseId::Decode, ConsumerId::KvCache);
         const std::uint64_t logits = phaseBytes(PhaseId::Prefill, ConsumerId::Logits);
