@@ -162,6 +162,11 @@ private slots:
     {
         Scenario s = test::scenarioFrom(R"({"model": {"preset": "gpt2"}})");
         QVERIFY(explainConsumer(ConsumerId::Activations, s, estimate(s), Unit::GB).contains(QLatin1String("backward pass")));
+        Scenario autocast = s;
+        autocast.precision.weights = DType::FP32;
+        QVERIFY(explainConsumer(ConsumerId::Weights, autocast, estimate(autocast), Unit::GB)
+                    .contains(QLatin1String("autocast")));
+        QVERIFY(!explainConsumer(ConsumerId::Weights, s, estimate(s), Unit::GB).contains(QLatin1String("autocast")));
         s.task = Task::Inference;
         s.inference.kvCache = KvCache::Concat;
         const Estimate e = estimate(s);

@@ -2,6 +2,7 @@
 #include "explanations.h"
 
 #include "consumerstyle.h"
+#include "names.h"
 
 #include <QCoreApplication>
 
@@ -13,6 +14,12 @@ QString tr(const char *text) { return QCoreApplication::translate("explanations"
 
 QString what(ConsumerId id, const Scenario &s)
 {
+    if (id == ConsumerId::Weights && s.task == Task::Train && !isQuantized(s.precision.weights) &&
+        dtypeBits(s.precision.weights) > dtypeBits(s.precision.compute))
+        return tr("The parameters themselves, plus, under autocast, a %1 copy of every matmul weight "
+                  "made on use and kept from the forward pass until backward has used it: the "
+                  "forward and backward bars are taller than the stored weights.")
+            .arg(QString::fromLatin1(enumName(s.precision.compute)));
     if (s.task == Task::Inference) {
         if (id == ConsumerId::Activations)
             return tr("In serving nothing is kept for a backward pass: only the block being computed "
