@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The window's file handling, offscreen: open, save, title and modified marker, the question
 // before closing, recent files, drag-and-drop, model import and the user's own GPUs.
+#include "uitestutil.h"
 #include "fileutil.h"
 #include "budgetchart.h"
 #include "documentcontroller.h"
@@ -79,9 +80,7 @@ private slots:
     void initTestCase()
     {
         QVERIFY(m_dir.isValid());
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("HeadroomTest"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_fileui"));
+        headroom::test::isolateSettings("tst_fileui");
     }
     void init() { QSettings().clear(); }
 

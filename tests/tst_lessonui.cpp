@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Lessons menu: shipped lessons, the user's own files (a bad one names its key), steps
 // as undoable changes, and the title and caption above the chart.
+#include "uitestutil.h"
 #include "fileutil.h"
 #include "lessoncontroller.h"
 #include "lessonplayer.h"
@@ -47,9 +48,7 @@ private slots:
     void initTestCase()
     {
         QVERIFY(m_dir.isValid());
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("HeadroomTest"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_lessonui"));
+        headroom::test::isolateSettings("tst_lessonui");
     }
     void init() { QSettings().clear(); }
 

@@ -31,9 +31,7 @@ class TestPresenter : public QObject
 private slots:
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("HeadroomTest"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_presenter"));
+        headroom::test::isolateSettings("tst_presenter");
     }
     void init() { QSettings().clear(); }
 

@@ -76,9 +76,7 @@ class TestWindow : public QObject
 private slots:
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("HeadroomTest"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_window"));
+        headroom::test::isolateSettings("tst_window");
     }
     void init() { QSettings().clear(); }
 

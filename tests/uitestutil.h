@@ -3,6 +3,7 @@
 #pragma once
 
 #include <QApplication>
+#include <QStandardPaths>
 #include <QTest>
 #include <QWidget>
 
@@ -15,6 +16,14 @@ inline bool showActive(QWidget &window)
     QApplication::setActiveWindow(&window);
     window.activateWindow();
     return QTest::qWaitForWindowActive(&window);
+}
+
+/// Keeps a suite's settings and standard paths apart from the user's and from other suites.
+inline void isolateSettings(const char *suite)
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("HeadroomTest"));
+    QCoreApplication::setApplicationName(QString::fromLatin1(suite));
 }
 
 } // namespace headroom::test
