@@ -7,7 +7,7 @@
 #include "advisor.h"
 #include "cli.h"
 #include "clicommon.h"
-#include "consumerstyle.h"
+#include "chart/consumerstyle.h"
 #include "scenariojson.h"
 
 #include <nlohmann/json.hpp>

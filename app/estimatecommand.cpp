@@ -4,7 +4,7 @@
 #include "architecture.h"
 #include "cli.h"
 #include "clicommon.h"
-#include "consumerstyle.h"
+#include "chart/consumerstyle.h"
 #include "estimatejson.h"
 #include "modelimport.h"
 #include "scenariojson.h"

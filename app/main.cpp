@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cli.h"
-#include "documentcontroller.h"
-#include "mainwindow.h"
+#include "document/documentcontroller.h"
+#include "window/mainwindow.h"
 
 #include <QApplication>
 #include <QCoreApplication>

@@ -4,14 +4,14 @@
 // A lesson ("format": "headroom-lesson") renders as a handout PDF, or one step with --step N.
 #include "rendercommand.h"
 
-#include "chartdata.h"
-#include "chartexport.h"
+#include "chart/chartdata.h"
+#include "chart/chartexport.h"
 #include "cli.h"
 #include "clicommon.h"
-#include "documentio.h"
-#include "lessonexport.h"
+#include "document/documentio.h"
+#include "classroom/lessonexport.h"
 #include "modelimport.h"
-#include "scenariomodel.h"
+#include "document/scenariomodel.h"
 
 #include <QFile>
 #include <QFileInfo>

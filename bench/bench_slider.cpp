@@ -2,11 +2,11 @@
 // One slider step through the model, the estimate, the chart update and a render of the chart
 // at 1600x900 with 8 pinned scenarios, offscreen.
 #include "benchutil.h"
-#include "budgetchart.h"
-#include "controlpanel.h"
-#include "mainwindow.h"
-#include "scenariomodel.h"
-#include "sliderfield.h"
+#include "chart/budgetchart.h"
+#include "controls/controlpanel.h"
+#include "window/mainwindow.h"
+#include "document/scenariomodel.h"
+#include "controls/sliderfield.h"
 
 #include <QApplication>
 #include <QChartView>

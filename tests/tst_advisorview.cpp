@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // "What should I change?": the waterfall is the advisor's advice, its last step fits, and one
 // click applies a step as one undoable change.
-#include "advisorview.h"
+#include "classroom/advisorview.h"
 #include "lesson.h"
-#include "scenariomodel.h"
-#include "waterfallchart.h"
+#include "document/scenariomodel.h"
+#include "chart/waterfallchart.h"
 
 #include <QComboBox>
 #include <QImage>

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Every export format, drawn by BudgetChart headless: PNG size and colours, SVG as XML with the
 // names, a one-page PDF, and CSV/JSON equal to `headroom estimate` for the same file.
-#include "chartdata.h"
-#include "chartexport.h"
-#include "consumerstyle.h"
-#include "documentio.h"
-#include "scenariomodel.h"
+#include "chart/chartdata.h"
+#include "chart/chartexport.h"
+#include "chart/consumerstyle.h"
+#include "document/documentio.h"
+#include "document/scenariomodel.h"
 
 #include <QFile>
 #include <QFontDatabase>

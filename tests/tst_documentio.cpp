@@ -2,7 +2,7 @@
 // Scenario and comparison files: every field round-trips, saves are atomic (a failed save leaves
 // the old file intact), and a bad file is an error that names the key.
 #include "fileutil.h"
-#include "documentio.h"
+#include "document/documentio.h"
 #include "scenariojson.h"
 
 #include <QFile>

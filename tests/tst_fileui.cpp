@@ -3,13 +3,13 @@
 // before closing, recent files, drag-and-drop, model import and the user's own GPUs.
 #include "uitestutil.h"
 #include "fileutil.h"
-#include "budgetchart.h"
-#include "documentcontroller.h"
-#include "documentio.h"
-#include "mainwindow.h"
-#include "missingfieldsdialog.h"
-#include "scenariomodel.h"
-#include "usergpudialog.h"
+#include "chart/budgetchart.h"
+#include "document/documentcontroller.h"
+#include "document/documentio.h"
+#include "window/mainwindow.h"
+#include "controls/missingfieldsdialog.h"
+#include "document/scenariomodel.h"
+#include "controls/usergpudialog.h"
 
 #include <QDoubleSpinBox>
 #include <QDropEvent>

@@ -3,10 +3,10 @@
 // as undoable changes, and the title and caption above the chart.
 #include "uitestutil.h"
 #include "fileutil.h"
-#include "lessoncontroller.h"
-#include "lessonplayer.h"
-#include "mainwindow.h"
-#include "scenariomodel.h"
+#include "classroom/lessoncontroller.h"
+#include "classroom/lessonplayer.h"
+#include "window/mainwindow.h"
+#include "document/scenariomodel.h"
 
 #include <QAction>
 #include <QFile>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // A measured peak typed or pasted by the user, and its comparison with the estimate.
-#include "measurement.h"
+#include "controls/measurement.h"
 #include "scenariojson.h"
 
 #include <QtTest>

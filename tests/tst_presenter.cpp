@@ -2,12 +2,12 @@
 // Presenter mode driven by the keys a presentation clicker sends, offscreen.
 #include "fileutil.h"
 #include "uitestutil.h"
-#include "budgetchart.h"
-#include "lessoncontroller.h"
-#include "lessonplayer.h"
-#include "mainwindow.h"
-#include "presenterview.h"
-#include "scenariomodel.h"
+#include "chart/budgetchart.h"
+#include "classroom/lessoncontroller.h"
+#include "classroom/lessonplayer.h"
+#include "window/mainwindow.h"
+#include "classroom/presenterview.h"
+#include "document/scenariomodel.h"
 
 #include <QApplication>
 #include <QChart>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The sweep chart: each point is a single estimate of that configuration, the GPU lines are
 // marked where crossed, eager grows quadratically and flash linearly, and it exports.
-#include "scenariomodel.h"
-#include "sweepchart.h"
-#include "sweepview.h"
+#include "document/scenariomodel.h"
+#include "chart/sweepchart.h"
+#include "classroom/sweepview.h"
 
 #include <QAreaSeries>
 #include <QComboBox>

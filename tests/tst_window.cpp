@@ -3,14 +3,14 @@
 #include "fileutil.h"
 #include "testutil.h"
 #include "uitestutil.h"
-#include "breakdownview.h"
-#include "budgetchart.h"
-#include "consumerstyle.h"
-#include "controlpanel.h"
-#include "explanations.h"
-#include "mainwindow.h"
-#include "scenariomodel.h"
-#include "sliderfield.h"
+#include "window/breakdownview.h"
+#include "chart/budgetchart.h"
+#include "chart/consumerstyle.h"
+#include "controls/controlpanel.h"
+#include "window/explanations.h"
+#include "window/mainwindow.h"
+#include "document/scenariomodel.h"
+#include "controls/sliderfield.h"
 
 #include <QApplication>
 #include <QBarCategoryAxis>

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Renders the window in a few states to PNG (offscreen), for the README and for looking at:
 //   headroom_screenshots OUTDIR
-#include "advisorview.h"
-#include "controlpanel.h"
-#include "lessoncontroller.h"
-#include "lessonplayer.h"
-#include "mainwindow.h"
-#include "presenterview.h"
-#include "scenariomodel.h"
-#include "sweepchart.h"
-#include "sweepview.h"
+#include "classroom/advisorview.h"
+#include "controls/controlpanel.h"
+#include "classroom/lessoncontroller.h"
+#include "classroom/lessonplayer.h"
+#include "window/mainwindow.h"
+#include "classroom/presenterview.h"
+#include "document/scenariomodel.h"
+#include "chart/sweepchart.h"
+#include "classroom/sweepview.h"
 
 #include <QApplication>
 #include <QComboBox>

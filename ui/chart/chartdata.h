@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "chart/budgetchart.h"
+#include "scenario.h"
+
+namespace headroom {
+
+class ScenarioModel;
+
+/// One line describing a scenario: model, method, batch x sequence, precision, kernels.
+QString scenarioSummary(const Scenario &scenario);
+/// The model's display name ("Llama 3 8B", "custom 7.0B").
+QString modelName(const Scenario &scenario);
+/// The device-level column of an estimate's peak (consumers as the estimate lists them).
+ChartColumn peakColumn(const QString &label, const Estimate &estimate, const QString &error = {});
+/// One column per phase, each with fragmentation and the CUDA context on top.
+std::vector<ChartColumn> phaseColumns(const Scenario &scenario, const Estimate &estimate);
+/// Capacity lines for the scenario's GPUs (+ a custom capacity when non-zero).
+std::vector<CapacityLine> capacityLines(const Scenario &scenario, std::uint64_t customBytes = 0);
+/// What the window's chart shows for the model's current state.
+ChartData chartDataFor(const ScenarioModel &model);
+
+} // namespace headroom

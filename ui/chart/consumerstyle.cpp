@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "chart/consumerstyle.h"
+
+#include <QCoreApplication>
+
+namespace headroom {
+
+QString consumerDisplayName(ConsumerId id)
+{
+    switch (id) {
+    case ConsumerId::Weights: return QCoreApplication::translate("headroom", "Weights");
+    case ConsumerId::QuantMetadata: return QCoreApplication::translate("headroom", "Quantization metadata");
+    case ConsumerId::MasterWeights: return QCoreApplication::translate("headroom", "Master weights");
+    case ConsumerId::Gradients: return QCoreApplication::translate("headroom", "Gradients");
+    case ConsumerId::OptimizerState: return QCoreApplication::translate("headroom", "Optimizer state");
+    case ConsumerId::Activations: return QCoreApplication::translate("headroom", "Activations");
+    case ConsumerId::AttentionScores: return QCoreApplication::translate("headroom", "Attention scores");
+    case ConsumerId::Logits: return QCoreApplication::translate("headroom", "Logits and loss");
+    case ConsumerId::KvCache: return QCoreApplication::translate("headroom", "KV cache");
+    case ConsumerId::Workspace: return QCoreApplication::translate("headroom", "Workspace");
+    case ConsumerId::CudaContext: return QCoreApplication::translate("headroom", "CUDA context");
+    case ConsumerId::Fragmentation: return QCoreApplication::translate("headroom", "Fragmentation");
+    }
+    return {};
+}
+
+QString phaseDisplayName(PhaseId id)
+{
+    switch (id) {
+    case PhaseId::Load: return QCoreApplication::translate("headroom", "Load");
+    case PhaseId::Forward: return QCoreApplication::translate("headroom", "Forward");
+    case PhaseId::Backward: return QCoreApplication::translate("headroom", "Backward");
+    case PhaseId::Optimizer: return QCoreApplication::translate("headroom", "Optimizer step");
+    case PhaseId::Prefill: return QCoreApplication::translate("headroom", "Prefill");
+    case PhaseId::Decode: return QCoreApplication::translate("headroom", "Decode");
+    }
+    return {};
+}
+
+QColor consumerColor(ConsumerId id, bool dark)
+{
+    // Okabe-Ito (colour-blind safe) first, then muted companions for the small consumers.
+    static const QRgb light[kConsumerCount] = {
+        0x0072B2, // weights: blue
+        0x56B4E9, // quant metadata: sky blue
+        0x009E73, // master weights: bluish green
+        0xE69F00, // gradients: orange
+        0xD55E00, // optimizer state: vermillion
+        0xCC79A7, // activations: reddish purple
+        0x882255, // attention scores: wine
+        0xF0E442, // logits: yellow
+        0x44AA99, // kv cache: teal
+        0x999933, // workspace: olive
+        0x777777, // cuda context: grey
+        0xBBBBBB, // fragmentation: light grey
+    };
+    QColor color(light[static_cast<int>(id)]);
+    if (dark && id == ConsumerId::CudaContext)
+        color = QColor(0x9A9A9A);
+    if (dark && id == ConsumerId::Fragmentation)
+        color = QColor(0x5E5E5E);
+    return color;
+}
+
+QString bytesText(std::uint64_t bytes, Unit unit)
+{
+    return QString::fromStdString(formatBytes(bytes, unit));
+}
+
+} // namespace headroom

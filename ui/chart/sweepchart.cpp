@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "chart/sweepchart.h"
+#include "chart/chartlabels.h"
+
+#include "chart/budgetchart.h"
+#include "chart/chartdata.h"
+#include "chart/consumerstyle.h"
+#include "document/documentio.h"
+
+#include <QAreaSeries>
+#include <QChart>
+#include <QGraphicsRectItem>
+#include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLocale>
+#include <QScatterSeries>
+#include <QValueAxis>
+#include <algorithm>
+#include <cmath>
+
+namespace headroom {
+
+namespace {
+
+QColor textColor(bool dark)
+{
+    return dark ? QColor(0xE6E6E6) : QColor(0x202020);
+}
+QColor lineColor(bool dark)
+{
+    return dark ? QColor(0xFF6B6B) : QColor(0xC0392B);
+}
+QColor backgroundColor(bool dark)
+{
+    return dark ? QColor(0x1E1F22) : QColor(Qt::white);
+}
+
+/// A round axis maximum above `value`.
+double niceCeiling(double value)
+{
+    if (value <= 0)
+        return 1;
+    const double magnitude = std::pow(10.0, std::floor(std::log10(value)));
+    for (double step : {1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0})
+        if (step * magnitude >= value)
+            return step * magnitude;
+    return 10 * magnitude;
+}
+
+std::uint64_t consumerBytes(const Estimate &estimate, int id)
+{
+    return estimate.bytes(ConsumerId(id));
+}
+
+} // namespace
+
+SweepChart::SweepChart(QObject *parent)
+    : QObject(parent), m_chart(new QChart), m_axisX(new QValueAxis), m_axisY(new QValueAxis),
+      m_comparison(new QLineSeries), m_crossings(new QScatterSeries)
+{
+    m_chart->setAnimationOptions(QChart::NoAnimation);
+    m_chart->addAxis(m_axisX, Qt::AlignBottom);
+    m_chart->addAxis(m_axisY, Qt::AlignLeft);
+    for (int i = 0; i < kConsumerCount; ++i) {
+        auto *upper = new QLineSeries(this);
+        auto *lower = i == 0 ? nullptr : new QLineSeries(this);
+        auto *area = new QAreaSeries(upper, lower);
+        area->setName(consumerDisplayName(ConsumerId(i)));
+        m_chart->addSeries(area);
+        area->attachAxis(m_axisX);
+        area->attachAxis(m_axisY);
+        m_areas[std::size_t(i)] = area;
+    }
+    for (QAbstractSeries *series :
+         std::initializer_list<QAbstractSeries *>{m_comparison, m_crossings}) {
+        m_chart->addSeries(series);
+        series->attachAxis(m_axisX);
+        series->attachAxis(m_axisY);
+    }
+    m_crossings->setName(tr("GPU line crossed"));
+    m_axisX->setLabelFormat(QStringLiteral("%.0f"));
+    m_axisY->setLabelFormat(QStringLiteral("%.0f"));
+    m_chart->legend()->setAlignment(Qt::AlignLeft);
+    connect(m_chart, &QChart::plotAreaChanged, this, [this] { layoutLabels(); });
+    applyTheme();
+}
+
+SweepChart::~SweepChart()
+{
+    if (!m_chart->scene())
+        delete m_chart;
+}
+
+void SweepChart::setScale(double scale)
+{
+    m_scale = scale;
+    applyTheme();
+    updateLines();
+    layoutLabels();
+}
+
+void SweepChart::applyTheme()
+{
+    const bool dark = m_data.dark;
+    m_chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+    m_chart->setBackgroundBrush(backgroundColor(dark));
+    m_chart->setBackgroundRoundness(0);
+    QFont font = m_chart->font();
+    font.setPointSizeF(9 * m_scale);
+    QFont titleFont = font;
+    titleFont.setPointSizeF(13 * m_scale);
+    titleFont.setBold(true);
+    m_chart->setTitleFont(titleFont);
+    m_chart->setTitleBrush(textColor(dark));
+    m_chart->legend()->setFont(font);
+    m_chart->legend()->setLabelColor(textColor(dark));
+    for (QValueAxis *axis : {m_axisX, m_axisY}) {
+        axis->setLabelsFont(font);
+        axis->setLabelsColor(textColor(dark));
+        axis->setTitleFont(font);
+        axis->setTitleBrush(textColor(dark));
+        axis->setGridLineColor(dark ? QColor(0x3A3B3F) : QColor(0xE3E3E3));
+    }
+    for (int i = 0; i < kConsumerCount; ++i) {
+        QAreaSeries *area = m_areas[std::size_t(i)];
+        area->setColor(consumerColor(ConsumerId(i), dark));
+        area->setBorderColor(consumerColor(ConsumerId(i), dark).darker(115));
+    }
+    QPen comparison(textColor(dark));
+    comparison.setWidthF(2.5 * m_scale);
+    comparison.setStyle(Qt::DashLine);
+    m_comparison->setPen(comparison);
+    m_crossings->setColor(lineColor(dark));
+    m_crossings->setBorderColor(backgroundColor(dark));
+    m_crossings->setMarkerSize(11 * m_scale);
+}
+
+void SweepChart::setData(const SweepChartData &data)
+{
+    const bool themeChanged = data.dark != m_data.dark;
+    m_data = data;
+    if (themeChanged)
+        applyTheme();
+    const QString title = data.subtitle.isEmpty()
+                              ? data.title.toHtmlEscaped()
+                              : QStringLiteral("<center>%1<br><span style=\"font-size:small; "
+                                               "font-weight:normal\">%2</span></center>")
+                                    .arg(data.title.toHtmlEscaped(), data.subtitle.toHtmlEscaped());
+    m_chart->setTitle(title);
+
+    // Running totals, bottom (weights) to top, in place on the fixed series.
+    const auto &points = data.sweep.points;
+    std::vector<double> below(points.size(), 0.0);
+    double top = 0;
+    const auto markers = m_chart->legend()->markers();
+    for (int i = 0; i < kConsumerCount; ++i) {
+        QList<QPointF> upper, lower;
+        bool any = false;
+        for (std::size_t p = 0; p < points.size(); ++p) {
+            const double x = points[p].value;
+            lower.append({x, below[p]});
+            const std::uint64_t bytes = consumerBytes(points[p].estimate, i);
+            any = any || bytes > 0;
+            below[p] += toUnit(bytes, data.unit);
+            upper.append({x, below[p]});
+            top = std::max(top, below[p]);
+        }
+        QAreaSeries *area = m_areas[std::size_t(i)];
+        area->upperSeries()->replace(upper);
+        if (area->lowerSeries())
+            area->lowerSeries()->replace(lower);
+        area->setVisible(any);
+        for (QLegendMarker *marker : m_chart->legend()->markers(area))
+            marker->setVisible(any);
+    }
+    QList<QPointF> comparison;
+    for (const auto &[value, bytes] : data.comparison)
+        comparison.append({double(value), toUnit(bytes, data.unit)});
+    m_comparison->replace(comparison);
+    m_comparison->setName(data.comparisonLabel);
+    m_comparison->setVisible(!comparison.isEmpty());
+    for (QLegendMarker *marker : m_chart->legend()->markers(m_comparison))
+        marker->setVisible(!comparison.isEmpty());
+
+    for (const SweepCrossing &crossing : data.sweep.crossings)
+        top = std::max(top, toUnit(crossing.capacityBytes, data.unit));
+    const double max = niceCeiling(top * 1.1);
+    m_axisY->setRange(0, max);
+    m_axisY->setLabelFormat(max < 10 ? QStringLiteral("%.1f") : QStringLiteral("%.0f"));
+    m_axisY->setTickCount(6);
+    m_axisY->setTitleText(QString::fromLatin1(unitName(data.unit)));
+    // From 0, so that the ticks fall on round values (eighths of a power of two).
+    if (!points.empty())
+        m_axisX->setRange(points.front().value > points.back().value / 8 ? points.front().value : 0,
+                          points.back().value);
+    m_axisX->setTitleText(data.axisTitle);
+    m_axisX->setTickCount(9);
+    updateLines();
+    layoutLabels();
+}
+
+void SweepChart::updateLines()
+{
+    const auto &crossings = m_data.sweep.crossings;
+    const auto &points = m_data.sweep.points;
+    while (m_lines.size() > crossings.size()) {
+        m_chart->removeSeries(m_lines.back());
+        delete m_lines.back();
+        m_lines.pop_back();
+        delete m_lineLabels.back();
+        m_lineLabels.pop_back();
+        delete m_crossingLabels.back();
+        m_crossingLabels.pop_back();
+        delete m_crossingPatches.back();
+        m_crossingPatches.pop_back();
+    }
+    while (m_lines.size() < crossings.size()) {
+        auto *line = new QLineSeries;
+        m_chart->addSeries(line);
+        line->attachAxis(m_axisX);
+        line->attachAxis(m_axisY);
+        for (QLegendMarker *marker : m_chart->legend()->markers(line))
+            marker->setVisible(false);
+        m_lines.push_back(line);
+        for (auto *labels : {&m_lineLabels, &m_crossingLabels}) {
+            auto *label = new QGraphicsSimpleTextItem(m_chart);
+            label->setZValue(20);
+            labels->push_back(label);
+        }
+        auto *patch = new QGraphicsRectItem(m_chart);
+        patch->setPen(Qt::NoPen);
+        patch->setZValue(19);
+        m_crossingPatches.push_back(patch);
+    }
+    QFont font = m_chart->font();
+    font.setPointSizeF(8.5 * m_scale);
+    font.setBold(true);
+    QList<QPointF> marks;
+    m_crossingPoints.clear();
+    for (std::size_t i = 0; i < crossings.size(); ++i) {
+        const SweepCrossing &crossing = crossings[i];
+        const double y = toUnit(crossing.capacityBytes, m_data.unit);
+        QPen pen(lineColor(m_data.dark));
+        pen.setWidthF(2.0 * m_scale);
+        pen.setStyle(i == 0 ? Qt::SolidLine : (i % 2 ? Qt::DashLine : Qt::DashDotLine));
+        m_lines[i]->setPen(pen);
+        m_lines[i]->setName(QString::fromStdString(crossing.gpuName));
+        if (!points.empty())
+            m_lines[i]->replace(QList<QPointF>{{0, y}, {double(points.back().value), y}});
+        const QString name = shortGpuName(QString::fromStdString(crossing.gpuName));
+        m_lineLabels[i]->setText(
+            QStringLiteral("%1\n%2").arg(name, bytesText(crossing.capacityBytes, m_data.unit)));
+        m_lineLabels[i]->setFont(font);
+        m_lineLabels[i]->setBrush(lineColor(m_data.dark));
+        QString mark;
+        if (crossing.firstOver) {
+            const std::size_t over = *crossing.firstOver;
+            const double x1 = points[over].value,
+                         y1 = toUnit(points[over].estimate.peak.deviceBytes, m_data.unit);
+            double x = x1;
+            if (over > 0) { // where the straight segment between the points meets the line
+                const double x0 = points[over - 1].value;
+                const double y0 = toUnit(points[over - 1].estimate.peak.deviceBytes, m_data.unit);
+                x = y1 > y0 ? x0 + (x1 - x0) * (y - y0) / (y1 - y0) : x1;
+            }
+            marks.append({x, y});
+            m_crossingPoints.push_back({x, y});
+            mark = over == 0
+                       ? tr("over %1 from the start").arg(name)
+                       : tr("over %1 from %2").arg(name, QLocale().toString(points[over].value));
+        }
+        m_crossingLabels[i]->setText(mark);
+        m_crossingLabels[i]->setFont(font);
+        m_crossingLabels[i]->setBrush(lineColor(m_data.dark));
+        m_crossingLabels[i]->setVisible(!mark.isEmpty());
+    }
+    m_crossings->replace(marks);
+    m_crossings->setVisible(!marks.isEmpty());
+    for (QLegendMarker *marker : m_chart->legend()->markers(m_crossings))
+        marker->setVisible(false);
+}
+
+void SweepChart::layoutLabels()
+{
+    const QRectF plot = m_chart->plotArea();
+    if (plot.isEmpty())
+        return;
+    // Line names in the right margin beside their line.
+    std::vector<qreal> lineY;
+    for (std::size_t i = 0; i < m_lines.size(); ++i) {
+        const double y = toUnit(m_data.sweep.crossings[i].capacityBytes, m_data.unit);
+        lineY.push_back(m_chart->mapToPosition(QPointF(0, y), m_lines[i]).y());
+    }
+    if (!placeMarginLabels(m_chart, m_lineLabels, lineY))
+        return; // relayout: plotAreaChanged calls back here
+    // Crossing marks beside their point, on a patch of background so they read over the areas.
+    std::size_t marked = 0;
+    for (std::size_t i = 0; i < m_crossingLabels.size(); ++i) {
+        QGraphicsSimpleTextItem *mark = m_crossingLabels[i];
+        auto *patch = static_cast<QGraphicsRectItem *>(m_crossingPatches[i]);
+        patch->setVisible(mark->isVisible());
+        if (!mark->isVisible() || marked >= m_crossingPoints.size())
+            continue;
+        const QPointF point = m_chart->mapToPosition(m_crossingPoints[marked++], m_crossings);
+        const QRectF box = mark->boundingRect();
+        // Right of the point and below its line; to the left where it would leave the plot.
+        double x = point.x() + 8 * m_scale;
+        if (x + box.width() > plot.right())
+            x = point.x() - 8 * m_scale - box.width();
+        mark->setPos(std::max(plot.left() + 2, x), point.y() + 5 * m_scale);
+        patch->setRect(QRectF(mark->pos(), box.size()).adjusted(-3, -1, 3, 1));
+        patch->setBrush(backgroundColor(m_data.dark));
+    }
+}
+
+QList<QPointF> SweepChart::totals() const
+{
+    for (int i = kConsumerCount - 1; i >= 0; --i)
+        if (m_areas[std::size_t(i)]->isVisible())
+            return m_areas[std::size_t(i)]->upperSeries()->points();
+    return {};
+}
+
+QStringList SweepChart::crossingMarks() const
+{
+    QStringList marks;
+    for (const auto *label : m_crossingLabels)
+        if (label->isVisible())
+            marks << label->text();
+    return marks;
+}
+
+} // namespace headroom

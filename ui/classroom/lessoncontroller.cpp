@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "classroom/lessoncontroller.h"
+
+#include "classroom/lessonplayer.h"
+#include "document/preferences.h"
+#include "scenariojson.h"
+
+#include <QAction>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGridLayout>
+#include <QLabel>
+#include <QMainWindow>
+#include <QMenu>
+#include <QMessageBox>
+#include <QStatusBar>
+#include <QToolButton>
+
+namespace headroom {
+
+LessonController::LessonController(QMainWindow *window, ScenarioModel *model)
+    : QObject(window), m_window(window), m_player(new LessonPlayer(model, this)), m_bar(new QWidget),
+      m_title(new QLabel), m_caption(new QLabel), m_counter(new QLabel)
+{
+    m_report = [this](const QString &text) { QMessageBox::warning(m_window, tr("Headroom"), text); };
+    QFont bold = m_title->font();
+    bold.setBold(true);
+    bold.setPointSizeF(bold.pointSizeF() * 1.2);
+    m_title->setFont(bold);
+    m_title->setAccessibleName(tr("Lesson step title"));
+    m_caption->setWordWrap(true);
+    m_caption->setAccessibleName(tr("Lesson step caption"));
+    m_caption->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_counter->setAccessibleName(tr("Lesson step counter"));
+    auto *back = new QToolButton;
+    auto *forward = new QToolButton;
+    back->setArrowType(Qt::LeftArrow);
+    forward->setArrowType(Qt::RightArrow);
+    back->setAccessibleName(tr("Previous step"));
+    forward->setAccessibleName(tr("Next step"));
+    connect(back, &QToolButton::clicked, m_player, &LessonPlayer::previous);
+    connect(forward, &QToolButton::clicked, m_player, &LessonPlayer::next);
+    auto *close = new QToolButton;
+    close->setText(tr("Close lesson"));
+    connect(close, &QToolButton::clicked, m_player, &LessonPlayer::stop);
+    auto *layout = new QGridLayout(m_bar);
+    layout->setContentsMargins(8, 6, 8, 6);
+    layout->addWidget(m_title, 0, 0);
+    layout->addWidget(back, 0, 1);
+    layout->addWidget(m_counter, 0, 2);
+    layout->addWidget(forward, 0, 3);
+    layout->addWidget(close, 0, 4);
+    layout->addWidget(m_caption, 1, 0, 1, 5);
+    layout->setColumnStretch(0, 1);
+    m_bar->hide();
+    connect(m_player, &LessonPlayer::stepChanged, this, &LessonController::refresh);
+}
+
+void LessonController::addActions(QMenu *menu)
+{
+    for (const BuiltinLesson &builtin : builtinLessons()) {
+        QString title = QString::fromUtf8(builtin.id.data(), qsizetype(builtin.id.size()));
+        try {
+            title = QString::fromStdString(parseLesson(builtin.json).title);
+        } catch (const std::exception &) {
+            // Shipped lessons are tested to load; the id stands in otherwise.
+        }
+        const QString id = QString::fromUtf8(builtin.id.data(), qsizetype(builtin.id.size()));
+        QAction *action = menu->addAction(title, this, [this, id] { openBuiltin(id); });
+        action->setData(id);
+    }
+    menu->addSeparator();
+    menu->addAction(tr("&Open lesson file..."), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(m_window, tr("Open lesson"), prefs::lastFolder.get(),
+                                                          tr("Headroom lessons (*.json);;All files (*)"));
+        if (!path.isEmpty())
+            openFile(path);
+    });
+    menu->addSeparator();
+    m_next = menu->addAction(tr("&Next step"), m_player, &LessonPlayer::next);
+    m_next->setShortcut(Qt::ALT | Qt::Key_Right);
+    m_previous = menu->addAction(tr("&Previous step"), m_player, &LessonPlayer::previous);
+    m_previous->setShortcut(Qt::ALT | Qt::Key_Left);
+    QAction *back = menu->addAction(tr("&Back to the step's scenario"), m_player, &LessonPlayer::restoreStep);
+    back->setShortcut(Qt::ALT | Qt::Key_Home);
+    menu->addAction(tr("&Close lesson"), m_player, &LessonPlayer::stop);
+    refresh();
+}
+
+bool LessonController::openBuiltin(const QString &id)
+{
+    for (const BuiltinLesson &builtin : builtinLessons())
+        if (id == QLatin1String(builtin.id.data(), qsizetype(builtin.id.size()))) {
+            m_player->start(parseLesson(builtin.json));
+            return true;
+        }
+    return false;
+}
+
+bool LessonController::openFile(const QString &path)
+{
+    Lesson lesson;
+    try {
+        lesson = readLessonFile(path);
+    } catch (const std::exception &error) {
+        m_report(tr("Cannot open lesson %1:\n%2")
+                     .arg(QDir::toNativeSeparators(path), QString::fromStdString(error.what())));
+        return false;
+    }
+    prefs::lastFolder.set(QFileInfo(path).absolutePath());
+    m_player->start(lesson);
+    m_window->statusBar()->showMessage(tr("Opened lesson %1").arg(QFileInfo(path).fileName()), 4000);
+    return true;
+}
+
+void LessonController::refresh()
+{
+    const LessonStep *step = m_player->currentStep();
+    m_bar->setVisible(step != nullptr);
+    if (m_next) {
+        m_next->setEnabled(step && m_player->stepIndex() + 1 < m_player->stepCount());
+        m_previous->setEnabled(step && m_player->stepIndex() > 0);
+    }
+    if (!step)
+        return;
+    m_title->setText(tr("%1 — %2").arg(QString::fromStdString(m_player->lesson().title),
+                                       QString::fromStdString(step->title)));
+    m_caption->setText(QString::fromStdString(step->caption));
+    m_counter->setText(m_player->counterText());
+}
+
+} // namespace headroom

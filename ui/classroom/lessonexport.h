@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "chart/chartexport.h"
+#include "lesson.h"
+#include "document/scenariomodel.h"
+
+#include <QByteArray>
+#include <QString>
+
+class QPainter;
+
+namespace headroom {
+
+/// How lesson pages are drawn: page size, PNG scale, theme, unit and chart view.
+struct LessonExportOptions
+{
+    ChartExportOptions chart; ///< page size (logical pixels), PNG scale, theme
+    Unit unit = Unit::GB;
+    ChartView view = ChartView::Bars;
+};
+
+/// Draws step `index` as a page into `rect`: the lesson and step titles, the caption, and the
+/// step's chart drawn by BudgetChart below them.
+void paintLessonStep(QPainter &painter, const QRectF &rect, const Lesson &lesson, int index,
+                     const LessonExportOptions &options);
+/// The whole lesson as a multi-page PDF: a handout, one step per page.
+QByteArray renderLessonPdf(const Lesson &lesson, const LessonExportOptions &options);
+/// Writes the whole lesson (PDF only; `step` < 0) or one step (PNG, SVG or PDF) atomically.
+/// Returns an empty string or the error.
+QString exportLesson(const QString &path, ExportFormat format, const Lesson &lesson, int step,
+                     const LessonExportOptions &options);
+
+} // namespace headroom

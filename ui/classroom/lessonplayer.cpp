@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "classroom/lessonplayer.h"
+
+#include "scenariojson.h"
+#include "document/scenariomodel.h"
+
+#include <QFile>
+#include <algorithm>
+
+namespace headroom {
+
+namespace {
+
+constexpr qint64 kMaxLessonBytes = 16 * 1024 * 1024;
+
+} // namespace
+
+LessonPlayer::LessonPlayer(ScenarioModel *model, QObject *parent) : QObject(parent), m_model(model) {}
+
+void LessonPlayer::start(const Lesson &lesson)
+{
+    m_lesson = lesson;
+    m_index = 0;
+    applyStep();
+}
+
+void LessonPlayer::stop()
+{
+    m_lesson = {};
+    m_index = 0;
+    emit stepChanged();
+}
+
+const LessonStep *LessonPlayer::currentStep() const
+{
+    return isActive() ? &m_lesson.steps[std::size_t(m_index)] : nullptr;
+}
+
+QString LessonPlayer::counterText() const
+{
+    return isActive() ? tr("%1 / %2").arg(m_index + 1).arg(stepCount()) : QString();
+}
+
+bool LessonPlayer::isModified() const
+{
+    const LessonStep *step = currentStep();
+    return step && !(step->scenario == m_model->scenario());
+}
+
+bool LessonPlayer::goTo(int index)
+{
+    if (!isActive())
+        return false;
+    m_index = std::clamp(index, 0, stepCount() - 1);
+    applyStep();
+    return true;
+}
+
+bool LessonPlayer::next()
+{
+    if (!isActive() || m_index + 1 >= stepCount())
+        return false;
+    return goTo(m_index + 1);
+}
+
+bool LessonPlayer::previous()
+{
+    if (!isActive() || m_index == 0)
+        return false;
+    return goTo(m_index - 1);
+}
+
+void LessonPlayer::restoreStep()
+{
+    if (isActive())
+        applyStep();
+}
+
+void LessonPlayer::applyStep()
+{
+    const LessonStep &step = m_lesson.steps[std::size_t(m_index)];
+    m_model->setScenario(step.scenario, tr("Lesson step: %1").arg(QString::fromStdString(step.title)));
+    emit stepChanged();
+}
+
+Lesson readLessonFile(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        throw ScenarioError("", "cannot open: " + file.errorString().toStdString());
+    if (file.size() > kMaxLessonBytes)
+        throw ScenarioError("", "too large for a lesson (" + std::to_string(file.size()) + " bytes)");
+    const QByteArray bytes = file.readAll();
+    return parseLesson(std::string_view(bytes.constData(), std::size_t(bytes.size())));
+}
+
+} // namespace headroom

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "classroom/presenterview.h"
+
+#include "chart/budgetchart.h"
+#include "chart/chartdata.h"
+#include "chart/consumerstyle.h"
+#include "controls/controlpanel.h"
+#include "classroom/lessonplayer.h"
+#include "document/scenariomodel.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QCloseEvent>
+#include <QHBoxLayout>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QScrollArea>
+#include <QVBoxLayout>
+#include <algorithm>
+
+namespace headroom {
+
+namespace {
+
+QColor background(bool dark) { return dark ? QColor(0x1E1F22) : QColor(Qt::white); }
+QColor foreground(bool dark) { return dark ? QColor(0xE6E6E6) : QColor(0x202020); }
+QColor muted(bool dark) { return dark ? QColor(0xA0A0A0) : QColor(0x606060); }
+
+void setLabelStyle(QLabel *label, double points, bool bold, const QColor &color)
+{
+    QFont font = label->font();
+    font.setPointSizeF(points);
+    font.setBold(bold);
+    label->setFont(font);
+    QPalette palette = label->palette();
+    palette.setColor(QPalette::WindowText, color);
+    label->setPalette(palette);
+}
+
+} // namespace
+
+PresenterView::PresenterView(ScenarioModel *model, LessonPlayer *player, QWidget *parent)
+    : QWidget(parent, Qt::Window), m_model(model), m_player(player), m_chart(new BudgetChart(this)),
+      m_title(new QLabel), m_caption(new QLabel), m_counter(new QLabel), m_hint(new QLabel)
+{
+    setWindowTitle(tr("Headroom — presenter mode"));
+    setFocusPolicy(Qt::StrongFocus);
+    setAutoFillBackground(true);
+    m_chartView = new QChartView(m_chart->chart());
+    m_chartView->setRenderHint(QPainter::Antialiasing);
+    m_chartView->setFocusPolicy(Qt::NoFocus);
+    m_chartView->setAccessibleName(tr("Memory chart"));
+    m_title->setAccessibleName(tr("Lesson step title"));
+    m_caption->setAccessibleName(tr("Lesson step caption"));
+    m_counter->setAccessibleName(tr("Lesson step counter"));
+    m_caption->setWordWrap(true);
+    m_title->setWordWrap(true);
+    m_counter->setAlignment(Qt::AlignRight | Qt::AlignTop);
+    m_hint->setText(tr("→ next   ← previous   R back to the step   C controls   Esc leave"));
+
+    auto *header = new QHBoxLayout;
+    header->addWidget(m_title, 1);
+    header->addWidget(m_counter, 0, Qt::AlignTop);
+    auto *centre = new QVBoxLayout;
+    centre->addLayout(header);
+    centre->addWidget(m_chartView, 1);
+    centre->addWidget(m_caption);
+    centre->addWidget(m_hint);
+    auto *layout = new QHBoxLayout(this);
+    layout->addLayout(centre, 1);
+
+    connect(m_model, &ScenarioModel::changed, this, [this] {
+        if (isVisible())
+            refresh();
+    });
+    connect(m_player, &LessonPlayer::stepChanged, this, [this] {
+        if (isVisible())
+            refresh();
+    });
+}
+
+PresenterView::~PresenterView() = default;
+
+void PresenterView::enter()
+{
+    showFullScreen();
+    raise();
+    activateWindow();
+    setFocus();
+    applyScale();
+    refresh();
+}
+
+void PresenterView::leave()
+{
+    if (!isVisible())
+        return;
+    hide();
+    emit left();
+}
+
+void PresenterView::toggle()
+{
+    if (isVisible())
+        leave();
+    else
+        enter();
+}
+
+void PresenterView::applyScale()
+{
+    // 2x the window's text at 1080 lines: legible from the back of a room.
+    const double scale = std::clamp(height() / 540.0, 1.5, 4.0);
+    if (scale == m_scale)
+        return;
+    m_scale = scale;
+    m_chart->setScale(scale);
+    const int margin = int(16 * scale);
+    layout()->setContentsMargins(margin, margin / 2, margin, margin / 2);
+    m_scale = scale;
+}
+
+void PresenterView::refresh()
+{
+    const bool dark = m_model->dark();
+    QPalette palette = this->palette();
+    palette.setColor(QPalette::Window, background(dark));
+    setPalette(palette);
+    setLabelStyle(m_title, 16 * m_scale, true, foreground(dark));
+    setLabelStyle(m_counter, 14 * m_scale, true, muted(dark));
+    setLabelStyle(m_caption, 12 * m_scale, false, foreground(dark));
+    setLabelStyle(m_hint, 6 * m_scale, false, muted(dark));
+
+    ChartData data = chartDataFor(*m_model);
+    // One line under the title: what the scenario is and its peak (the error band is in the window).
+    data.subtitle = scenarioSummary(m_model->scenario());
+    if (m_model->estimateError().isEmpty())
+        data.subtitle += QStringLiteral(" · ") + tr("peak %1").arg(bytesText(m_model->estimate().peak.deviceBytes, m_model->unit()));
+    if (const LessonStep *step = m_player->currentStep()) {
+        m_title->setText(QString::fromStdString(step->title));
+        m_caption->setText(QString::fromStdString(step->caption));
+        QString counter = m_player->counterText();
+        if (m_player->isModified())
+            counter = tr("changed — R returns to the step\n%1").arg(counter);
+        m_counter->setText(counter);
+        data.title = QString::fromStdString(m_player->lesson().title);
+    } else {
+        m_title->setText(data.title);
+        m_caption->setText(tr("No lesson open: the Lessons menu has some, or open your own."));
+        m_counter->clear();
+        data.title.clear();
+    }
+    if (data.title.isEmpty()) {
+        data.title = data.subtitle;
+        data.subtitle.clear();
+    }
+    m_chart->setData(data);
+}
+
+void PresenterView::toggleControls()
+{
+    if (!m_controls) {
+        m_controls = new ControlPanel(m_model);
+        m_controlsScroll = new QScrollArea;
+        m_controlsScroll->setWidget(m_controls);
+        m_controlsScroll->setWidgetResizable(true);
+        m_controlsScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+        m_controlsScroll->setMinimumWidth(m_controls->sizeHint().width() + 24);
+        static_cast<QHBoxLayout *>(layout())->addWidget(m_controlsScroll);
+        connect(m_model, &ScenarioModel::changed, m_controls, [this] {
+            if (m_controlsScroll->isVisible())
+                m_controls->refresh();
+        });
+        m_controlsScroll->hide();
+    }
+    m_controlsScroll->setVisible(!m_controlsScroll->isVisible());
+    if (m_controlsScroll->isVisible())
+        m_controls->refresh();
+    setFocus();
+}
+
+void PresenterView::keyPressEvent(QKeyEvent *event)
+{
+    switch (event->key()) {
+    case Qt::Key_Right:
+    case Qt::Key_Space:
+    case Qt::Key_PageDown:
+    case Qt::Key_Down:
+        m_player->next();
+        break;
+    case Qt::Key_Left:
+    case Qt::Key_PageUp:
+    case Qt::Key_Up:
+    case Qt::Key_Backspace:
+        m_player->previous();
+        break;
+    case Qt::Key_R:
+    case Qt::Key_Home:
+        m_player->restoreStep();
+        break;
+    case Qt::Key_C:
+        toggleControls();
+        break;
+    case Qt::Key_Escape:
+    case Qt::Key_F5:
+    case Qt::Key_F11:
+        leave();
+        break;
+    default:
+        QWidget::keyPressEvent(event);
+        return;
+    }
+    event->accept();
+}
+
+void PresenterView::closeEvent(QCloseEvent *event)
+{
+    event->accept();
+    emit left();
+}
+
+void PresenterView::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    if (isVisible()) {
+        applyScale();
+        refresh();
+    }
+}
+
+} // namespace headroom

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "chart/chartexport.h"
+#include "document/modelimporter.h"
+#include "scenario.h"
+
+#include <QMessageBox>
+#include <QObject>
+#include <QString>
+#include <functional>
+#include <vector>
+
+class QChartView;
+class QMainWindow;
+class QMenu;
+
+namespace headroom {
+
+class ScenarioModel;
+
+/// The window's file: open, save (atomic), recent files, drag-and-drop, model import, exports,
+/// the title with its modified marker and the question before unsaved changes are closed.
+class DocumentController : public QObject
+{
+    Q_OBJECT
+public:
+    DocumentController(QMainWindow *window, ScenarioModel *model, QChartView *chartView);
+
+    /// Adds Open, Open Recent, Save, Save As, Import model, Export and Copy chart to `file`.
+    void addActions(QMenu *file);
+
+    /// Opens a scenario or comparison file; on failure reports it and keeps what was shown.
+    bool openFile(const QString &path);
+    /// Saves to the current file (asks for one when there is none).
+    bool save();
+    /// Saves to `path` and makes it the current file.
+    bool saveAs(const QString &path);
+    /// Imports a model file (config.json or safetensors) into the scenario as one undo step.
+    bool importModel(const QString &path);
+    /// Exports the chart (png, svg, pdf) or the breakdown (csv, json), by the file's extension.
+    bool exportTo(const QString &path, const ChartExportOptions &options = {});
+    /// Copies the chart, as shown, to the clipboard as an image.
+    void copyChartImage();
+    /// Before closing: true when nothing would be lost or the user chose Save or Discard.
+    bool maybeSave();
+
+    const QString &filePath() const { return m_path; }
+    /// Unsaved changes: scenario edits since the last save (undo stack) or different pins.
+    bool isModified() const;
+    /// The files opened or saved most recently, newest first.
+    QStringList recentFiles() const;
+
+    /// Replaces the message box that reports failures (tests capture the text).
+    void setMessageHandler(std::function<void(const QString &)> handler) { m_report = std::move(handler); }
+    /// Replaces the Save / Discard / Cancel question before unsaved changes are closed.
+    void setSaveQuestion(std::function<QMessageBox::StandardButton()> ask) { m_ask = std::move(ask); }
+    /// Replaces the dialog that asks for the keys a config.json lacks.
+    void setMissingFieldsPrompt(MissingFieldsPrompt prompt) { m_prompt = std::move(prompt); }
+
+signals:
+    /// The file, its modified state or the recent files changed.
+    void stateChanged();
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
+private:
+    void updateTitle();
+    void rememberRecent(const QString &path);
+    void report(const QString &text);
+    void chooseExport(ExportFormat format);
+    void fillRecentMenu(QMenu *menu);
+    std::vector<Scenario> pinnedScenarios() const;
+
+    QMainWindow *m_window;
+    ScenarioModel *m_model;
+    QChartView *m_chartView;
+    QString m_path;
+    std::vector<Scenario> m_savedPins;
+    ChartExportOptions m_exportOptions;
+    std::function<void(const QString &)> m_report;
+    std::function<QMessageBox::StandardButton()> m_ask;
+    MissingFieldsPrompt m_prompt;
+};
+
+} // namespace headroom

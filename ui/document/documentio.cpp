@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "document/documentio.h"
+
+#include "modelimport.h"
+#include "document/scenariomodel.h"
+
+#include <QCoreApplication>
+#include <QFile>
+#include <QSaveFile>
+#include <nlohmann/json.hpp>
+
+namespace headroom {
+
+namespace {
+
+constexpr qint64 kMaxDocumentBytes = 64 * 1024 * 1024;
+
+QString tr(const char *text) { return QCoreApplication::translate("documentio", text); }
+
+} // namespace
+
+ScenarioDocument readDocumentFile(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        throw ScenarioError("", "cannot open: " + file.errorString().toStdString());
+    if (file.size() > kMaxDocumentBytes)
+        throw ScenarioError("", "too large for a scenario (" + std::to_string(file.size()) + " bytes)");
+    const QByteArray bytes = file.readAll();
+    const nlohmann::json doc =
+        parseJsonText(std::string_view(bytes.constData(), std::size_t(bytes.size())));
+    ScenarioDocument document;
+    try {
+        document = documentFromJson(doc, builtinCatalog(), configResolver(path));
+    } catch (const ScenarioError &error) {
+        // A written scenario carries every architecture key next to `model.config`: it reads
+        // back without the config.json when that file is not at hand.
+        if (error.key.find("model.config") == std::string::npos)
+            throw;
+        try {
+            document = documentFromJson(doc, builtinCatalog());
+        } catch (const ScenarioError &) {
+            throw error;
+        }
+    }
+    if (int(document.pins.size()) > ScenarioModel::kMaxPins)
+        throw ScenarioError("pins", "at most " + std::to_string(ScenarioModel::kMaxPins) +
+                                        " pinned scenarios (the file has " +
+                                        std::to_string(document.pins.size()) + ")");
+    return document;
+}
+
+QString writeFileAtomically(const QString &path, const QByteArray &bytes)
+{
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return tr("cannot write %1: %2").arg(path, file.errorString());
+    if (file.write(bytes) != bytes.size()) {
+        const QString error = file.errorString();
+        file.cancelWriting();
+        return tr("cannot write %1: %2").arg(path, error);
+    }
+    if (!file.commit())
+        return tr("cannot write %1: %2").arg(path, file.errorString());
+    return {};
+}
+
+QString writeDocumentFile(const QString &path, const ScenarioDocument &document)
+{
+    const std::string text = documentToJson(document).dump(2) + "\n";
+    return writeFileAtomically(path, QByteArray::fromStdString(text));
+}
+
+ScenarioDocument documentOf(const ScenarioModel &model)
+{
+    ScenarioDocument document{model.scenario(), {}};
+    for (const Pin &pin : model.pins())
+        document.pins.push_back(pin.scenario);
+    return document;
+}
+
+void loadDocument(ScenarioModel &model, const ScenarioDocument &document)
+{
+    model.clearPins();
+    for (const Scenario &pin : document.pins) {
+        model.assign(pin);
+        model.pinCurrent();
+    }
+    model.assign(document.current);
+}
+
+} // namespace headroom

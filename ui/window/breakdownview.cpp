@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "window/breakdownview.h"
+
+#include "chart/consumerstyle.h"
+#include "estimatejson.h"
+#include "window/explanations.h"
+#include "document/scenariomodel.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QPainter>
+#include <QPixmap>
+#include <QSignalBlocker>
+#include <QTableWidget>
+#include <QTextBrowser>
+#include <array>
+
+namespace headroom {
+
+namespace {
+
+/// The consumer's colour as a small icon, made once per colour.
+const QIcon &swatch(ConsumerId id, bool dark)
+{
+    static std::array<std::array<QIcon, kConsumerCount>, 2> icons;
+    QIcon &icon = icons[dark ? 1 : 0][std::size_t(id)];
+    if (icon.isNull()) {
+        QPixmap pixmap(12, 12);
+        pixmap.fill(consumerColor(id, dark));
+        icon = QIcon(pixmap);
+    }
+    return icon;
+}
+
+} // namespace
+
+BreakdownView::BreakdownView(ScenarioModel *model, QWidget *parent)
+    : QWidget(parent), m_model(model), m_table(new QTableWidget(this)), m_explanation(new QTextBrowser(this))
+{
+    m_table->setColumnCount(4);
+    m_table->setHorizontalHeaderLabels({tr("Consumer"), tr("Size"), tr("Share"), tr("Formula")});
+    m_table->setAccessibleName(tr("Memory breakdown"));
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setSectionResizeMode(2, QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setWordWrap(false);
+    m_explanation->setAccessibleName(tr("Explanation"));
+    m_explanation->setOpenExternalLinks(false);
+    auto *layout = new QHBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_table, 3);
+    layout->addWidget(m_explanation, 2);
+    connect(m_table, &QTableWidget::itemSelectionChanged, this, [this] {
+        const auto rows = m_table->selectionModel()->selectedRows();
+        if (rows.isEmpty())
+            return;
+        m_selected = static_cast<ConsumerId>(m_table->item(rows.first().row(), 0)->data(Qt::UserRole).toInt());
+        explainSelected();
+    });
+    refresh();
+}
+
+void BreakdownView::refresh()
+{
+    const Estimate &e = m_model->estimate();
+    const Unit unit = m_model->unit();
+    const QSignalBlocker block(m_table);
+    if (!m_model->estimateError().isEmpty()) {
+        m_table->setRowCount(0);
+        m_explanationHtml.clear();
+        m_explanation->setHtml(QStringLiteral("<p><b>%1</b></p><p>%2</p>")
+                                   .arg(tr("This scenario cannot be estimated."),
+                                        m_model->estimateError().toHtmlEscaped()));
+        return;
+    }
+    m_table->setRowCount(int(e.consumers.size()));
+    int selectedRow = -1;
+    for (int row = 0; row < int(e.consumers.size()); ++row) {
+        const Consumer &c = e.consumers[std::size_t(row)];
+        auto set = [&](int column, const QString &text, Qt::Alignment align) {
+            QTableWidgetItem *item = m_table->item(row, column);
+            if (!item) {
+                item = new QTableWidgetItem;
+                item->setTextAlignment(align | Qt::AlignVCenter);
+                m_table->setItem(row, column, item);
+            }
+            if (item->text() != text)
+                item->setText(text);
+            return item;
+        };
+        QTableWidgetItem *name = set(0, consumerDisplayName(c.id), Qt::AlignLeft);
+        if (name->data(Qt::UserRole) != int(c.id) || m_iconsDark != m_model->dark()) {
+            name->setData(Qt::UserRole, int(c.id));
+            name->setIcon(swatch(c.id, m_model->dark()));
+        }
+        set(1, bytesText(c.bytes, unit), Qt::AlignRight);
+        set(2, QString::number(consumerShare(e, c) * 100, 'f', 1) + QLatin1Char('%'), Qt::AlignRight);
+        const QString formulaText = QString::fromStdString(c.formula(unit));
+        QTableWidgetItem *formula = set(3, formulaText, Qt::AlignLeft);
+        if (formula->toolTip() != formulaText)
+            formula->setToolTip(formulaText);
+        if (c.id == m_selected)
+            selectedRow = row;
+    }
+    if (selectedRow < 0 && !e.consumers.empty()) {
+        selectedRow = 0;
+        m_selected = e.consumers.front().id;
+    }
+    m_iconsDark = m_model->dark();
+    const auto selected = m_table->selectionModel()->selectedRows();
+    if (selectedRow >= 0 && (selected.isEmpty() || selected.first().row() != selectedRow))
+        m_table->selectRow(selectedRow);
+    explainSelected();
+}
+
+void BreakdownView::explainSelected()
+{
+    // Laying out HTML is the expensive part of a refresh: only when the text changed.
+    const QString html = explainConsumer(m_selected, m_model->scenario(), m_model->estimate(), m_model->unit());
+    if (html == m_explanationHtml)
+        return;
+    m_explanationHtml = html;
+    m_explanation->setHtml(html);
+}
+
+} // namespace headroom
