@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -11,8 +12,9 @@ namespace headroom {
 class OverflowError : public std::overflow_error
 {
 public:
-    explicit OverflowError(const std::string &quantity)
-        : std::overflow_error(quantity + " exceeds 2^64 bytes (18.4 EB): the scenario is beyond range"),
+    explicit OverflowError(const std::string &quantity,
+                           const std::string &limit = "2^64 bytes (18.4 EB)")
+        : std::overflow_error(quantity + " exceeds " + limit + ": the scenario is beyond range"),
           quantityName(quantity)
     {
     }
@@ -44,6 +46,21 @@ std::uint64_t productChecked(const char *what, std::uint64_t first, T... rest)
     std::uint64_t r = first;
     ((r = mulChecked(r, static_cast<std::uint64_t>(rest), what)), ...);
     return r;
+}
+
+/// A non-negative byte count computed in floating point, rounded to the nearest byte; NaN,
+/// infinity or anything at or past 2^64 is an OverflowError naming `what` (std::llround stops
+/// at 2^63 and returns garbage past it). Negative values are clamped to 0.
+inline std::uint64_t roundedBytes(double value, const char *what)
+{
+    if (std::isnan(value) || !(value < 18446744073709551616.0))
+        throw OverflowError(what);
+    if (value <= 0)
+        return 0;
+    const double rounded = std::round(value); // half away from zero, as llround
+    if (!(rounded < 18446744073709551616.0))
+        throw OverflowError(what);
+    return static_cast<std::uint64_t>(rounded);
 }
 
 /// ceil(a / b) for b > 0.
