@@ -2,6 +2,7 @@
 #include "runtimeterms.h"
 
 #include "checked.h"
+#include "kvcache.h"
 #include "modelstate.h"
 #include "names.h"
 #include "units.h"
@@ -78,25 +79,23 @@ Term workspaceTerm(const EstimateContext &c, bool withOptimizerTemporaries)
 Term kvCacheTerm(const EstimateContext &c)
 {
     const Scenario &s = c.s;
-    const ModelArch &m = c.m;
-    const bool formulas = c.formulas;
     Term term;
-    const std::uint64_t layers = c.parallel.layersPerStage(std::uint64_t(m.layers));
-    std::uint64_t context = s.inference.context;
-    const bool windowed = m.slidingWindow > 0 && context > std::uint64_t(m.slidingWindow);
-    if (windowed)
-        context = m.slidingWindow;
-    const std::uint64_t kvHeads = ceilDiv(std::uint64_t(m.kvHeads), s.parallel.tensor);
-    term.bytes = bitsToBytes(productChecked("KV cache", 2, layers, kvHeads, std::uint64_t(m.headDim),
-                                            std::uint64_t(s.inference.batch), context),
-                             dtypeBits(s.inference.kvDType), "KV cache");
-    if (formulas) {
-        term.expression = "2 (K and V) x " + n(layers) + " layers x " + n(kvHeads) + " kv_heads x " +
-                          n(m.headDim) + " head_dim x " + perValue(s.inference.kvDType) + " x " +
-                          n(s.inference.batch) + " sequences x " + n(context) + " tokens";
-        if (windowed)
-            term.notes.push_back("Sliding-window attention caps each layer's cache at " +
-                                 n(m.slidingWindow) + " tokens.");
+    const KvLayout layout = kvLayout(s);
+    const std::uint64_t context = s.inference.context;
+    term.bytes = kvCacheBytes(layout, s.inference.batch, context);
+    if (c.formulas) {
+        std::string groups;
+        for (const KvLayerGroup &group : layout.groups) {
+            const std::uint64_t kept = group.window ? std::min<std::uint64_t>(context, group.window) : context;
+            if (!groups.empty())
+                groups += " + ";
+            groups += n(group.layers) + " layers x " + group.what + " x " + n(kept) + " tokens";
+            if (group.window && context > group.window)
+                term.notes.push_back("Sliding-window attention caps " + n(group.layers) +
+                                     " layers' cache at " + n(group.window) + " tokens.");
+        }
+        term.expression = "(" + groups + ") x " + n(s.inference.batch) + " sequences x " +
+                          perValue(s.inference.kvDType);
         term.notes.push_back("Sized for the whole context of every concurrent sequence.");
     }
     return term;
