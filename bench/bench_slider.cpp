@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // One slider step through the model, the estimate, the chart update and a render of the chart
-// at 1600x900 with 8 pinned scenarios, offscreen.
+// at 1600x900 with 8 pinned scenarios, offscreen:  bench_slider [NAME]  (default slider_step;
+// scripts/bench runs it again while another process keeps one core busy).
 #include "benchutil.h"
 #include "chart/budgetchart.h"
 #include "controls/controlpanel.h"
@@ -33,7 +34,8 @@ int main(int argc, char *argv[])
     QSlider *slider = window.controls()->seqLen()->slider();
     QImage image(1600, 900, QImage::Format_ARGB32_Premultiplied);
     int direction = 1;
-    bench::measure("slider_step", 50, 600, [&] {
+    const char *name = argc > 1 ? argv[1] : "slider_step";
+    bench::measure(name, 50, 600, [&] {
         if (slider->value() >= slider->maximum() - 5 || slider->value() <= slider->minimum() + 5)
             direction = -direction;
         slider->setValue(slider->value() + direction * 3);
