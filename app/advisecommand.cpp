@@ -97,42 +97,41 @@ void printText(const Advice &advice, const Scenario &scenario, Unit unit)
 
 } // namespace
 
+CommandHelp adviseHelp()
+{
+    return {QStringLiteral("advise"),
+            tr("what to change, lever by lever, until a scenario fits a GPU"),
+            tr("What to change, lever by lever, until a scenario fits a GPU (the diagnostic "
+               "sequence of \"Where the memory actually goes\", then the ladder of \"The Memory "
+               "Game\")."),
+            tr("headroom advise FILE --gpu ID [--format text|json] [--unit GB|GiB] "
+               "[--set key.path=value]..."),
+            {{QStringLiteral("FILE"), tr("A .headroom.json scenario.")}},
+            {QCommandLineOption(QStringLiteral("gpu"),
+                                tr("The GPU to fit (catalog id, e.g. rtx-4090)."),
+                                QStringLiteral("id")),
+             QCommandLineOption(QStringLiteral("set"),
+                                tr("Override a scenario key, e.g. train.micro_batch=8."),
+                                QStringLiteral("key.path=value")),
+             QCommandLineOption(QStringLiteral("format"), tr("text or json."),
+                                QStringLiteral("format"), QStringLiteral("text")),
+             QCommandLineOption(QStringLiteral("unit"), tr("GB or GiB."), QStringLiteral("unit"),
+                                QStringLiteral("GB"))}};
+}
+
 int runAdvise(const QStringList &arguments)
 {
     QCommandLineParser parser;
-    parser.setApplicationDescription(
-        tr("What to change, lever by lever, until a scenario fits a GPU (seed 000's diagnostic "
-           "sequence, then seed 003's ladder)."));
-    parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("advise"), tr("The command."));
-    parser.addPositionalArgument(QStringLiteral("FILE"), tr("A .headroom.json scenario."));
-    const QCommandLineOption gpuOption(QStringLiteral("gpu"),
-                                       tr("The GPU to fit (catalog id, e.g. rtx-4090)."),
-                                       QStringLiteral("id"));
-    const QCommandLineOption setOption(QStringLiteral("set"),
-                                       tr("Override a scenario key, e.g. train.micro_batch=8."),
-                                       QStringLiteral("key.path=value"));
-    const QCommandLineOption formatOption(QStringLiteral("format"), tr("text or json."),
-                                          QStringLiteral("format"), QStringLiteral("text"));
-    const QCommandLineOption unitOption(QStringLiteral("unit"), tr("GB or GiB."),
-                                        QStringLiteral("unit"), QStringLiteral("GB"));
-    parser.addOption(gpuOption);
-    parser.addOption(setOption);
-    parser.addOption(formatOption);
-    parser.addOption(unitOption);
-    if (const auto stop = parseCommand(
-            parser, arguments, 2,
-            tr("usage: headroom advise FILE --gpu ID [--format text|json] [--unit GB|GiB] "
-               "[--set key.path=value]...")))
+    if (const auto stop = parseCommand(parser, arguments, adviseHelp()))
         return *stop;
     const QStringList positional = parser.positionalArguments();
-    const QString format = parser.value(formatOption);
+    const QString format = parser.value(QStringLiteral("format"));
     if (format != QLatin1String("text") && format != QLatin1String("json"))
         return fail(tr("--format: must be text or json (got %1)").arg(format));
     Unit unit = Unit::GB;
-    if (!parseUnit(parser.value(unitOption), unit))
+    if (!parseUnit(parser.value(QStringLiteral("unit")), unit))
         return ExitBadInput;
-    const QString gpuId = parser.value(gpuOption);
+    const QString gpuId = parser.value(QStringLiteral("gpu"));
     if (gpuId.isEmpty())
         return fail(tr("--gpu: which GPU to fit is required (e.g. --gpu rtx-4090)"));
     if (!builtinCatalog().findGpu(gpuId.toStdString())) {
@@ -144,7 +143,7 @@ int runAdvise(const QStringList &arguments)
     }
     const QString path = positional.at(1);
     try {
-        const Scenario scenario = loadScenario(path, parser.values(setOption));
+        const Scenario scenario = loadScenario(path, parser.values(QStringLiteral("set")));
         const Advice advice = advise(scenario, gpuId.toStdString());
         if (format == QLatin1String("json")) {
             nlohmann::json doc = adviceToJson(advice);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cli.h"
 
+#include "about.h"
 #include "advisecommand.h"
 #include "clicommon.h"
+#include "manpage.h"
 #include "rendercommand.h"
 #include "validatecommand.h"
 
@@ -15,20 +17,30 @@ using namespace cli;
 
 namespace {
 
-/// One `headroom <name>` command.
+/// One `headroom <name>` command; its help is in commandHelp().
 struct Command
 {
     const char *name;
     int (*run)(const QStringList &arguments);
-    const char *summary;
 };
 
 const Command kCommands[] = {
-    {"estimate", runEstimate, "print the memory budget of a scenario"},
-    {"validate", runValidate, "compare estimates with published measurements"},
-    {"advise", runAdvise, "what to change, lever by lever, until a scenario fits a GPU"},
-    {"render", runRender, "draw the chart of a scenario into PNG, SVG or PDF (no display needed)"},
+    {"estimate", runEstimate},
+    {"validate", runValidate},
+    {"advise", runAdvise},
+    {"render", runRender},
 };
+
+QString programDescription()
+{
+    QString description =
+        tr("Headroom shows where GPU memory goes when you train or serve a large language model.\n\n"
+           "Commands:\n");
+    for (const CommandHelp &command : commandHelp())
+        description += QStringLiteral("  %1  %2\n").arg(command.name.leftJustified(10), command.summary);
+    description += tr("\nRun headroom <command> --help for a command's options.");
+    return description;
+}
 
 } // namespace
 
@@ -44,32 +56,32 @@ bool commandNeedsGui(const QStringList &arguments)
 
 int runCommandLine(const QStringList &arguments)
 {
-    if (arguments.size() > 1)
+    if (arguments.size() > 1) {
         for (const Command &command : kCommands)
             if (arguments.at(1) == QLatin1String(command.name))
                 return command.run(arguments);
+        // Not listed in --help: the build writes the man page with it (packaging/).
+        if (arguments.at(1) == QLatin1String("--help-all-man") && arguments.size() == 2) {
+            out() << manPage();
+            out().flush();
+            return ExitOk;
+        }
+    }
 
-    QString description =
-        tr("Headroom shows where GPU memory goes when you train or serve a large language model.\n\n"
-           "Commands:\n");
-    for (const Command &command : kCommands)
-        description += QStringLiteral("  %1  %2\n")
-                           .arg(QString::fromLatin1(command.name).leftJustified(10), tr(command.summary));
-    description += tr("\nRun headroom <command> --help for a command's options.");
     QCommandLineParser parser;
-    parser.setApplicationDescription(description);
+    parser.setApplicationDescription(programDescription());
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("command"), tr("What to do (see above)."));
     if (!parser.parse(arguments))
         return fail(parser.errorText());
     if (parser.isSet(QStringLiteral("version"))) {
-        out() << QCoreApplication::applicationName() << ' ' << QCoreApplication::applicationVersion()
-              << '\n';
+        out() << aboutFacts().join(QLatin1Char('\n')) << '\n';
         out().flush();
         return ExitOk;
     }
-    if (parser.isSet(QStringLiteral("help")) || arguments.size() <= 1) {
+    if (parser.isSet(QStringLiteral("help")) || parser.isSet(QStringLiteral("help-all")) ||
+        arguments.size() <= 1) {
         out() << parser.helpText();
         out().flush();
         return ExitOk;

@@ -61,17 +61,18 @@ Scenario loadScenario(const QString &path, const QStringList &overrides,
 }
 
 std::optional<int> parseCommand(QCommandLineParser &parser, const QStringList &arguments,
-                                int positional, const QString &usage)
+                                const CommandHelp &help)
 {
+    describe(parser, help);
     if (!parser.parse(arguments))
         return fail(parser.errorText());
-    if (parser.isSet(QStringLiteral("help"))) {
+    if (parser.isSet(QStringLiteral("help")) || parser.isSet(QStringLiteral("help-all"))) {
         out() << parser.helpText();
         out().flush();
         return ExitOk;
     }
-    if (parser.positionalArguments().size() != positional)
-        return fail(usage);
+    if (parser.positionalArguments().size() != 1 + help.arguments.size())
+        return fail(tr("usage: %1").arg(help.usage));
     return std::nullopt;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "commandhelp.h"
 #include "scenario.h"
 #include "units.h"
 
@@ -9,7 +10,6 @@
 #include <QStringList>
 #include <QTextStream>
 #include <cstdint>
-#include <optional>
 #include <optional>
 #include <string>
 
@@ -36,11 +36,11 @@ Scenario loadScenario(const QString &path, const QStringList &overrides,
                       const ModelFiles &modelFiles = {});
 /// Reads a whole file; throws ScenarioError naming the problem.
 QByteArray readFile(const QString &path);
-/// Parses a command's arguments. Returns the exit code when the command should stop here (a
-/// parse error, --help printed, not `positional` positional arguments: usage printed), or
-/// nothing when it should go on.
+/// Describes the command to `parser` and parses its arguments. Returns the exit code when the
+/// command should stop here (a parse error, --help printed, not the command's positional
+/// arguments: usage printed), or nothing when it should go on.
 std::optional<int> parseCommand(QCommandLineParser &parser, const QStringList &arguments,
-                                int positional, const QString &usage);
+                                const CommandHelp &help);
 /// Parses --unit (GB or GiB); returns false and prints an error for anything else.
 bool parseUnit(const QString &text, Unit &unit);
 

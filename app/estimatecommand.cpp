@@ -108,51 +108,47 @@ void printText(const Scenario &scenario, const Estimate &e, Unit unit)
 
 } // namespace
 
+CommandHelp estimateHelp()
+{
+    return {QStringLiteral("estimate"), tr("print the memory budget of a scenario"),
+            tr("Estimate the GPU memory of a scenario."),
+            tr("headroom estimate FILE [--set key.path=value]... [--format text|json|csv] "
+               "[--unit GB|GiB] [--model-config config.json] [--model-weights PATH]"),
+            {{QStringLiteral("FILE"), tr("A .headroom.json scenario.")}},
+            {QCommandLineOption(QStringLiteral("set"),
+                                tr("Override a scenario key, e.g. train.micro_batch=8."),
+                                QStringLiteral("key.path=value")),
+             QCommandLineOption(QStringLiteral("model-config"),
+                                tr("Use the architecture of a Hugging Face config.json (--set "
+                                   "model.* still overrides)."),
+                                QStringLiteral("config.json")),
+             QCommandLineOption(QStringLiteral("model-weights"),
+                                tr("Take the exact parameter total from safetensors headers (a "
+                                   ".safetensors file, model.safetensors.index.json or their "
+                                   "folder)."),
+                                QStringLiteral("path")),
+             QCommandLineOption(QStringLiteral("format"), tr("text, json or csv."),
+                                QStringLiteral("format"), QStringLiteral("text")),
+             QCommandLineOption(QStringLiteral("unit"), tr("GB or GiB."), QStringLiteral("unit"),
+                                QStringLiteral("GB"))}};
+}
+
 int runEstimate(const QStringList &arguments)
 {
     QCommandLineParser parser;
-    parser.setApplicationDescription(tr("Estimate the GPU memory of a scenario."));
-    parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("estimate"), tr("The command."));
-    parser.addPositionalArgument(QStringLiteral("FILE"), tr("A .headroom.json scenario."));
-    const QCommandLineOption setOption(QStringLiteral("set"),
-                                       tr("Override a scenario key, e.g. train.micro_batch=8."),
-                                       QStringLiteral("key.path=value"));
-    const QCommandLineOption formatOption(QStringLiteral("format"), tr("text, json or csv."),
-                                          QStringLiteral("format"), QStringLiteral("text"));
-    const QCommandLineOption unitOption(QStringLiteral("unit"), tr("GB or GiB."),
-                                        QStringLiteral("unit"), QStringLiteral("GB"));
-    const QCommandLineOption configOption(
-        QStringLiteral("model-config"),
-        tr("Use the architecture of a Hugging Face config.json (--set model.* still overrides)."),
-        QStringLiteral("config.json"));
-    const QCommandLineOption weightsOption(
-        QStringLiteral("model-weights"),
-        tr("Take the exact parameter total from safetensors headers (a .safetensors file, "
-           "model.safetensors.index.json or their folder)."),
-        QStringLiteral("path"));
-    parser.addOption(setOption);
-    parser.addOption(configOption);
-    parser.addOption(weightsOption);
-    parser.addOption(formatOption);
-    parser.addOption(unitOption);
-    if (const auto stop =
-            parseCommand(parser, arguments, 2,
-                         tr("usage: headroom estimate FILE [--set key.path=value]... "
-                            "[--format text|json|csv] [--unit GB|GiB] [--model-config config.json] "
-                            "[--model-weights PATH]")))
+    if (const auto stop = parseCommand(parser, arguments, estimateHelp()))
         return *stop;
     const QStringList positional = parser.positionalArguments();
-    const QString format = parser.value(formatOption);
+    const QString format = parser.value(QStringLiteral("format"));
     if (format != QLatin1String("text") && format != QLatin1String("json") &&
         format != QLatin1String("csv"))
         return fail(tr("--format: must be text, json or csv (got %1)").arg(format));
     Unit unit = Unit::GB;
-    if (!parseUnit(parser.value(unitOption), unit))
+    if (!parseUnit(parser.value(QStringLiteral("unit")), unit))
         return ExitBadInput;
     const QString path = positional.at(1);
-    const QString configPath = parser.value(configOption);
-    const QString weightsPath = parser.value(weightsOption);
+    const QString configPath = parser.value(QStringLiteral("model-config"));
+    const QString weightsPath = parser.value(QStringLiteral("model-weights"));
     std::optional<HfImport> config;
     std::optional<WeightsSummary> weights;
     try {
@@ -167,7 +163,7 @@ int runEstimate(const QStringList &arguments)
         ModelFiles modelFiles{configPath, std::nullopt};
         if (weights)
             modelFiles.params = weights->params;
-        const Scenario scenario = loadScenario(path, parser.values(setOption), modelFiles);
+        const Scenario scenario = loadScenario(path, parser.values(QStringLiteral("set")), modelFiles);
         const Estimate e = estimate(scenario);
         if (format == QLatin1String("json"))
             out() << q(estimateToJson(e, unit).dump(2)) << '\n';

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cli.h"
+#include "classroom/lessoncontroller.h"
 #include "document/documentcontroller.h"
 #include "window/mainwindow.h"
 
 #include <QApplication>
+#include <QChartView>
 #include <QCoreApplication>
+#include <QFile>
 #include <QFileInfo>
 #include <QIcon>
 #include <QPainter>
@@ -12,6 +15,55 @@
 #include <QSvgRenderer>
 #include <cstdio>
 #include <memory>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+/// True when the window could not open: no display on X11/Wayland systems (Qt would abort
+/// with "could not load the Qt platform plugin xcb ... reinstalling may fix this").
+bool missingDisplay()
+{
+#if defined(Q_OS_UNIX) && !defined(Q_OS_MACOS)
+    return qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") &&
+           qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM");
+#else
+    return false;
+#endif
+}
+
+/// True when the file is a lesson ("format": "headroom-lesson") rather than a scenario.
+bool isLessonFile(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly) || file.size() > 64 * 1024 * 1024)
+        return false;
+    const nlohmann::json doc = nlohmann::json::parse(file.readAll().toStdString(), nullptr, false);
+    return doc.is_object() && doc.value("format", nlohmann::json()) == "headroom-lesson";
+}
+
+/// For scripts/bench (HEADROOM_BENCH_FIRST_PAINT set): prints "first-paint" on stdout once the
+/// chart's first frame is painted, so the time from launch to a painted chart can be measured.
+class FirstPaintProbe : public QObject
+{
+public:
+    using QObject::QObject;
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override
+    {
+        if (event->type() == QEvent::Paint) {
+            watched->removeEventFilter(this);
+            // Queued: runs once this paint and the backing store's flush are done.
+            QMetaObject::invokeMethod(this, [] {
+                std::fputs("first-paint\n", stdout);
+                std::fflush(stdout);
+            }, Qt::QueuedConnection);
+        }
+        return false;
+    }
+};
+
+} // namespace
 
 int main(int argc, char *argv[])
 {
@@ -35,7 +87,7 @@ int main(int argc, char *argv[])
         QApplication app(argc, argv);
         return headroom::runCommandLine(app.arguments());
     }
-    // `headroom FILE` opens a scenario or comparison file in the window.
+    // `headroom FILE` opens a scenario, comparison or lesson file in the window.
     const bool openInWindow = arguments.size() == 2 && !arguments.at(1).startsWith(QLatin1Char('-')) &&
                               QFileInfo(arguments.at(1)).isFile();
     if (headroom::isCommandLine(arguments) && !openInWindow) {
@@ -43,7 +95,19 @@ int main(int argc, char *argv[])
         QCoreApplication app(argc, argv);
         return headroom::runCommandLine(app.arguments());
     }
+    if (missingDisplay()) {
+        std::fputs(qPrintable(QCoreApplication::translate(
+                       "main", "headroom: there is no display (DISPLAY and WAYLAND_DISPLAY are not "
+                               "set), so the window cannot open. Start it from a desktop session, or "
+                               "use the command line, which needs none:\n"
+                               "  headroom estimate FILE      the memory budget of a scenario\n"
+                               "  headroom render FILE --out chart.png\n"
+                               "  headroom --help\n")),
+                   stderr);
+        return headroom::ExitFailure;
+    }
     QApplication app(argc, argv);
+    QGuiApplication::setDesktopFileName(QStringLiteral(HEADROOM_APP_ID));
     // The icon is an SVG: rendered at the usual sizes, so no icon-engine plugin is needed.
     QSvgRenderer iconSvg(QStringLiteral(":/icons/headroom.svg"));
     QIcon icon;
@@ -57,8 +121,14 @@ int main(int argc, char *argv[])
     }
     QApplication::setWindowIcon(icon);
     headroom::MainWindow window;
+    if (qEnvironmentVariableIsSet("HEADROOM_BENCH_FIRST_PAINT"))
+        window.chartView()->viewport()->installEventFilter(new FirstPaintProbe(&window));
     window.show();
-    if (openInWindow)
-        window.document()->openFile(arguments.at(1));
+    if (openInWindow) {
+        if (isLessonFile(arguments.at(1)))
+            window.lessons()->openFile(arguments.at(1));
+        else
+            window.document()->openFile(arguments.at(1));
+    }
     return app.exec();
 }

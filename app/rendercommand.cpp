@@ -71,66 +71,66 @@ nlohmann::json lessonDocument(const QString &path)
 
 } // namespace
 
+CommandHelp renderHelp()
+{
+    return {QStringLiteral("render"),
+            tr("draw the chart of a scenario into PNG, SVG or PDF (no display needed)"),
+            tr("Draw the budget chart of a scenario or comparison file, as the window does, into a "
+               "PNG, SVG or PDF file; a lesson becomes a handout PDF, or one step with --step N. "
+               "Needs no display."),
+            tr("headroom render FILE --out chart.png|svg|pdf [--width W] [--height H] "
+               "[--scale S] [--theme light|dark] [--view bars|phases] [--unit GB|GiB] "
+               "[--set key=value]... | headroom render LESSON.json --out deck.pdf [--step N]"),
+            {{QStringLiteral("FILE"), tr("A scenario, comparison or lesson file.")}},
+            {QCommandLineOption(QStringLiteral("out"), tr("chart.png, chart.svg or chart.pdf."),
+                                QStringLiteral("file")),
+             QCommandLineOption(QStringLiteral("width"), tr("Width in logical pixels."),
+                                QStringLiteral("W"), QStringLiteral("1920")),
+             QCommandLineOption(QStringLiteral("height"), tr("Height in logical pixels."),
+                                QStringLiteral("H"), QStringLiteral("1080")),
+             QCommandLineOption(QStringLiteral("scale"), tr("PNG pixels per logical pixel."),
+                                QStringLiteral("S"), QStringLiteral("2")),
+             QCommandLineOption(QStringLiteral("theme"), tr("light or dark."),
+                                QStringLiteral("theme"), QStringLiteral("light")),
+             QCommandLineOption(QStringLiteral("view"), tr("bars (scenarios side by side) or phases."),
+                                QStringLiteral("view"), QStringLiteral("bars")),
+             QCommandLineOption(QStringLiteral("unit"), tr("GB or GiB."), QStringLiteral("unit"),
+                                QStringLiteral("GB")),
+             QCommandLineOption(QStringLiteral("set"),
+                                tr("Override a key of the current scenario, e.g. "
+                                   "train.micro_batch=8."),
+                                QStringLiteral("key.path=value")),
+             QCommandLineOption(QStringLiteral("step"),
+                                tr("A lesson's step N (from 1) alone, as PNG, SVG or PDF."),
+                                QStringLiteral("N"))}};
+}
+
 int runRender(const QStringList &arguments)
 {
     QCommandLineParser parser;
-    parser.setApplicationDescription(
-        tr("Draw the budget chart of a scenario or comparison file, as the window does, into a "
-           "PNG, SVG or PDF file. Needs no display."));
-    parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("render"), tr("The command."));
-    parser.addPositionalArgument(QStringLiteral("FILE"), tr("A scenario or comparison file."));
-    const QCommandLineOption outOption(QStringLiteral("out"), tr("chart.png, chart.svg or chart.pdf."),
-                                       QStringLiteral("file"));
-    const QCommandLineOption widthOption(QStringLiteral("width"), tr("Width in logical pixels."),
-                                         QStringLiteral("W"), QStringLiteral("1920"));
-    const QCommandLineOption heightOption(QStringLiteral("height"), tr("Height in logical pixels."),
-                                          QStringLiteral("H"), QStringLiteral("1080"));
-    const QCommandLineOption scaleOption(QStringLiteral("scale"),
-                                         tr("PNG pixels per logical pixel."), QStringLiteral("S"),
-                                         QStringLiteral("2"));
-    const QCommandLineOption themeOption(QStringLiteral("theme"), tr("light or dark."),
-                                         QStringLiteral("theme"), QStringLiteral("light"));
-    const QCommandLineOption viewOption(QStringLiteral("view"),
-                                        tr("bars (scenarios side by side) or phases."),
-                                        QStringLiteral("view"), QStringLiteral("bars"));
-    const QCommandLineOption unitOption(QStringLiteral("unit"), tr("GB or GiB."),
-                                        QStringLiteral("unit"), QStringLiteral("GB"));
-    const QCommandLineOption setOption(
-        QStringLiteral("set"), tr("Override a key of the current scenario, e.g. train.micro_batch=8."),
-        QStringLiteral("key.path=value"));
-    const QCommandLineOption stepOption(QStringLiteral("step"),
-                                        tr("A lesson's step N (from 1) alone, as PNG, SVG or PDF."),
-                                        QStringLiteral("N"));
-    for (const QCommandLineOption &option : {outOption, widthOption, heightOption, scaleOption,
-                                             themeOption, viewOption, unitOption, setOption, stepOption})
-        parser.addOption(option);
-    const QString usage =
-        tr("usage: headroom render FILE --out chart.png|svg|pdf [--width W] [--height H] "
-           "[--scale S] [--theme light|dark] [--view bars|phases] [--unit GB|GiB] "
-           "[--set key=value]... | headroom render LESSON.json --out deck.pdf [--step N]");
-    if (const auto stop = parseCommand(parser, arguments, 2, usage))
+    const CommandHelp help = renderHelp();
+    if (const auto stop = parseCommand(parser, arguments, help))
         return *stop;
-    if (!parser.isSet(outOption))
-        return fail(usage);
+    if (!parser.isSet(QStringLiteral("out")))
+        return fail(tr("usage: %1").arg(help.usage));
     const QStringList positional = parser.positionalArguments();
-    const QString outPath = parser.value(outOption);
+    const QString outPath = parser.value(QStringLiteral("out"));
     ExportFormat format = ExportFormat::Png;
     if (!exportFormatFor(outPath, format) || format == ExportFormat::Csv || format == ExportFormat::Json)
         return fail(tr("--out: must end in .png, .svg or .pdf (got %1)").arg(outPath));
     double width = 0, height = 0, scale = 0;
-    if (!parseNumber(QStringLiteral("width"), parser.value(widthOption), 16, 16384, width) ||
-        !parseNumber(QStringLiteral("height"), parser.value(heightOption), 16, 16384, height) ||
-        !parseNumber(QStringLiteral("scale"), parser.value(scaleOption), 0.25, 8, scale))
+    if (!parseNumber(QStringLiteral("width"), parser.value(QStringLiteral("width")), 16, 16384, width) ||
+        !parseNumber(QStringLiteral("height"), parser.value(QStringLiteral("height")), 16, 16384, height) ||
+        !parseNumber(QStringLiteral("scale"), parser.value(QStringLiteral("scale")), 0.25, 8, scale))
         return ExitBadInput;
-    const QString theme = parser.value(themeOption);
+    const QString theme = parser.value(QStringLiteral("theme"));
     if (theme != QLatin1String("light") && theme != QLatin1String("dark"))
         return fail(tr("--theme: must be light or dark (got %1)").arg(theme));
-    const QString view = parser.value(viewOption);
+    const QString view = parser.value(QStringLiteral("view"));
     if (view != QLatin1String("bars") && view != QLatin1String("phases"))
         return fail(tr("--view: must be bars or phases (got %1)").arg(view));
     Unit unit = Unit::GB;
-    if (!parseUnit(parser.value(unitOption), unit))
+    if (!parseUnit(parser.value(QStringLiteral("unit")), unit))
         return ExitBadInput;
 
     const QString path = positional.at(1);
@@ -140,13 +140,13 @@ int runRender(const QStringList &arguments)
         options.unit = unit;
         options.view = view == QLatin1String("phases") ? ChartView::Phases : ChartView::Bars;
         double step = 0;
-        if (parser.isSet(stepOption) && !parseNumber(QStringLiteral("step"), parser.value(stepOption), 1, 100000, step))
+        if (parser.isSet(QStringLiteral("step")) && !parseNumber(QStringLiteral("step"), parser.value(QStringLiteral("step")), 1, 100000, step))
             return ExitBadInput;
         if (step != double(qRound(step)))
-            return fail(tr("--step: must be a whole number (got %1)").arg(parser.value(stepOption)));
-        if (parser.isSet(setOption))
+            return fail(tr("--step: must be a whole number (got %1)").arg(parser.value(QStringLiteral("step"))));
+        if (parser.isSet(QStringLiteral("set")))
             return fail(tr("--set: applies to scenarios, not to lessons"));
-        if (!parser.isSet(stepOption) && format != ExportFormat::Pdf)
+        if (!parser.isSet(QStringLiteral("step")) && format != ExportFormat::Pdf)
             return fail(tr("--out: a whole lesson is written as .pdf; add --step N for one step as PNG or SVG"));
         QString error;
         try {
@@ -159,11 +159,11 @@ int runRender(const QStringList &arguments)
         }
         return error.isEmpty() ? ExitOk : fail(error);
     }
-    if (parser.isSet(stepOption))
+    if (parser.isSet(QStringLiteral("step")))
         return fail(tr("--step: only lessons have steps"));
     ScenarioModel model;
     try {
-        headroom::loadDocument(model, readRenderDocument(path, parser.values(setOption)));
+        headroom::loadDocument(model, readRenderDocument(path, parser.values(QStringLiteral("set"))));
     } catch (const std::exception &error) {
         return fail(path + QLatin1String(": ") + QString::fromStdString(error.what()));
     }

@@ -84,22 +84,23 @@ void printText(const ValidationReport &report)
 
 } // namespace
 
+CommandHelp validateHelp()
+{
+    return {QStringLiteral("validate"), tr("compare estimates with published measurements"),
+            tr("Compare estimates with published, measured peaks."),
+            tr("headroom validate DIR [--format text|json]"),
+            {{QStringLiteral("DIR"), tr("A folder of headroom-measurement cases (*.json).")}},
+            {QCommandLineOption(QStringLiteral("format"), tr("text or json."),
+                                QStringLiteral("format"), QStringLiteral("text"))}};
+}
+
 int runValidate(const QStringList &arguments)
 {
     QCommandLineParser parser;
-    parser.setApplicationDescription(tr("Compare estimates with published, measured peaks."));
-    parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("validate"), tr("The command."));
-    parser.addPositionalArgument(QStringLiteral("DIR"),
-                                 tr("A folder of headroom-measurement cases (*.json)."));
-    const QCommandLineOption formatOption(QStringLiteral("format"), tr("text or json."),
-                                          QStringLiteral("format"), QStringLiteral("text"));
-    parser.addOption(formatOption);
-    if (const auto stop = parseCommand(parser, arguments, 2,
-                                       tr("usage: headroom validate DIR [--format text|json]")))
+    if (const auto stop = parseCommand(parser, arguments, validateHelp()))
         return *stop;
     const QStringList positional = parser.positionalArguments();
-    const QString format = parser.value(formatOption);
+    const QString format = parser.value(QStringLiteral("format"));
     if (format != QLatin1String("text") && format != QLatin1String("json"))
         return fail(tr("--format: must be text or json (got %1)").arg(format));
 

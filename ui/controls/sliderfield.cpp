@@ -9,6 +9,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace headroom {
 
@@ -49,13 +50,20 @@ SliderField::SliderField(const QString &label, double minimum, double maximum, b
     setFocusProxy(m_field);
 
     connect(m_slider, &QSlider::valueChanged, this, [this](int position) {
-        const double value = snap(fromSlider(position));
-        if (value == m_value)
+        if (!m_slider->isSliderDown()) {
+            applySliderPosition(position);
             return;
-        m_value = value;
-        const QSignalBlocker block(m_field);
-        m_field->setValue(value / m_scale);
-        emit valueEdited(value);
+        }
+        // A drag never queues work: when moves come faster than an estimate and a repaint,
+        // only the latest is applied, once the moves already waiting have been read.
+        const bool queued = m_dragPosition >= 0;
+        m_dragPosition = position;
+        if (!queued)
+            QMetaObject::invokeMethod(this, [this] {
+                const int latest = std::exchange(m_dragPosition, -1);
+                if (latest >= 0)
+                    applySliderPosition(latest);
+            }, Qt::QueuedConnection);
     });
     connect(m_field, &QDoubleSpinBox::valueChanged, this, [this](double shown) {
         const double value = snap(shown * m_scale);
@@ -66,6 +74,17 @@ SliderField::SliderField(const QString &label, double minimum, double maximum, b
         m_slider->setValue(toSlider(value));
         emit valueEdited(value);
     });
+}
+
+void SliderField::applySliderPosition(int position)
+{
+    const double value = snap(fromSlider(position));
+    if (value == m_value)
+        return;
+    m_value = value;
+    const QSignalBlocker block(m_field);
+    m_field->setValue(value / m_scale);
+    emit valueEdited(value);
 }
 
 double SliderField::snap(double value) const
@@ -103,6 +122,7 @@ double SliderField::fromSlider(int position) const
 
 void SliderField::setValue(double value)
 {
+    m_dragPosition = -1; // a value set from outside wins over a drag not yet applied
     value = snap(value);
     m_value = value;
     const QSignalBlocker blockSlider(m_slider);

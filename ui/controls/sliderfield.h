@@ -10,7 +10,8 @@ class QLabel;
 namespace headroom {
 
 /// A slider with a linked number field; logarithmic when the range spans orders of magnitude.
-/// Emits valueEdited only for the user's changes, never for setValue().
+/// Emits valueEdited only for the user's changes, never for setValue(). While the slider is
+/// dragged, moves that arrive together are applied once, with the latest position.
 class SliderField : public QWidget
 {
     Q_OBJECT
@@ -32,6 +33,7 @@ private:
     int toSlider(double value) const;
     double fromSlider(int position) const;
     double snap(double value) const;
+    void applySliderPosition(int position);
 
     QSlider *m_slider;
     QDoubleSpinBox *m_field;
@@ -41,6 +43,7 @@ private:
     int m_decimals;
     double m_scale;
     double m_value;
+    int m_dragPosition = -1; ///< the latest position of a drag not yet applied; -1 when none
 };
 
 } // namespace headroom

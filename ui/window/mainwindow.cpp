@@ -2,6 +2,7 @@
 #include "window/mainwindow.h"
 
 #include "classroom/advisorview.h"
+#include "window/aboutdialog.h"
 #include "window/breakdownview.h"
 #include "chart/budgetchart.h"
 #include "chart/chartdata.h"
@@ -187,12 +188,7 @@ void MainWindow::buildMenus()
     m_lessons->addActions(menuBar()->addMenu(tr("&Lessons")));
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&About Headroom"), this, [this] {
-        QMessageBox::about(this, tr("About Headroom"),
-                           tr("<b>Headroom %1</b><p>Where GPU memory goes when you train or serve a "
-                              "large language model.</p><p>GPL-3.0-or-later.</p>")
-                               .arg(QCoreApplication::applicationVersion()));
-    });
+    help->addAction(tr("&About Headroom"), this, [this] { AboutDialog(this).exec(); });
 }
 
 PresenterView *MainWindow::presenter()
