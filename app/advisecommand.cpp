@@ -37,7 +37,7 @@ void printText(const Advice &advice, const Scenario &scenario, Unit unit)
 {
     QTextStream &o = out();
     if (!scenario.name.empty())
-        o << q(scenario.name) << '\n';
+        o << safe(scenario.name) << '\n';
     o << tr("What to change to fit %1 (%2):")
              .arg(q(advice.gpuName), bytesText(advice.capacityBytes, unit))
       << "\n\n";
@@ -159,7 +159,7 @@ int runAdvise(const QStringList &arguments)
         out().flush();
         return ExitOk;
     } catch (const std::exception &error) {
-        return fail(path + QLatin1String(": ") + QString::fromStdString(error.what()));
+        return fail(path + QLatin1String(": ") + errorText(error));
     }
 }
 

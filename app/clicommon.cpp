@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "clicommon.h"
 
+#include "checked.h"
 #include "cli.h"
+#include "inputfile.h"
 #include "modelimport.h"
 #include "scenariojson.h"
+#include "validation.h"
 
 #include <QCoreApplication>
-#include <QFile>
 #include <QFileInfo>
+#include <new>
 #include <nlohmann/json.hpp>
 
 namespace headroom::cli {
@@ -28,16 +31,35 @@ QTextStream &err()
 
 int fail(const QString &message)
 {
-    err() << "headroom: " << message << Qt::endl;
+    // One line, nothing a terminal would act on (a key or a value may come from the file).
+    err() << "headroom: " << safe(message.toStdString()) << Qt::endl;
     return ExitBadInput;
+}
+
+QString safe(const std::string &text)
+{
+    return QString::fromStdString(printable(text));
+}
+
+QString errorText(const std::exception &error)
+{
+    if (dynamic_cast<const std::bad_alloc *>(&error))
+        return tr("not enough memory to read this input");
+    if (dynamic_cast<const InputError *>(&error) || dynamic_cast<const OverflowError *>(&error) ||
+        dynamic_cast<const HfConfigError *>(&error) || dynamic_cast<const SafetensorsError *>(&error) ||
+        dynamic_cast<const ValidationError *>(&error))
+        return QString::fromStdString(error.what());
+    // Anything else is a reader's bug: say so without the library's words.
+    return tr("cannot read this input (an unexpected error; please report it with the file)");
 }
 
 QByteArray readFile(const QString &path)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        throw ScenarioError("", "cannot open: " + file.errorString().toStdString());
-    return file.readAll();
+    try {
+        return readInputFile(path, limits::kDocumentBytes);
+    } catch (const InputError &error) {
+        throw ScenarioError("", error.detail);
+    }
 }
 
 Scenario loadScenario(const QString &path, const QStringList &overrides,

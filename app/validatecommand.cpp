@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "clicommon.h"
+#include "inputpolicy.h"
 #include "validation.h"
 
 #include <QDir>
@@ -114,7 +115,12 @@ int runValidate(const QStringList &arguments)
     std::vector<MeasurementCase> cases;
     try {
         for (const QString &file : files) {
-            const QByteArray bytes = readFile(dir.filePath(file));
+            QByteArray bytes;
+            try {
+                bytes = readFile(dir.filePath(file));
+            } catch (const InputError &error) {
+                return fail(dir.filePath(file) + QLatin1String(": ") + q(error.detail));
+            }
             cases.push_back(
                 parseMeasurementCase(std::string_view(bytes.constData(), std::size_t(bytes.size())),
                                      dir.filePath(file).toStdString()));
@@ -127,7 +133,7 @@ int runValidate(const QStringList &arguments)
         out().flush();
         return ExitOk;
     } catch (const std::exception &error) {
-        return fail(QString::fromStdString(error.what()));
+        return fail(errorText(error));
     }
 }
 
