@@ -1,16 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "clicommon.h"
 
-#include "checked.h"
 #include "cli.h"
 #include "inputfile.h"
 #include "modelimport.h"
 #include "scenariojson.h"
-#include "validation.h"
 
 #include <QCoreApplication>
 #include <QFileInfo>
-#include <new>
 #include <nlohmann/json.hpp>
 
 namespace headroom::cli {
@@ -43,14 +40,7 @@ QString safe(const std::string &text)
 
 QString errorText(const std::exception &error)
 {
-    if (dynamic_cast<const std::bad_alloc *>(&error))
-        return tr("not enough memory to read this input");
-    if (dynamic_cast<const InputError *>(&error) || dynamic_cast<const OverflowError *>(&error) ||
-        dynamic_cast<const HfConfigError *>(&error) || dynamic_cast<const SafetensorsError *>(&error) ||
-        dynamic_cast<const ValidationError *>(&error))
-        return QString::fromStdString(error.what());
-    // Anything else is a reader's bug: say so without the library's words.
-    return tr("cannot read this input (an unexpected error; please report it with the file)");
+    return errorMessage(error);
 }
 
 QByteArray readFile(const QString &path)

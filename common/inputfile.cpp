@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "inputfile.h"
 
+#include "checked.h"
+#include "hfconfig.h"
 #include "inputpolicy.h"
+#include "safetensors.h"
 #include "units.h"
+#include "validation.h"
 
+#include <QCoreApplication>
 #include <QFile>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <new>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -113,6 +119,19 @@ QByteArray readInputFile(const QString &path, std::uint64_t maxBytes)
 {
     InputFile file(path);
     return file.readAll(maxBytes);
+}
+
+QString errorMessage(const std::exception &error)
+{
+    if (dynamic_cast<const std::bad_alloc *>(&error))
+        return QCoreApplication::translate("inputfile", "not enough memory to read this input");
+    if (dynamic_cast<const InputError *>(&error) || dynamic_cast<const OverflowError *>(&error) ||
+        dynamic_cast<const HfConfigError *>(&error) || dynamic_cast<const SafetensorsError *>(&error) ||
+        dynamic_cast<const ValidationError *>(&error))
+        return QString::fromStdString(error.what());
+    // Anything else is a reader's bug: say so without the library's words.
+    return QCoreApplication::translate(
+        "inputfile", "cannot read this input (an unexpected error; please report it with the file)");
 }
 
 } // namespace headroom

@@ -4,6 +4,7 @@
 #include <QByteArray>
 #include <QString>
 #include <cstdint>
+#include <exception>
 
 namespace headroom {
 
@@ -34,5 +35,10 @@ private:
 
 /// The whole of a regular file of at most `maxBytes` bytes (see InputFile).
 QByteArray readInputFile(const QString &path, std::uint64_t maxBytes);
+
+/// What an exception from reading or estimating says to the user: the readers' own messages
+/// (InputError, HfConfigError, SafetensorsError, OverflowError, ValidationError) as they are;
+/// never a library's internals ("std::bad_alloc", "[json.exception...]").
+QString errorMessage(const std::exception &error);
 
 } // namespace headroom

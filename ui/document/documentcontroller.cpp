@@ -7,6 +7,7 @@
 #include "document/exportdialog.h"
 #include "controls/missingfieldsdialog.h"
 #include "document/preferences.h"
+#include "inputfile.h"
 #include "document/scenariomodel.h"
 
 #include <QChartView>
@@ -164,7 +165,7 @@ bool DocumentController::openFile(const QString &path)
     try {
         document = readDocumentFile(path);
     } catch (const std::exception &error) {
-        report(tr("Cannot open %1:\n%2").arg(QDir::toNativeSeparators(path), QString::fromStdString(error.what())));
+        report(tr("Cannot open %1:\n%2").arg(QDir::toNativeSeparators(path), errorMessage(error)));
         return false;
     }
     loadDocument(*m_model, document);
@@ -249,7 +250,7 @@ bool DocumentController::importModel(const QString &path)
     try {
         imported = importModelFile(path, m_model->scenario().model, m_prompt);
     } catch (const std::exception &error) {
-        report(tr("Cannot import %1:\n%2").arg(QDir::toNativeSeparators(path), QString::fromStdString(error.what())));
+        report(tr("Cannot import %1:\n%2").arg(QDir::toNativeSeparators(path), errorMessage(error)));
         return false;
     }
     if (!imported)
