@@ -14,6 +14,9 @@ namespace headroom::cli {
 
 namespace {
 
+/// Measurement cases one run reads (the repository has about a hundred; docs/input-limits.md).
+constexpr qsizetype kMaxCases = 10000;
+
 QString percent(double fraction, int decimals = 1)
 {
     return QString::number(fraction * 100, 'f', decimals) + QLatin1Char('%');
@@ -111,6 +114,11 @@ int runValidate(const QStringList &arguments)
         dir.entryList({QStringLiteral("*.json")}, QDir::Files | QDir::Readable, QDir::Name);
     if (files.isEmpty())
         return fail(tr("%1: no measurement cases (*.json)").arg(positional.at(1)));
+    if (files.size() > kMaxCases)
+        return fail(tr("%1: %2 measurement cases, more than the %3 one run reads")
+                        .arg(positional.at(1))
+                        .arg(files.size())
+                        .arg(kMaxCases));
 
     std::vector<MeasurementCase> cases;
     try {

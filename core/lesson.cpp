@@ -95,6 +95,10 @@ Lesson lessonFromJson(const json &doc, const Catalog &catalog)
             if (!set.is_object() || set.empty())
                 throw ScenarioError(path + ".set", "must be an object of \"key.path\": value changes");
             for (const auto &item : set.items()) {
+                // "a=b" would be read as the path "a" set to "b=...": name the key as written.
+                if (item.key().find('=') != std::string::npos)
+                    throw ScenarioError(path + ".set." + keyForPath(item.key()),
+                                        "a key path cannot contain '='");
                 try {
                     applyOverride(document, item.key() + "=" + item.value().dump());
                 } catch (const ScenarioError &error) {
