@@ -22,7 +22,9 @@ constexpr int kBarWidth = 24;
 QString bar(std::uint64_t bytes, std::uint64_t startBytes, std::uint64_t capacity)
 {
     const auto column = [&](std::uint64_t b) {
-        return int(double(b) / double(std::max<std::uint64_t>(startBytes, 1)) * kBarWidth + 0.5);
+        // Clamped before the conversion: a capacity far above a tiny peak would overflow an int.
+        const double at = double(b) / double(std::max<std::uint64_t>(startBytes, 1)) * kBarWidth + 0.5;
+        return int(std::min(at, double(kBarWidth + 1)));
     };
     QString text(kBarWidth + 1, QLatin1Char(' '));
     for (int i = 0; i < std::min(column(bytes), kBarWidth + 1); ++i)
@@ -37,7 +39,7 @@ void printText(const Advice &advice, const Scenario &scenario, Unit unit)
 {
     QTextStream &o = out();
     if (!scenario.name.empty())
-        o << q(scenario.name) << '\n';
+        o << safe(scenario.name) << '\n';
     o << tr("What to change to fit %1 (%2):")
              .arg(q(advice.gpuName), bytesText(advice.capacityBytes, unit))
       << "\n\n";
@@ -158,7 +160,7 @@ int runAdvise(const QStringList &arguments)
         out().flush();
         return ExitOk;
     } catch (const std::exception &error) {
-        return fail(path + QLatin1String(": ") + QString::fromStdString(error.what()));
+        return fail(path + QLatin1String(": ") + errorText(error));
     }
 }
 

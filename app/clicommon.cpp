@@ -2,11 +2,11 @@
 #include "clicommon.h"
 
 #include "cli.h"
+#include "inputfile.h"
 #include "modelimport.h"
 #include "scenariojson.h"
 
 #include <QCoreApplication>
-#include <QFile>
 #include <QFileInfo>
 #include <nlohmann/json.hpp>
 
@@ -28,16 +28,28 @@ QTextStream &err()
 
 int fail(const QString &message)
 {
-    err() << "headroom: " << message << Qt::endl;
+    // One line, nothing a terminal would act on (a key or a value may come from the file).
+    err() << "headroom: " << safe(message.toStdString()) << Qt::endl;
     return ExitBadInput;
+}
+
+QString safe(const std::string &text)
+{
+    return QString::fromStdString(printable(text));
+}
+
+QString errorText(const std::exception &error)
+{
+    return errorMessage(error);
 }
 
 QByteArray readFile(const QString &path)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        throw ScenarioError("", "cannot open: " + file.errorString().toStdString());
-    return file.readAll();
+    try {
+        return readInputFile(path, limits::kDocumentBytes);
+    } catch (const InputError &error) {
+        throw ScenarioError("", error.detail);
+    }
 }
 
 Scenario loadScenario(const QString &path, const QStringList &overrides,

@@ -10,6 +10,7 @@
 #include <QStringList>
 #include <QTextStream>
 #include <cstdint>
+#include <exception>
 #include <optional>
 #include <string>
 
@@ -20,8 +21,14 @@ QString tr(const char *text);
 /// Standard output and error as text streams.
 QTextStream &out();
 QTextStream &err();
-/// Prints "headroom: <message>" on stderr and returns ExitBadInput (2).
+/// Prints "headroom: <message>" on stderr, control characters escaped, and returns
+/// ExitBadInput (2).
 int fail(const QString &message);
+/// Text from a file for the terminal: control characters and bidirectional overrides escaped.
+QString safe(const std::string &text);
+/// What an exception says to the user: the readers' messages as they are, never a library's
+/// internals ("std::bad_alloc", "[json.exception...]").
+QString errorText(const std::exception &error);
 /// std::string -> QString.
 inline QString q(const std::string &text) { return QString::fromStdString(text); }
 /// Model files given on the command line, applied before the --set overrides.
@@ -34,7 +41,8 @@ struct ModelFiles
 /// relative to the scenario file. Throws ScenarioError.
 Scenario loadScenario(const QString &path, const QStringList &overrides,
                       const ModelFiles &modelFiles = {});
-/// Reads a whole file; throws ScenarioError naming the problem.
+/// Reads a whole scenario, comparison or lesson file under the input policy (a regular file of at
+/// most limits::kDocumentBytes); throws ScenarioError naming the problem.
 QByteArray readFile(const QString &path);
 /// Describes the command to `parser` and parses its arguments. Returns the exit code when the
 /// command should stop here (a parse error, --help printed, not the command's positional

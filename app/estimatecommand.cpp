@@ -23,13 +23,13 @@ void printImports(const Scenario &scenario, const QString &configPath,
 {
     QTextStream &o = out();
     if (config) {
-        o << tr("Model config: %1 (model_type %2)").arg(configPath, q(config->modelType)) << '\n';
+        o << tr("Model config: %1 (model_type %2)").arg(safe(configPath.toStdString()), safe(config->modelType)) << '\n';
         for (const std::string &note : config->notes)
-            o << "  - " << q(note) << '\n';
+            o << "  - " << safe(note) << '\n';
     }
     if (weights) {
         o << tr("Weights: %1 (%2 files): %3 tensors, %4 params, %5")
-                 .arg(weightsPath, q(groupDigits(weights->files)), q(groupDigits(weights->tensors)),
+                 .arg(safe(weightsPath.toStdString()), q(groupDigits(weights->files)), q(groupDigits(weights->tensors)),
                       q(groupDigits(weights->params)), bytesText(weights->bytes, unit))
           << '\n';
         for (const auto &[dtype, total] : weights->byDType)
@@ -39,7 +39,7 @@ void printImports(const Scenario &scenario, const QString &configPath,
                           bytesText(total.bytes, unit))
               << '\n';
         for (const std::string &note : weights->notes)
-            o << "  - " << q(note) << '\n';
+            o << "  - " << safe(note) << '\n';
         ModelArch shape = scenario.model;
         shape.params.reset();
         const std::uint64_t derived = shape.rough ? weights->params : countParams(shape).derived;
@@ -57,7 +57,7 @@ void printText(const Scenario &scenario, const Estimate &e, Unit unit)
 {
     QTextStream &o = out();
     if (!scenario.name.empty())
-        o << q(scenario.name) << '\n';
+        o << safe(scenario.name) << '\n';
     o << tr("Parameters: %1 total, %2 trainable")
              .arg(q(groupDigits(e.totalParams)), q(groupDigits(e.trainableParams)))
       << (e.rough ? tr(" (rough model)") : QString()) << "\n\n";
@@ -151,13 +151,20 @@ int runEstimate(const QStringList &arguments)
     const QString weightsPath = parser.value(QStringLiteral("model-weights"));
     std::optional<HfImport> config;
     std::optional<WeightsSummary> weights;
+    // Errors name the option that gave the file (the file's own key paths follow).
     try {
         if (!configPath.isEmpty())
             config = importModelConfig(configPath);
+    } catch (const InputError &error) {
+        return fail(tr("--model-config: %1").arg(q(error.detail)));
+    } catch (const std::exception &error) {
+        return fail(tr("--model-config: %1").arg(errorText(error)));
+    }
+    try {
         if (!weightsPath.isEmpty())
             weights = readModelWeights(weightsPath);
     } catch (const std::exception &error) {
-        return fail(QString::fromStdString(error.what()));
+        return fail(tr("--model-weights: %1").arg(errorText(error)));
     }
     try {
         ModelFiles modelFiles{configPath, std::nullopt};
@@ -176,7 +183,7 @@ int runEstimate(const QStringList &arguments)
         out().flush();
         return ExitOk;
     } catch (const std::exception &error) {
-        return fail(path + QLatin1String(": ") + QString::fromStdString(error.what()));
+        return fail(path + QLatin1String(": ") + errorText(error));
     }
 }
 

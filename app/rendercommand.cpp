@@ -13,9 +13,8 @@
 #include "modelimport.h"
 #include "document/scenariomodel.h"
 
-#include <QFile>
-#include <QFileInfo>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 namespace headroom::cli {
 
@@ -33,10 +32,9 @@ bool parseNumber(const QString &name, const QString &text, double low, double hi
 }
 
 /// The file's scenario (and pins, for a comparison); --set changes the current scenario.
-ScenarioDocument readRenderDocument(const QString &path, const QStringList &overrides)
+ScenarioDocument readRenderDocument(const QString &path, nlohmann::json doc,
+                                    const QStringList &overrides)
 {
-    const QByteArray bytes = readFile(path);
-    nlohmann::json doc = parseJsonText(std::string_view(bytes.constData(), std::size_t(bytes.size())));
     if (!doc.is_object())
         throw ScenarioError("", "the file is not a JSON object");
     const bool comparison = doc.value("format", nlohmann::json()) == "headroom-comparison";
@@ -46,27 +44,18 @@ ScenarioDocument readRenderDocument(const QString &path, const QStringList &over
         else
             applyOverride(doc, assignment.toStdString());
     }
-    ScenarioDocument document = documentFromJson(doc, builtinCatalog(), configResolver(path));
-    if (int(document.pins.size()) > ScenarioModel::kMaxPins)
-        throw ScenarioError("pins", "at most " + std::to_string(ScenarioModel::kMaxPins) +
-                                        " pinned scenarios");
-    return document;
+    return documentFromJson(doc, builtinCatalog(), configResolver(path));
 }
 
-/// The file's JSON when it is a lesson ("format": "headroom-lesson"); null otherwise.
-nlohmann::json lessonDocument(const QString &path)
+/// Why a scenario cannot be drawn (as `estimate` would refuse it), or nothing.
+std::optional<std::string> estimateProblem(const Scenario &scenario)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly) || file.size() > 64 * 1024 * 1024)
-        return {};
     try {
-        nlohmann::json doc = nlohmann::json::parse(file.readAll().toStdString());
-        if (doc.is_object() && doc.value("format", nlohmann::json()) == "headroom-lesson")
-            return doc;
-    } catch (const std::exception &) {
-        // Not JSON: the scenario reader reports it.
+        estimate(scenario, Detail::BytesOnly);
+    } catch (const std::exception &error) {
+        return std::string(error.what());
     }
-    return {};
+    return std::nullopt;
 }
 
 } // namespace
@@ -133,14 +122,29 @@ int runRender(const QStringList &arguments)
     if (!parseUnit(parser.value(QStringLiteral("unit")), unit))
         return ExitBadInput;
 
+    ChartExportOptions sizeOptions;
+    sizeOptions.size = QSize(qRound(width), qRound(height));
+    sizeOptions.scale = scale;
+    if (const QString error = checkExportOptions(format, sizeOptions); !error.isEmpty())
+        return fail(tr("--width, --height, --scale: %1").arg(error));
+
     const QString path = positional.at(1);
-    if (const nlohmann::json lesson = lessonDocument(path); !lesson.is_null()) {
+    nlohmann::json doc;
+    try {
+        const QByteArray bytes = readFile(path);
+        doc = parseJsonText(std::string_view(bytes.constData(), std::size_t(bytes.size())));
+    } catch (const std::exception &error) {
+        return fail(path + QLatin1String(": ") + errorText(error));
+    }
+    if (doc.is_object() && doc.value("format", nlohmann::json()) == "headroom-lesson") {
         LessonExportOptions options;
         options.chart = {QSize(qRound(width), qRound(height)), scale, theme == QLatin1String("dark")};
         options.unit = unit;
         options.view = view == QLatin1String("phases") ? ChartView::Phases : ChartView::Bars;
         double step = 0;
-        if (parser.isSet(QStringLiteral("step")) && !parseNumber(QStringLiteral("step"), parser.value(QStringLiteral("step")), 1, 100000, step))
+        if (parser.isSet(QStringLiteral("step")) &&
+            !parseNumber(QStringLiteral("step"), parser.value(QStringLiteral("step")), 1,
+                         double(limits::kLessonSteps), step))
             return ExitBadInput;
         if (step != double(qRound(step)))
             return fail(tr("--step: must be a whole number (got %1)").arg(parser.value(QStringLiteral("step"))));
@@ -150,12 +154,16 @@ int runRender(const QStringList &arguments)
             return fail(tr("--out: a whole lesson is written as .pdf; add --step N for one step as PNG or SVG"));
         QString error;
         try {
-            const Lesson parsed = lessonFromJson(lesson);
+            const Lesson parsed = lessonFromJson(doc);
             if (step > double(parsed.steps.size()))
                 return fail(tr("--step: the lesson has %1 steps (got %2)").arg(parsed.steps.size()).arg(step));
+            for (std::size_t i = 0; i < parsed.steps.size(); ++i)
+                if (step == 0 || std::size_t(step) == i + 1)
+                    if (const auto problem = estimateProblem(parsed.steps[i].scenario))
+                        return fail(path + QStringLiteral(": steps[%1]: ").arg(i) + q(*problem));
             error = exportLesson(outPath, format, parsed, int(step) - 1, options);
         } catch (const std::exception &problem) {
-            return fail(path + QLatin1String(": ") + QString::fromStdString(problem.what()));
+            return fail(path + QLatin1String(": ") + errorText(problem));
         }
         return error.isEmpty() ? ExitOk : fail(error);
     }
@@ -163,9 +171,16 @@ int runRender(const QStringList &arguments)
         return fail(tr("--step: only lessons have steps"));
     ScenarioModel model;
     try {
-        headroom::loadDocument(model, readRenderDocument(path, parser.values(QStringLiteral("set"))));
+        const ScenarioDocument document = readRenderDocument(path, std::move(doc), parser.values(QStringLiteral("set")));
+        // What `estimate` refuses is not drawn either: no empty chart, exit 2.
+        for (std::size_t i = 0; i < document.pins.size(); ++i)
+            if (const auto problem = estimateProblem(document.pins[i]))
+                return fail(path + QStringLiteral(": pins[%1]: ").arg(i) + q(*problem));
+        if (const auto problem = estimateProblem(document.current))
+            return fail(path + QLatin1String(": ") + q(*problem));
+        headroom::loadDocument(model, document);
     } catch (const std::exception &error) {
-        return fail(path + QLatin1String(": ") + QString::fromStdString(error.what()));
+        return fail(path + QLatin1String(": ") + errorText(error));
     }
     model.setUnit(unit);
     model.setView(view == QLatin1String("phases") ? ChartView::Phases : ChartView::Bars);

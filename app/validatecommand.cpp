@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "clicommon.h"
+#include "inputpolicy.h"
 #include "validation.h"
 
 #include <QDir>
@@ -12,6 +13,9 @@
 namespace headroom::cli {
 
 namespace {
+
+/// Measurement cases one run reads (the repository has about a hundred; docs/input-limits.md).
+constexpr qsizetype kMaxCases = 10000;
 
 QString percent(double fraction, int decimals = 1)
 {
@@ -111,11 +115,21 @@ int runValidate(const QStringList &arguments)
         dir.entryList({QStringLiteral("*.json")}, QDir::Files | QDir::Readable, QDir::Name);
     if (files.isEmpty())
         return fail(tr("%1: no measurement cases (*.json)").arg(positional.at(1)));
+    if (files.size() > kMaxCases)
+        return fail(tr("%1: %2 measurement cases, more than the %3 one run reads")
+                        .arg(positional.at(1))
+                        .arg(files.size())
+                        .arg(kMaxCases));
 
     std::vector<MeasurementCase> cases;
     try {
         for (const QString &file : files) {
-            const QByteArray bytes = readFile(dir.filePath(file));
+            QByteArray bytes;
+            try {
+                bytes = readFile(dir.filePath(file));
+            } catch (const InputError &error) {
+                return fail(dir.filePath(file) + QLatin1String(": ") + q(error.detail));
+            }
             cases.push_back(
                 parseMeasurementCase(std::string_view(bytes.constData(), std::size_t(bytes.size())),
                                      dir.filePath(file).toStdString()));
@@ -128,7 +142,7 @@ int runValidate(const QStringList &arguments)
         out().flush();
         return ExitOk;
     } catch (const std::exception &error) {
-        return fail(QString::fromStdString(error.what()));
+        return fail(errorText(error));
     }
 }
 

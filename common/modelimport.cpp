@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "modelimport.h"
 
+#include "inputfile.h"
+#include "inputpolicy.h"
+#include "units.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -9,27 +13,28 @@ namespace headroom {
 
 namespace {
 
-std::string local(const QString &path) { return QDir::toNativeSeparators(path).toStdString(); }
+/// A path for a message (escaped when it holds control characters).
+std::string local(const QString &path) { return printable(QDir::toNativeSeparators(path).toStdString()); }
 
 /// One file's header: 8 bytes of length, checked against the file size, then the JSON.
 SafetensorsShard readShard(const QString &path, const std::string &name)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        throw SafetensorsError(local(path) + ": cannot open: " + file.errorString().toStdString());
     SafetensorsShard shard;
     shard.file = name;
-    shard.fileSize = static_cast<std::uint64_t>(file.size());
     try {
+        InputFile file(path);
+        shard.fileSize = file.size();
         const QByteArray prefix = file.read(8);
         const std::uint64_t length = safetensorsHeaderLength(
             std::string_view(prefix.constData(), std::size_t(prefix.size())), shard.fileSize);
-        const QByteArray header = file.read(static_cast<qint64>(length));
+        const QByteArray header = file.read(length);
         if (std::uint64_t(header.size()) != length)
             throw SafetensorsError("could read only " + std::to_string(header.size()) + " of the " +
                                    std::to_string(length) + " header bytes");
         shard.header = parseSafetensorsHeader(
             std::string_view(header.constData(), std::size_t(header.size())), shard.fileSize);
+    } catch (const InputError &error) {
+        throw SafetensorsError(local(path) + ": " + error.what());
     } catch (const SafetensorsError &error) {
         throw SafetensorsError(local(path) + ": " + error.what());
     }
@@ -38,27 +43,32 @@ SafetensorsShard readShard(const QString &path, const std::string &name)
 
 WeightsSummary readIndex(const QString &path)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        throw SafetensorsError(local(path) + ": cannot open: " + file.errorString().toStdString());
-    if (file.size() > 256 * 1024 * 1024)
-        throw SafetensorsError(local(path) + ": too large for a safetensors index");
-    const QByteArray text = file.readAll();
     SafetensorsIndex index;
     try {
+        const QByteArray text = readInputFile(path, limits::kIndexBytes);
         index = parseSafetensorsIndex(std::string_view(text.constData(), std::size_t(text.size())));
+    } catch (const InputError &error) {
+        throw SafetensorsError(local(path) + ": " + error.what());
     } catch (const SafetensorsError &error) {
         throw SafetensorsError(local(path) + ": " + error.what());
     }
     const QDir folder = QFileInfo(path).absoluteDir();
     std::vector<SafetensorsShard> shards;
     shards.reserve(index.shards.size());
+    std::uint64_t headerBytes = 0, tensors = 0;
     for (const std::string &name : index.shards) {
         const QString shardPath = folder.filePath(QString::fromStdString(name));
         if (!QFileInfo::exists(shardPath))
-            throw SafetensorsError(local(path) + ": missing shard " + name + " (looked for " +
-                                   local(shardPath) + ")");
+            throw SafetensorsError(local(path) + ": missing shard " + quoteText(name, 120) +
+                                   " (looked for " + local(shardPath) + ")");
         shards.push_back(readShard(shardPath, name));
+        headerBytes += shards.back().header.headerBytes;
+        tensors += shards.back().header.tensors.size();
+        if (headerBytes > limits::kCheckpointHeaderBytes || tensors > limits::kTensors)
+            throw SafetensorsError(local(path) + ": the shards' headers hold more than " +
+                                   groupDigits(limits::kTensors) + " tensors or " +
+                                   groupDigits(limits::kCheckpointHeaderBytes) +
+                                   " bytes, more than a checkpoint may have");
     }
     try {
         return summarizeSafetensors(shards, &index);
@@ -69,20 +79,15 @@ WeightsSummary readIndex(const QString &path)
 
 } // namespace
 
-nlohmann::json readJsonFile(const QString &path, const std::string &key, qint64 maxBytes)
+nlohmann::json readJsonFile(const QString &path, const std::string &key, std::uint64_t maxBytes)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        throw ScenarioError(key, local(path) + ": cannot open: " + file.errorString().toStdString());
-    if (file.size() > maxBytes)
-        throw ScenarioError(key, local(path) + ": too large (" + std::to_string(file.size()) +
-                                     " bytes) for a JSON file");
-    const QByteArray text = file.readAll();
-    nlohmann::json doc = nlohmann::json::parse(text.constData(), text.constData() + text.size(),
-                                               nullptr, false);
-    if (doc.is_discarded())
-        throw ScenarioError(key, local(path) + ": not valid JSON");
-    return doc;
+    try {
+        const QByteArray text = readInputFile(path, maxBytes);
+        return parseStrictJson(std::string_view(text.constData(), std::size_t(text.size())),
+                               {maxBytes, limits::kJsonDepth});
+    } catch (const InputError &error) {
+        throw ScenarioError(key, local(path) + ": " + error.what());
+    }
 }
 
 HfImport importModelConfig(const QString &path)

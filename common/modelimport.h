@@ -10,10 +10,11 @@
 
 namespace headroom {
 
-/// Reads and parses a JSON file of at most `maxBytes`. Throws ScenarioError under `key`
-/// naming the file when it cannot be opened, is too large or is not JSON.
+/// Reads and parses a JSON file of at most `maxBytes` under the input policy (a regular file,
+/// depth and duplicate keys checked). Throws ScenarioError under `key` naming the file when it
+/// cannot be opened, is too large or is not JSON.
 nlohmann::json readJsonFile(const QString &path, const std::string &key,
-                            qint64 maxBytes = 64 * 1024 * 1024);
+                            std::uint64_t maxBytes = limits::kConfigBytes);
 
 /// Reads a Hugging Face config.json and maps it to an architecture. Throws HfConfigError
 /// (with the missing fields, for the user to fill in) or ScenarioError (unreadable file).

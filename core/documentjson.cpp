@@ -16,9 +16,7 @@ Scenario readPart(const nlohmann::json &part, const std::string &prefix, const C
     try {
         return scenarioFromJson(part, catalog, resolveConfig);
     } catch (const ScenarioError &error) {
-        const std::string what = error.what();
-        const std::string message = error.key.empty() ? what : what.substr(error.key.size() + 2);
-        throw ScenarioError(error.key.empty() ? prefix : prefix + "." + error.key, message);
+        throw ScenarioError(error.key.empty() ? prefix : prefix + "." + error.key, error.detail);
     }
 }
 
@@ -34,20 +32,20 @@ ScenarioDocument documentFromJson(const nlohmann::json &doc, const Catalog &cata
         *format != "headroom-scenario")
         throw ScenarioError("format", "must be \"headroom-scenario\" or \"" +
                                           std::string(kComparisonFormat) + "\" (got " +
-                                          format->dump() + ")");
+                                          quoteJson(*format) + ")");
     if (format == doc.end() || !format->is_string() || *format != kComparisonFormat)
         return {scenarioFromJson(doc, catalog, resolveConfig), {}};
 
     for (const auto &item : doc.items())
         if (item.key() != "format" && item.key() != "version" && item.key() != "current" &&
             item.key() != "pins")
-            throw ScenarioError(item.key(), "unknown key in a comparison (known: format, version, "
+            throw ScenarioError(keyForPath(item.key()), "unknown key in a comparison (known: format, version, "
                                             "current, pins)");
     const auto version = doc.find("version");
     if (version == doc.end())
         throw ScenarioError("version", "missing (this reader knows version 1)");
     if (!version->is_number_integer() || *version != 1)
-        throw ScenarioError("version", "unsupported comparison version " + version->dump() +
+        throw ScenarioError("version", "unsupported comparison version " + quoteJson(*version) +
                                            " (this reader knows version 1)");
     const auto current = doc.find("current");
     if (current == doc.end())
@@ -57,6 +55,10 @@ ScenarioDocument documentFromJson(const nlohmann::json &doc, const Catalog &cata
     if (const auto pins = doc.find("pins"); pins != doc.end()) {
         if (!pins->is_array())
             throw ScenarioError("pins", "must be a list of scenarios");
+        if (pins->size() > limits::kPins)
+            throw ScenarioError("pins", "at most " + std::to_string(limits::kPins) +
+                                            " pinned scenarios (the file has " +
+                                            std::to_string(pins->size()) + ")");
         for (std::size_t i = 0; i < pins->size(); ++i)
             document.pins.push_back(
                 readPart(pins->at(i), "pins[" + std::to_string(i) + "]", catalog, resolveConfig));

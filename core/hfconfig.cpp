@@ -2,6 +2,7 @@
 #include "hfconfig.h"
 
 #include "architecture.h"
+#include "inputpolicy.h"
 
 #include <cmath>
 #include <initializer_list>
@@ -60,7 +61,7 @@ class ConfigReader
         if (!value)
             return fallback;
         if (!value->is_boolean())
-            invalid(*names.begin(), "must be true or false (got " + value->dump() + ")");
+            invalid(*names.begin(), "must be true or false (got " + quoteJson(*value) + ")");
         return value->get<bool>();
     }
 
@@ -88,10 +89,10 @@ class ConfigReader
         const std::string range =
             "must be a whole number from " + std::to_string(low) + " to " + std::to_string(high);
         if (!value.is_number())
-            invalid(name, range + " (got " + value.dump() + ")");
+            invalid(name, range + " (got " + quoteJson(value) + ")");
         const double number = value.get<double>();
         if (!std::isfinite(number) || number != std::floor(number) || number < low || number > high)
-            invalid(name, range + " (got " + value.dump() + ")");
+            invalid(name, range + " (got " + quoteJson(value) + ")");
         return static_cast<int>(number);
     }
 
@@ -185,9 +186,12 @@ Reading readLlamaLike(ConfigReader &r, const LlamaLike &family)
         arch.bias = Bias::None;
     }
     if (const json *scaling = r.find({"rope_scaling"}); scaling && scaling->is_object()) {
-        const std::string type = scaling->value("rope_type", scaling->value("type", std::string()));
+        std::string type;
+        for (const char *key : {"type", "rope_type"})
+            if (const auto it = scaling->find(key); it != scaling->end() && it->is_string())
+                type = it->get<std::string>();
         out.import.notes.push_back("rope_scaling " +
-                                   (type.empty() ? std::string("(untyped)") : type) +
+                                   (type.empty() ? std::string("(untyped)") : quoteText(type)) +
                                    ": changes no tensor; the context limit is "
                                    "max_position_embeddings (" +
                                    std::to_string(arch.maxPositions) + ").");
@@ -500,7 +504,7 @@ HfImport importHfConfig(const json &config)
         for (const auto &name : supportedHfModelTypes())
             known += (known.empty() ? "" : ", ") + name;
         throw HfConfigError((type.empty() ? std::string("config.json has no model_type")
-                                          : "config.json: unknown model_type \"" + type + "\"") +
+                                          : "config.json: unknown model_type \"" + quoteText(type) + "\"") +
                                 " (supported: " + known + ")",
                             type, {"model_type"});
     }
@@ -533,9 +537,15 @@ HfImport importHfConfig(const json &config)
 
 HfImport importHfConfig(std::string_view text)
 {
-    const json config = json::parse(text, nullptr, false);
-    if (config.is_discarded())
-        throw HfConfigError("config.json is not valid JSON", "", {});
+    json config;
+    try {
+        config = parseStrictJson(text, {limits::kConfigBytes, limits::kJsonDepth});
+    } catch (const JsonInputError &error) {
+        throw HfConfigError(error.problem == JsonProblem::Syntax
+                                ? "config.json is " + error.detail
+                                : "config.json: " + std::string(error.what()),
+                            "", {});
+    }
     return importHfConfig(config);
 }
 

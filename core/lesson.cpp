@@ -26,13 +26,14 @@ void onlyKeys(const json &object, const std::string &path, std::initializer_list
         std::string names;
         for (const char *key : allowed)
             names += (names.empty() ? "" : ", ") + std::string(key);
-        throw ScenarioError((path.empty() ? "" : path + ".") + item.key(),
+        throw ScenarioError((path.empty() ? "" : path + ".") + keyForPath(item.key()),
                             "unknown key (allowed here: " + names + ")");
     }
 }
 
-/// A required, non-empty string.
-std::string requiredText(const json &object, const std::string &key, const std::string &path)
+/// A required, non-empty string of at most `maxBytes`.
+std::string requiredText(const json &object, const std::string &key, const std::string &path,
+                         std::size_t maxBytes = limits::kTitleBytes)
 {
     const std::string keyPath = path.empty() ? key : path + "." + key;
     if (!object.contains(key))
@@ -40,16 +41,17 @@ std::string requiredText(const json &object, const std::string &key, const std::
     const json &value = object.at(key);
     if (!value.is_string() || value.get<std::string>().empty())
         throw ScenarioError(keyPath, "must be a non-empty string");
+    if (value.get_ref<const std::string &>().size() > maxBytes)
+        throw ScenarioError(keyPath, "at most " + std::to_string(maxBytes) + " bytes (got " +
+                                         std::to_string(value.get_ref<const std::string &>().size()) +
+                                         ")");
     return value.get<std::string>();
 }
 
 /// Re-throws a scenario error with the key path inside the lesson.
 [[noreturn]] void rethrowInside(const ScenarioError &error, const std::string &path)
 {
-    std::string message = error.what();
-    if (!error.key.empty() && message.rfind(error.key + ": ", 0) == 0)
-        message = message.substr(error.key.size() + 2);
-    throw ScenarioError(error.key.empty() ? path : path + "." + error.key, message);
+    throw ScenarioError(error.key.empty() ? path : path + "." + error.key, error.detail);
 }
 
 } // namespace
@@ -65,6 +67,10 @@ Lesson lessonFromJson(const json &doc, const Catalog &catalog)
     lesson.title = requiredText(doc, "title", "");
     if (!doc.contains("steps") || !doc.at("steps").is_array() || doc.at("steps").empty())
         throw ScenarioError("steps", "must be a non-empty list of steps");
+    if (doc.at("steps").size() > limits::kLessonSteps)
+        throw ScenarioError("steps", "at most " + std::to_string(limits::kLessonSteps) +
+                                         " steps (the lesson has " +
+                                         std::to_string(doc.at("steps").size()) + ")");
 
     json document; // the scenario document of the previous step
     const json &steps = doc.at("steps");
@@ -74,7 +80,7 @@ Lesson lessonFromJson(const json &doc, const Catalog &catalog)
         onlyKeys(node, path, {"title", "caption", "scenario", "set"});
         LessonStep step;
         step.title = requiredText(node, "title", path);
-        step.caption = requiredText(node, "caption", path);
+        step.caption = requiredText(node, "caption", path, limits::kCaptionBytes);
         const bool whole = node.contains("scenario"), change = node.contains("set");
         if (whole == change)
             throw ScenarioError(path, "needs either \"scenario\" (a whole scenario) or \"set\" "
@@ -89,6 +95,10 @@ Lesson lessonFromJson(const json &doc, const Catalog &catalog)
             if (!set.is_object() || set.empty())
                 throw ScenarioError(path + ".set", "must be an object of \"key.path\": value changes");
             for (const auto &item : set.items()) {
+                // "a=b" would be read as the path "a" set to "b=...": name the key as written.
+                if (item.key().find('=') != std::string::npos)
+                    throw ScenarioError(path + ".set." + keyForPath(item.key()),
+                                        "a key path cannot contain '='");
                 try {
                     applyOverride(document, item.key() + "=" + item.value().dump());
                 } catch (const ScenarioError &error) {

@@ -2,6 +2,7 @@
 #include "safetensors.h"
 
 #include "checked.h"
+#include "inputpolicy.h"
 #include "units.h"
 
 #include <algorithm>
@@ -39,8 +40,26 @@ std::string knownDTypes()
 
 std::string shortDump(const json &value)
 {
-    std::string text = value.dump();
-    return text.size() > 60 ? text.substr(0, 57) + "..." : text;
+    return quoteJson(value, 60);
+}
+
+/// A tensor or file name for a message (names are short; a hostile one is cut and escaped).
+std::string nameText(std::string_view name)
+{
+    return quoteText(name, 120);
+}
+
+/// The JSON of a header or an index under the input policy; errors say which of them.
+json parsePart(std::string_view text, std::uint64_t maxBytes, const char *what)
+{
+    try {
+        return parseStrictJson(text, {maxBytes, limits::kJsonDepth});
+    } catch (const JsonInputError &error) {
+        if (error.problem == JsonProblem::DuplicateKey)
+            throw SafetensorsError(std::string(what) + " names " + error.key +
+                                   " twice (each name may appear once)");
+        throw SafetensorsError(std::string(what) + ": " + error.what());
+    }
 }
 
 std::string shapeText(const std::vector<std::uint64_t> &shape)
@@ -53,7 +72,7 @@ std::string shapeText(const std::vector<std::uint64_t> &shape)
 
 SafetensorsTensor readTensor(const std::string &name, const json &entry)
 {
-    const std::string where = "tensor \"" + name + "\": ";
+    const std::string where = "tensor \"" + nameText(name) + "\": ";
     if (!entry.is_object())
         throw SafetensorsError(where + "entry must be an object with dtype, shape, data_offsets");
     for (const char *key : {"dtype", "shape", "data_offsets"})
@@ -67,7 +86,7 @@ SafetensorsTensor readTensor(const std::string &name, const json &entry)
     tensor.dtype = dtype.get<std::string>();
     const int bits = safetensorsDTypeBits(tensor.dtype);
     if (bits == 0)
-        throw SafetensorsError(where + "unknown dtype \"" + tensor.dtype + "\" (known: " +
+        throw SafetensorsError(where + "unknown dtype " + shortDump(dtype) + " (known: " +
                                knownDTypes() + ")");
 
     const json &shape = entry.at("shape");
@@ -170,9 +189,13 @@ SafetensorsHeader parseSafetensorsHeader(std::string_view headerJson, std::uint6
     header.dataBytes = fileSize - 8 - header.headerBytes;
     if (headerJson.empty() || headerJson.front() != '{')
         throw SafetensorsError("the header is not JSON (it must start with '{')");
-    const json doc = json::parse(headerJson, nullptr, false);
-    if (doc.is_discarded() || !doc.is_object())
-        throw SafetensorsError("the header is not valid JSON");
+    const json doc = parsePart(headerJson, kSafetensorsMaxHeaderBytes, "the header");
+    if (!doc.is_object())
+        throw SafetensorsError("the header is not a JSON object");
+    if (doc.size() > limits::kTensors)
+        throw SafetensorsError("the header lists " + groupDigits(doc.size()) +
+                               " tensors, more than the " + groupDigits(limits::kTensors) +
+                               " a checkpoint may have");
 
     for (const auto &item : doc.items()) {
         if (item.key() == "__metadata__") {
@@ -180,7 +203,8 @@ SafetensorsHeader parseSafetensorsHeader(std::string_view headerJson, std::uint6
                 throw SafetensorsError("__metadata__ must be an object of strings");
             for (const auto &meta : item.value().items()) {
                 if (!meta.value().is_string())
-                    throw SafetensorsError("__metadata__ \"" + meta.key() + "\" must be a string");
+                    throw SafetensorsError("__metadata__ \"" + nameText(meta.key()) +
+                                           "\" must be a string");
                 header.metadata[meta.key()] = meta.value().get<std::string>();
             }
             continue;
@@ -196,19 +220,19 @@ SafetensorsHeader parseSafetensorsHeader(std::string_view headerJson, std::uint6
     const SafetensorsTensor *previous = nullptr;
     for (const SafetensorsTensor &tensor : header.tensors) {
         if (tensor.begin < position)
-            throw SafetensorsError("tensor \"" + tensor.name + "\" (bytes " +
+            throw SafetensorsError("tensor \"" + nameText(tensor.name) + "\" (bytes " +
                                    std::to_string(tensor.begin) + "-" + std::to_string(tensor.end) +
-                                   ") overlaps \"" + previous->name + "\" (ends at " +
+                                   ") overlaps \"" + nameText(previous->name) + "\" (ends at " +
                                    std::to_string(position) + ")");
         if (tensor.begin > position)
             throw SafetensorsError("a gap of " + std::to_string(tensor.begin - position) +
-                                   " bytes before tensor \"" + tensor.name + "\" (at " +
+                                   " bytes before tensor \"" + nameText(tensor.name) + "\" (at " +
                                    std::to_string(position) + ")");
         position = tensor.end;
         previous = &tensor;
     }
     if (position > header.dataBytes)
-        throw SafetensorsError("tensor \"" + previous->name + "\" ends at byte " +
+        throw SafetensorsError("tensor \"" + nameText(previous->name) + "\" ends at byte " +
                                std::to_string(position) + " of the data, but the file holds only " +
                                std::to_string(header.dataBytes) +
                                " after the header: the file is truncated");
@@ -221,25 +245,34 @@ SafetensorsHeader parseSafetensorsHeader(std::string_view headerJson, std::uint6
 
 SafetensorsIndex parseSafetensorsIndex(std::string_view text)
 {
-    const json doc = json::parse(text, nullptr, false);
-    if (doc.is_discarded() || !doc.is_object())
+    const json doc = parsePart(text, limits::kIndexBytes, "the index");
+    if (!doc.is_object())
         throw SafetensorsError("the index is not a JSON object");
     const auto map = doc.find("weight_map");
     if (map == doc.end() || !map->is_object())
         throw SafetensorsError("the index has no \"weight_map\" object");
+    if (map->size() > limits::kTensors)
+        throw SafetensorsError("the index's weight_map lists " + groupDigits(map->size()) +
+                               " tensors, more than the " + groupDigits(limits::kTensors) +
+                               " a checkpoint may have");
     SafetensorsIndex index;
     std::set<std::string> shards;
     for (const auto &item : map->items()) {
         if (!item.value().is_string())
-            throw SafetensorsError("weight_map \"" + item.key() + "\" must name a file");
+            throw SafetensorsError("weight_map \"" + nameText(item.key()) + "\" must name a file");
         const std::string file = item.value().get<std::string>();
         if (file.empty() || file.front() == '/' || file.find("..") != std::string::npos ||
             file.find('\\') != std::string::npos)
-            throw SafetensorsError("weight_map \"" + item.key() + "\" names \"" + file +
+            throw SafetensorsError("weight_map \"" + nameText(item.key()) + "\" names \"" +
+                                   nameText(file) +
                                    "\": shards must be files next to the index");
         index.weightMap[item.key()] = file;
         shards.insert(file);
     }
+    if (shards.size() > limits::kShards)
+        throw SafetensorsError("the index names " + groupDigits(shards.size()) +
+                               " shard files, more than the " + groupDigits(limits::kShards) +
+                               " a checkpoint may have");
     index.shards.assign(shards.begin(), shards.end());
     if (const auto meta = doc.find("metadata"); meta != doc.end() && meta->is_object())
         if (const auto total = meta->find("total_size");
@@ -267,19 +300,19 @@ WeightsSummary summarizeSafetensors(const std::vector<SafetensorsShard> &shards,
         for (const SafetensorsTensor &tensor : shard.header.tensors) {
             const auto [it, inserted] = shardOf.emplace(tensor.name, shard.file);
             if (!inserted)
-                throw SafetensorsError("tensor \"" + tensor.name + "\" is in both " + it->second +
-                                       " and " + shard.file);
+                throw SafetensorsError("tensor \"" + nameText(tensor.name) + "\" is in both " +
+                                       nameText(it->second) + " and " + nameText(shard.file));
             const std::uint64_t bytes = tensor.end - tensor.begin;
             ++summary.tensors;
             summary.elements = addChecked(summary.elements, tensor.elements, what);
             summary.bytes = addChecked(summary.bytes, bytes, what);
             DTypeTotal &total = summary.byDType[tensor.dtype];
             ++total.tensors;
-            total.elements += tensor.elements;
-            total.bytes += bytes;
+            total.elements = addChecked(total.elements, tensor.elements, what);
+            total.bytes = addChecked(total.bytes, bytes, what);
 
             if (isQuantMetadata(tensor.name)) {
-                summary.quantMetadataBytes += bytes;
+                summary.quantMetadataBytes = addChecked(summary.quantMetadataBytes, bytes, what);
                 continue;
             }
             std::uint64_t params = tensor.elements;
@@ -301,8 +334,9 @@ WeightsSummary summarizeSafetensors(const std::vector<SafetensorsShard> &shards,
         for (const auto &[tensor, file] : index->weightMap) {
             const auto found = shardOf.find(tensor);
             if (found == shardOf.end() || found->second != file)
-                throw SafetensorsError("the index puts tensor \"" + tensor + "\" in " + file +
-                                       ", but " + file + " has no such tensor");
+                throw SafetensorsError("the index puts tensor \"" + nameText(tensor) + "\" in " +
+                                       nameText(file) + ", but " + nameText(file) +
+                                       " has no such tensor");
         }
         const std::uint64_t unlisted = shardOf.size() - index->weightMap.size();
         if (unlisted)

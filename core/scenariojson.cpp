@@ -2,6 +2,7 @@
 #include "scenariojson.h"
 
 #include "architecture.h"
+#include "checked.h"
 #include "hfconfig.h"
 #include "names.h"
 #include "units.h"
@@ -18,6 +19,36 @@ using nlohmann::json;
 namespace {
 
 constexpr std::int64_t kMaxTokens = 16 * 1024 * 1024;
+/// The longest `--set` key path (the longest real one is under 40 characters).
+constexpr std::size_t kMaxSetPathChars = 200;
+
+/// The value of `--set path=text`: JSON when it parses as JSON (under the input policy: a
+/// value too deep or with a key given twice is an error, not a string), else a string, and
+/// "a,b" a list of strings.
+json overrideValue(const std::string &path, const std::string &text)
+{
+    try {
+        return parseStrictJson(text);
+    } catch (const JsonInputError &error) {
+        if (error.problem != JsonProblem::Syntax)
+            throw ScenarioError(error.key.empty()        ? path
+                                : error.key.front() == '[' ? path + error.key
+                                                           : path + "." + error.key,
+                                "--set value " + error.detail);
+    }
+    if (text.find(',') == std::string::npos)
+        return text;
+    json list = json::array();
+    std::size_t from = 0;
+    while (from <= text.size()) {
+        const auto comma = text.find(',', from);
+        list.push_back(text.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
+        if (comma == std::string::npos)
+            break;
+        from = comma + 1;
+    }
+    return list;
+}
 
 /// Reads one JSON object, remembering which keys were asked for so that the rest are reported.
 class ObjectReader
@@ -52,13 +83,13 @@ public:
         if (value->is_number_unsigned()) {
             const auto v = value->get<std::uint64_t>();
             if (v > static_cast<std::uint64_t>(high) || static_cast<std::int64_t>(v) < low)
-                throw ScenarioError(keyPath(key), "must be " + range + " (got " + value->dump() + ")");
+                throw ScenarioError(keyPath(key), "must be " + range + " (got " + describe(*value) + ")");
             return static_cast<std::int64_t>(v);
         }
         if (value->is_number_integer()) {
             const auto v = value->get<std::int64_t>();
             if (v < low || v > high)
-                throw ScenarioError(keyPath(key), "must be " + range + " (got " + value->dump() + ")");
+                throw ScenarioError(keyPath(key), "must be " + range + " (got " + describe(*value) + ")");
             return v;
         }
         throw ScenarioError(keyPath(key), "must be " + range + " (got " + describe(*value) + ")");
@@ -75,7 +106,7 @@ public:
             throw ScenarioError(keyPath(key), "must be " + range + " (got " + describe(*value) + ")");
         const double v = value->get<double>();
         if (!std::isfinite(v) || v < low || v > high || (highOpen && v >= high))
-            throw ScenarioError(keyPath(key), "must be " + range + " (got " + value->dump() + ")");
+            throw ScenarioError(keyPath(key), "must be " + range + " (got " + describe(*value) + ")");
         return v;
     }
 
@@ -121,18 +152,13 @@ public:
             std::string allowed;
             for (const auto &key : m_known)
                 allowed += (allowed.empty() ? "" : ", ") + key;
-            throw ScenarioError(keyPath(item.key()),
+            throw ScenarioError(keyPath(keyForPath(item.key())),
                                 "unknown key (allowed here: " + allowed + ")");
         }
     }
 
-    static std::string describe(const json &value)
-    {
-        std::string text = value.dump();
-        if (text.size() > 40)
-            text = text.substr(0, 37) + "...";
-        return text;
-    }
+    /// A value for a message: a short prefix, never the whole (possibly huge) input.
+    static std::string describe(const json &value) { return quoteJson(value); }
 
 private:
     static std::string groupInt(std::int64_t v)
@@ -204,7 +230,7 @@ ModelArch readConfigModel(ObjectReader &r, const ConfigResolver &resolveConfig)
     try {
         import = importHfConfig(resolveConfig(path));
     } catch (const HfConfigError &error) {
-        throw ScenarioError("model.config", path + ": " + error.what());
+        throw ScenarioError("model.config", quoteText(path, 200) + ": " + error.what());
     }
     ModelArch arch = import.arch;
     arch.config = path;
@@ -212,10 +238,17 @@ ModelArch readConfigModel(ObjectReader &r, const ConfigResolver &resolveConfig)
     readArchitecture(r, arch);
     if (import.arch.params && !explicitParams) {
         // Keep what ModelArch cannot express (BERT's pooler, ...) when keys change the shape.
-        const std::uint64_t extra = *import.arch.params - countParams(import.arch).derived;
+        const std::uint64_t imported = *import.arch.params;
+        const std::uint64_t importedDerived = countParams(import.arch).derived;
         ModelArch shape = arch;
         shape.params.reset();
-        arch.params = countParams(shape).derived + extra;
+        const std::uint64_t derived = countParams(shape).derived;
+        if (imported >= importedDerived)
+            arch.params = addChecked(derived, imported - importedDerived, "parameter count");
+        else if (importedDerived - imported < derived)
+            arch.params = derived - (importedDerived - imported);
+        else
+            throw ScenarioError("model", "the changed architecture leaves no parameters");
     }
     return arch;
 }
@@ -239,7 +272,7 @@ ModelArch readModel(const json *node, const Catalog &catalog, const ConfigResolv
             std::vector<std::string> ids;
             for (const auto &model : catalog.models)
                 ids.push_back(model.id);
-            throw ScenarioError("model.preset", "unknown model \"" + id +
+            throw ScenarioError("model.preset", "unknown model \"" + quoteText(id) +
                                                     "\" (known: " + knownIds(ids) + ")");
         }
         arch = preset->arch;
@@ -271,7 +304,7 @@ ModelArch readModel(const json *node, const Catalog &catalog, const ConfigResolv
                     static const std::set<std::string> roughKeys{"params", "hidden", "layers",
                                                                  "vocab", "tied_embeddings"};
                     if (!roughKeys.count(item.key()))
-                        throw ScenarioError("model." + item.key(),
+                        throw ScenarioError("model." + keyForPath(item.key()),
                                             "a rough model (no preset, architecture incomplete: "
                                             "missing " + missing +
                                                 ") takes only params, hidden, layers, vocab, "
@@ -336,7 +369,7 @@ LoraConfig readLora(const json *node)
                                                               ObjectReader::describe(item) + ")");
             if (std::find(lora.targets.begin(), lora.targets.end(), *target) != lora.targets.end())
                 throw ScenarioError("train.lora.targets",
-                                    "lists \"" + item.get<std::string>() + "\" twice");
+                                    "lists " + ObjectReader::describe(item) + " twice");
             lora.targets.push_back(*target);
         }
     }
@@ -375,13 +408,9 @@ TrainConfig readTrain(const json *node)
 json parseJsonText(std::string_view text)
 {
     try {
-        return json::parse(text);
-    } catch (const json::parse_error &error) {
-        std::string message = error.what();
-        // nlohmann prefixes "[json.exception.parse_error.101] "; keep the readable part.
-        if (auto pos = message.find("] "); pos != std::string::npos)
-            message = message.substr(pos + 2);
-        throw ScenarioError("", "not valid JSON: " + message);
+        return parseStrictJson(text);
+    } catch (const JsonInputError &error) {
+        throw ScenarioError(error.key, error.detail);
     }
 }
 
@@ -403,6 +432,9 @@ Scenario scenarioFromJson(const json &doc, const Catalog &catalog,
 
     Scenario s;
     s.name = root.text("name", "");
+    if (s.name.size() > limits::kTitleBytes)
+        throw ScenarioError("name", "at most " + std::to_string(limits::kTitleBytes) +
+                                        " bytes (got " + std::to_string(s.name.size()) + ")");
     s.model = readModel(root.child("model"), catalog, resolveConfig);
     s.task = root.choice("task", s.task);
     s.train = readTrain(root.child("train"));
@@ -482,12 +514,15 @@ Scenario scenarioFromJson(const json &doc, const Catalog &catalog,
             throw ScenarioError("gpus", "must be a list of up to 16 GPU ids");
         s.gpus.clear();
         for (const auto &item : *node) {
-            const std::string id = item.is_string() ? item.get<std::string>() : item.dump();
+            const std::string id = item.is_string() ? item.get<std::string>() : std::string();
             if (!item.is_string() || !catalog.findGpu(id)) {
                 std::vector<std::string> ids;
                 for (const auto &gpu : catalog.gpus)
                     ids.push_back(gpu.id);
-                throw ScenarioError("gpus", "unknown GPU " + id + " (known: " + knownIds(ids) + ")");
+                throw ScenarioError("gpus", "unknown GPU " +
+                                                (item.is_string() ? quoteText(id)
+                                                                  : ObjectReader::describe(item)) +
+                                                " (known: " + knownIds(ids) + ")");
             }
             s.gpus.push_back(id);
         }
@@ -588,7 +623,10 @@ void applyOverride(json &doc, std::string_view assignment)
 {
     const auto equals = assignment.find('=');
     if (equals == std::string_view::npos || equals == 0)
-        throw ScenarioError("", "--set needs key.path=value (got \"" + std::string(assignment) + "\")");
+        throw ScenarioError("", "--set needs key.path=value (got \"" + quoteText(assignment) + "\")");
+    if (equals > kMaxSetPathChars)
+        throw ScenarioError("", "--set key path is longer than " + std::to_string(kMaxSetPathChars) +
+                                    " characters (got \"" + quoteText(assignment) + "\")");
     const std::string path(assignment.substr(0, equals));
     const std::string valueText(assignment.substr(equals + 1));
     if (valueText.empty())
@@ -604,25 +642,7 @@ void applyOverride(json &doc, std::string_view assignment)
         if (key.empty())
             throw ScenarioError(path, "--set key path has an empty part");
         if (dot == std::string::npos) {
-            json value = json::parse(valueText, nullptr, false);
-            if (value.is_discarded()) {
-                if (valueText.find(',') != std::string::npos) {
-                    value = json::array();
-                    std::size_t from = 0;
-                    while (from <= valueText.size()) {
-                        const auto comma = valueText.find(',', from);
-                        value.push_back(valueText.substr(from, comma == std::string::npos
-                                                                   ? std::string::npos
-                                                                   : comma - from));
-                        if (comma == std::string::npos)
-                            break;
-                        from = comma + 1;
-                    }
-                } else {
-                    value = valueText;
-                }
-            }
-            (*node)[key] = std::move(value);
+            (*node)[key] = overrideValue(path, valueText);
             return;
         }
         json &next = (*node)[key];

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "catalog.h"
+#include "inputpolicy.h"
 #include "scenario.h"
 
 #include <functional>
@@ -13,15 +14,10 @@
 namespace headroom {
 
 /// A scenario that cannot be read: names the key (dotted path) and what is allowed.
-class ScenarioError : public std::runtime_error
+class ScenarioError : public InputError
 {
 public:
-    ScenarioError(std::string keyPath, const std::string &message)
-        : std::runtime_error(keyPath.empty() ? message : keyPath + ": " + message),
-          key(std::move(keyPath))
-    {
-    }
-    std::string key;
+    using InputError::InputError;
 };
 
 /// Supplies the parsed config.json that `model.config` names (the core does no file I/O: the
@@ -42,10 +38,12 @@ nlohmann::json scenarioToJson(const Scenario &scenario);
 
 /// Applies `--set key.path=value` to a scenario document before it is parsed.
 /// The value is read as JSON when it parses as JSON, else as a string;
-/// "a,b" becomes a list of strings. Throws ScenarioError on an empty or malformed path.
+/// "a,b" becomes a list of strings. Throws ScenarioError on an empty or malformed path, and on
+/// a JSON value that breaks the input policy (too deep, a key given twice).
 void applyOverride(nlohmann::json &doc, std::string_view assignment);
 
-/// Reads a JSON text into a value, throwing ScenarioError with the parser's position.
+/// Reads a JSON text into a value under the input policy (size, depth, unique keys), throwing
+/// ScenarioError with the parser's position or the offending key path.
 nlohmann::json parseJsonText(std::string_view text);
 
 } // namespace headroom

@@ -2,6 +2,7 @@
 #include "sweep.h"
 
 #include "checked.h"
+#include "inputpolicy.h"
 
 namespace headroom {
 
@@ -43,6 +44,10 @@ Sweep sweep(const Scenario &scenario, SweepAxis axis, const std::vector<std::uin
     Sweep result;
     result.axis = axis;
     for (const std::uint32_t value : values) {
+        if (result.points.size() == limits::kSweepPoints) {
+            result.truncated = true; // the count is bounded like every other count
+            break;
+        }
         try {
             result.points.push_back(
                 {value, estimate(withAxisValue(scenario, axis, value), Detail::BytesOnly, catalog)});

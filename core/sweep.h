@@ -42,7 +42,8 @@ struct Sweep
     SweepAxis axis = SweepAxis::SeqLen;
     std::vector<SweepPoint> points;
     std::vector<SweepCrossing> crossings; ///< one per catalog GPU in scenario.gpus, in that order
-    bool truncated = false; ///< a later value was beyond range (2^64 bytes) and was left out
+    /// A later value was left out: beyond range (2^64 bytes), or past limits::kSweepPoints.
+    bool truncated = false;
     bool operator==(const Sweep &) const = default;
 };
 
@@ -55,7 +56,8 @@ std::uint32_t axisValue(const Scenario &scenario, SweepAxis axis);
 /// Powers of two from `from` to `to` inclusive (from, 2 from, 4 from, ...).
 std::vector<std::uint32_t> doublings(std::uint32_t from, std::uint32_t to);
 
-/// Estimates every value in order. Stops (truncated) at the first value beyond range.
+/// Estimates every value in order. Stops (truncated) at the first value beyond range and after
+/// limits::kSweepPoints points.
 Sweep sweep(const Scenario &scenario, SweepAxis axis, const std::vector<std::uint32_t> &values,
             const Catalog &catalog = builtinCatalog());
 

@@ -203,6 +203,13 @@ private slots:
                               "intermediate_size": 11008, "num_attention_heads": 32,
                               "num_key_value_heads": 5, "vocab_size": 32000})")
             << QByteArrayList() << QByteArray("must divide num_attention_heads");
+        QTest::newRow("duplicate-key")
+            << QByteArray(R"({"model_type": "llama", "num_hidden_layers": 2, "num_hidden_layers": 32})")
+            << QByteArrayList() << QByteArray("num_hidden_layers: appears twice");
+        QTest::newRow("nested-too-deep")
+            << QByteArray("{\"model_type\": \"llama\", \"rope_scaling\": " + QByteArray(100, '[') +
+                          QByteArray(100, ']') + "}")
+            << QByteArrayList() << QByteArray("rope_scaling[0]");
         QTest::newRow("head-dim-needed")
             << QByteArray(R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 4000,
                               "intermediate_size": 11008, "num_attention_heads": 48, "vocab_size": 32000})")
@@ -222,6 +229,17 @@ private slots:
             for (const auto &field : error.missingFields)
                 fields << QByteArray::fromStdString(field);
             QCOMPARE(fields, missing);
+        }
+    }
+
+    void ropeScalingOfAnyShapeIsOnlyANote()
+    {
+        // A numeric rope_type made nlohmann's value() throw a type_error that reached the user.
+        for (const json &scaling : {json{{"rope_type", 3}}, json{{"type", nullptr}, {"factor", 8}}}) {
+            const HfImport import = importHfConfig(llamaWith({{"rope_scaling", scaling}}));
+            QCOMPARE(countParams(import.arch).total, 6'738'415'616ull);
+            QVERIFY(!import.notes.empty());
+            QVERIFY2(import.notes.back().find("rope_scaling (untyped)") == 0, import.notes.back().c_str());
         }
     }
 

@@ -293,6 +293,16 @@ private slots:
         row("bad-set-value", lessonText("[" + first + R"(, {"title": "a", "caption": "b", "set": {"train.micro_batch": 0}}])"),
             "steps[1].set.train.micro_batch");
         row("empty-set", lessonText("[" + first + R"(, {"title": "a", "caption": "b", "set": {}}])"), "steps[1].set");
+        // Named as written, not as the path before the '=' ("train").
+        row("equals-in-set-key", lessonText("[" + first + R"(, {"title": "a", "caption": "b", "set": {"train=x": 2}}])"),
+            "steps[1].set.train=x");
+        row("duplicate-set-key",
+            lessonText("[" + first + R"(, {"title": "a", "caption": "b", "set": {"task": "train", "task": "x"}}])"),
+            "steps[1].set.task");
+        std::string twoHundredMore;
+        for (int i = 0; i < 200; ++i)
+            twoHundredMore += R"(, {"title": "a", "caption": "b", "set": {"train.micro_batch": 2}})";
+        row("too-many-steps", lessonText("[" + first + twoHundredMore + "]"), "steps");
     }
     void strictErrorsNameTheKey()
     {

@@ -30,6 +30,11 @@ private slots:
         QTest::newRow("words") << QStringLiteral("lots") << 0 << 0ull;
         QTest::newRow("nan") << QStringLiteral("nan") << 0 << 0ull;
         QTest::newRow("huge") << QStringLiteral("1e30 GB") << 0 << 0ull;
+        // Past 2^63 llround overflowed (to 2^63, or worse); exact up to the last double below 2^64.
+        QTest::newRow("past-2^63") << QStringLiteral("12000000000 GB") << 0 << 12000000000000000000ull;
+        QTest::newRow("just-below-2^64") << QStringLiteral("18446744073709549568 B") << 0
+                                         << 18446744073709549568ull;
+        QTest::newRow("2^64") << QStringLiteral("18446744073709551616 B") << 0 << 0ull;
     }
     void parse()
     {

@@ -284,7 +284,7 @@ private slots:
         QTest::newRow("no-weight-map") << QByteArray(R"({"metadata": {}})") << QByteArray("no \"weight_map\"");
         QTest::newRow("outside-folder")
             << QByteArray(R"({"weight_map": {"a": "../elsewhere.safetensors"}})") << QByteArray("next to the index");
-        QTest::newRow("not-json") << QByteArray("{") << QByteArray("not a JSON object");
+        QTest::newRow("not-json") << QByteArray("{") << QByteArray("not valid JSON");
     }
     void brokenIndexesSayWhy()
     {

@@ -133,6 +133,18 @@ private slots:
         QVERIFY(result.truncated);
         QCOMPARE(result.points.size(), std::size_t(1));
     }
+
+    void pointsAreBounded()
+    {
+        // 100 values asked, limits::kSweepPoints (64) estimated: the first 64, then truncated.
+        std::vector<std::uint32_t> values;
+        for (std::uint32_t v = 1; v <= 100; ++v)
+            values.push_back(v);
+        const Sweep result = sweep(longContext("flash"), SweepAxis::MicroBatch, values);
+        QVERIFY(result.truncated);
+        QCOMPARE(result.points.size(), std::size_t(64));
+        QCOMPARE(result.points.back().value, 64u);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestSweep)

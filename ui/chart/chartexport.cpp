@@ -117,6 +117,15 @@ QString checkExportOptions(ExportFormat format, const ChartExportOptions &option
                                         options.size.width() * options.scale > 32768 ||
                                         options.size.height() * options.scale > 32768))
         return tr("the scale must be 0.25 to 8 and the image at most 32768 pixels each way");
+    // The image is held in memory (4 bytes a pixel): its area is bounded, not just its sides.
+    if (format == ExportFormat::Png &&
+        double(options.size.width()) * options.size.height() * options.scale * options.scale >
+            double(limits::kImagePixels))
+        return tr("the image would have %1 million pixels; at most %2 million (width x height x "
+                  "scale squared)")
+            .arg(qRound64(double(options.size.width()) * options.size.height() * options.scale *
+                          options.scale / 1e6))
+            .arg(limits::kImagePixels / 1000000);
     return {};
 }
 
@@ -243,16 +252,11 @@ QString exportChart(const QString &path, ExportFormat format, ChartData data,
                     const ChartExportOptions &options)
 {
     data.dark = options.dark;
-    if (options.size.width() < 16 || options.size.height() < 16 || options.size.width() > 16384 ||
-        options.size.height() > 16384)
-        return tr("the size must be 16 to 16384 pixels each way");
+    if (QString error = checkExportOptions(format, options); !error.isEmpty())
+        return error;
     QByteArray bytes;
     switch (format) {
     case ExportFormat::Png: {
-        if (!(options.scale >= 0.25 && options.scale <= 8) ||
-            options.size.width() * options.scale > 32768 ||
-            options.size.height() * options.scale > 32768)
-            return tr("the scale must be 0.25 to 8 and the image at most 32768 pixels each way");
         QBuffer buffer(&bytes);
         buffer.open(QIODevice::WriteOnly);
         if (!renderChartImage(data, options.size, options.scale).save(&buffer, "PNG"))

@@ -3,6 +3,7 @@
 
 #include "classroom/lessonplayer.h"
 #include "document/preferences.h"
+#include "inputfile.h"
 #include "scenariojson.h"
 
 #include <QAction>
@@ -105,7 +106,7 @@ bool LessonController::openFile(const QString &path)
         lesson = readLessonFile(path);
     } catch (const std::exception &error) {
         m_report(tr("Cannot open lesson %1:\n%2")
-                     .arg(QDir::toNativeSeparators(path), QString::fromStdString(error.what())));
+                     .arg(QDir::toNativeSeparators(path), errorMessage(error)));
         return false;
     }
     prefs::lastFolder.set(QFileInfo(path).absolutePath());

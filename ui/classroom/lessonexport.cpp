@@ -122,6 +122,14 @@ QString exportLesson(const QString &path, ExportFormat format, const Lesson &les
         return error;
     if (step >= int(lesson.steps.size()))
         return tr("the lesson has %1 steps").arg(lesson.steps.size());
+    // A step that cannot be estimated is refused, as `estimate` refuses it: no empty chart.
+    for (int i = std::max(step, 0); i < (step < 0 ? int(lesson.steps.size()) : step + 1); ++i) {
+        try {
+            estimate(lesson.steps[std::size_t(i)].scenario, Detail::BytesOnly);
+        } catch (const std::exception &error) {
+            return tr("step %1 cannot be estimated: %2").arg(i + 1).arg(QString::fromStdString(error.what()));
+        }
+    }
     const QSize size = options.chart.size;
     const QRectF page(QPointF(0, 0), QSizeF(size));
     QByteArray bytes;

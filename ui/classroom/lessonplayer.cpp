@@ -1,19 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "classroom/lessonplayer.h"
 
-#include "scenariojson.h"
+#include "document/documentio.h"
 #include "document/scenariomodel.h"
+#include "scenariojson.h"
 
-#include <QFile>
 #include <algorithm>
 
 namespace headroom {
-
-namespace {
-
-constexpr qint64 kMaxLessonBytes = 16 * 1024 * 1024;
-
-} // namespace
 
 LessonPlayer::LessonPlayer(ScenarioModel *model, QObject *parent) : QObject(parent), m_model(model) {}
 
@@ -85,12 +79,7 @@ void LessonPlayer::applyStep()
 
 Lesson readLessonFile(const QString &path)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        throw ScenarioError("", "cannot open: " + file.errorString().toStdString());
-    if (file.size() > kMaxLessonBytes)
-        throw ScenarioError("", "too large for a lesson (" + std::to_string(file.size()) + " bytes)");
-    const QByteArray bytes = file.readAll();
+    const QByteArray bytes = readDocumentBytes(path);
     return parseLesson(std::string_view(bytes.constData(), std::size_t(bytes.size())));
 }
 

@@ -2,6 +2,7 @@
 #include "controls/measurement.h"
 
 #include "chart/consumerstyle.h"
+#include "inputpolicy.h"
 
 #include <QCoreApplication>
 #include <QRegularExpression>
@@ -52,10 +53,11 @@ std::optional<std::uint64_t> parseMemoryText(const QString &text, Unit unit)
         const bool binary = suffix.size() >= 2 && suffix.at(1) == QLatin1Char('I');
         scale = std::pow(binary ? 1024.0 : 1000.0, power);
     }
-    const double bytes = value * scale;
-    if (!(bytes >= 1 && bytes < 1.8e19))
+    // One checked conversion: llround overflowed past 2^63 (a "12e18" reading became 2^63).
+    std::uint64_t bytes = 0;
+    if (!toUint64(value * scale, bytes) || bytes == 0)
         return std::nullopt;
-    return static_cast<std::uint64_t>(std::llround(bytes));
+    return bytes;
 }
 
 std::uint64_t estimateFor(const Estimate &estimate, Reading reading)

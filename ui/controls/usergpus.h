@@ -7,6 +7,9 @@
 
 namespace headroom {
 
+/// The most GPUs a user keeps (each is a capacity line on the chart).
+inline constexpr std::size_t kMaxUserGpus = 32;
+
 /// A GPU the user added by name and capacity; kept in QSettings, never in scenario files.
 struct UserGpu
 {
@@ -17,7 +20,8 @@ struct UserGpu
     bool operator==(const UserGpu &) const = default;
 };
 
-/// The user's GPUs as saved in QSettings (empty when none or unreadable).
+/// The user's GPUs as saved in QSettings (empty when none). Damaged entries are dropped and the
+/// key rewritten (listed in resetPreferences()).
 std::vector<UserGpu> loadUserGpus();
 /// Saves the user's GPUs to QSettings.
 void saveUserGpus(const std::vector<UserGpu> &gpus);

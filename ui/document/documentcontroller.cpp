@@ -2,10 +2,12 @@
 #include "document/documentcontroller.h"
 
 #include "chart/chartdata.h"
+#include "document/autosave.h"
 #include "document/documentio.h"
 #include "document/exportdialog.h"
 #include "controls/missingfieldsdialog.h"
 #include "document/preferences.h"
+#include "inputfile.h"
 #include "document/scenariomodel.h"
 
 #include <QChartView>
@@ -20,6 +22,7 @@
 #include <QMenu>
 #include <QMimeData>
 #include <QStatusBar>
+#include <QTimer>
 #include <QUndoStack>
 
 namespace headroom {
@@ -81,12 +84,20 @@ DocumentController::DocumentController(QMainWindow *window, ScenarioModel *model
         chartView->setAcceptDrops(false); // drops over the chart reach the window
         chartView->viewport()->setAcceptDrops(false);
     }
+    m_askRestore = [this](const QString &what) {
+        return QMessageBox::question(m_window, tr("Restore unsaved changes?"), what,
+                                     QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
+    };
+    m_autosave = new Autosave([this] { return AutosaveRecord{documentOf(*m_model), m_path}; }, this);
+    m_autosave->setObjectName(QStringLiteral("autosave"));
+    QTimer::singleShot(0, this, [this] { offerRestore(); });
     connect(model, &ScenarioModel::changed, this, &DocumentController::updateTitle);
     connect(model->undoStack(), &QUndoStack::cleanChanged, this, &DocumentController::updateTitle);
     // The model goes first when the window closes; its undo stack still signals on the way out.
     connect(model, &QObject::destroyed, this, [this, undo = model->undoStack()] {
         disconnect(undo, nullptr, this, nullptr);
         m_model = nullptr;
+        m_autosave->discard(); // the window ends normally: nothing to restore
     });
     updateTitle();
 }
@@ -154,7 +165,7 @@ bool DocumentController::openFile(const QString &path)
     try {
         document = readDocumentFile(path);
     } catch (const std::exception &error) {
-        report(tr("Cannot open %1:\n%2").arg(QDir::toNativeSeparators(path), QString::fromStdString(error.what())));
+        report(tr("Cannot open %1:\n%2").arg(QDir::toNativeSeparators(path), errorMessage(error)));
         return false;
     }
     loadDocument(*m_model, document);
@@ -164,6 +175,42 @@ bool DocumentController::openFile(const QString &path)
     rememberRecent(m_path);
     updateTitle();
     m_window->statusBar()->showMessage(tr("Opened %1").arg(QFileInfo(path).fileName()), 4000);
+    return true;
+}
+
+bool DocumentController::offerRestore()
+{
+    QString problem;
+    const std::optional<AutosaveRecord> record = m_autosave->pending(&problem);
+    if (!problem.isEmpty())
+        m_window->statusBar()->showMessage(
+            tr("The unsaved changes of the last session could not be read: %1").arg(problem), 15000);
+    if (!record || !m_model)
+        return false;
+    const QString name = record->file.isEmpty() ? tr("an untitled scenario")
+                                                : QFileInfo(record->file).fileName();
+    const QString question =
+        tr("Headroom ended without saving the changes to %1 (%2 pinned). Restore them?")
+            .arg(name)
+            .arg(record->document.pins.size());
+    if (m_askRestore(question) != QMessageBox::Yes) {
+        m_autosave->discard();
+        return false;
+    }
+    m_autosave->adopt();
+    // The pins as they were, then the scenario as one undo step: it stays unsaved until saved.
+    const Scenario before = m_model->scenario();
+    m_model->clearPins();
+    for (const Scenario &pin : record->document.pins) {
+        m_model->assign(pin);
+        m_model->pinCurrent();
+    }
+    m_model->assign(before);
+    m_model->setScenario(record->document.current, tr("Restore unsaved changes"));
+    if (!record->file.isEmpty() && QFileInfo(record->file).isFile())
+        m_path = record->file;
+    updateTitle();
+    m_window->statusBar()->showMessage(tr("Restored the unsaved changes of the last session"), 8000);
     return true;
 }
 
@@ -203,7 +250,7 @@ bool DocumentController::importModel(const QString &path)
     try {
         imported = importModelFile(path, m_model->scenario().model, m_prompt);
     } catch (const std::exception &error) {
-        report(tr("Cannot import %1:\n%2").arg(QDir::toNativeSeparators(path), QString::fromStdString(error.what())));
+        report(tr("Cannot import %1:\n%2").arg(QDir::toNativeSeparators(path), errorMessage(error)));
         return false;
     }
     if (!imported)
@@ -317,6 +364,8 @@ void DocumentController::updateTitle()
     if (m_window->windowTitle() != title)
         m_window->setWindowTitle(title);
     const bool modified = isModified();
+    if (m_autosave)
+        m_autosave->changed(modified);
     if (m_window->isWindowModified() != modified) {
         m_window->setWindowModified(modified);
         emit stateChanged();

@@ -17,6 +17,7 @@ class QMenu;
 
 namespace headroom {
 
+class Autosave;
 class ScenarioModel;
 
 /// The window's file: open, save (atomic), recent files, drag-and-drop, model import, exports,
@@ -57,6 +58,18 @@ public:
     void setSaveQuestion(std::function<QMessageBox::StandardButton()> ask) { m_ask = std::move(ask); }
     /// Replaces the dialog that asks for the keys a config.json lacks.
     void setMissingFieldsPrompt(MissingFieldsPrompt prompt) { m_prompt = std::move(prompt); }
+    /// Replaces the question whether to restore what a crashed session left unsaved (Yes / No);
+    /// set it before the event loop runs, which asks it once after start-up.
+    void setRestoreQuestion(std::function<QMessageBox::StandardButton(const QString &)> ask)
+    {
+        m_askRestore = std::move(ask);
+    }
+
+    /// The copy of unsaved changes kept for a crash (the application's data folder).
+    Autosave *autosave() const { return m_autosave; }
+    /// Offers back what a crashed or killed session left unsaved (done once after start-up);
+    /// true when it was restored.
+    bool offerRestore();
 
 signals:
     /// The file, its modified state or the recent files changed.
@@ -81,7 +94,9 @@ private:
     ChartExportOptions m_exportOptions;
     std::function<void(const QString &)> m_report;
     std::function<QMessageBox::StandardButton()> m_ask;
+    std::function<QMessageBox::StandardButton(const QString &)> m_askRestore;
     MissingFieldsPrompt m_prompt;
+    Autosave *m_autosave = nullptr;
 };
 
 } // namespace headroom

@@ -1,53 +1,51 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "document/documentio.h"
 
+#include "inputfile.h"
 #include "modelimport.h"
 #include "document/scenariomodel.h"
 
 #include <QCoreApplication>
-#include <QFile>
 #include <QSaveFile>
 #include <nlohmann/json.hpp>
 
 namespace headroom {
 
-namespace {
+static_assert(ScenarioModel::kMaxPins == int(limits::kPins), "the window pins what a file may hold");
 
-constexpr qint64 kMaxDocumentBytes = 64 * 1024 * 1024;
+namespace {
 
 QString tr(const char *text) { return QCoreApplication::translate("documentio", text); }
 
 } // namespace
 
+QByteArray readDocumentBytes(const QString &path)
+{
+    try {
+        return readInputFile(path, limits::kDocumentBytes);
+    } catch (const InputError &error) {
+        throw ScenarioError("", error.detail);
+    }
+}
+
 ScenarioDocument readDocumentFile(const QString &path)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        throw ScenarioError("", "cannot open: " + file.errorString().toStdString());
-    if (file.size() > kMaxDocumentBytes)
-        throw ScenarioError("", "too large for a scenario (" + std::to_string(file.size()) + " bytes)");
-    const QByteArray bytes = file.readAll();
+    const QByteArray bytes = readDocumentBytes(path);
     const nlohmann::json doc =
         parseJsonText(std::string_view(bytes.constData(), std::size_t(bytes.size())));
-    ScenarioDocument document;
     try {
-        document = documentFromJson(doc, builtinCatalog(), configResolver(path));
+        return documentFromJson(doc, builtinCatalog(), configResolver(path));
     } catch (const ScenarioError &error) {
         // A written scenario carries every architecture key next to `model.config`: it reads
         // back without the config.json when that file is not at hand.
         if (error.key.find("model.config") == std::string::npos)
             throw;
         try {
-            document = documentFromJson(doc, builtinCatalog());
+            return documentFromJson(doc, builtinCatalog());
         } catch (const ScenarioError &) {
             throw error;
         }
     }
-    if (int(document.pins.size()) > ScenarioModel::kMaxPins)
-        throw ScenarioError("pins", "at most " + std::to_string(ScenarioModel::kMaxPins) +
-                                        " pinned scenarios (the file has " +
-                                        std::to_string(document.pins.size()) + ")");
-    return document;
 }
 
 QString writeFileAtomically(const QString &path, const QByteArray &bytes)

@@ -10,6 +10,9 @@ namespace headroom {
 
 class ScenarioModel;
 
+/// The bytes of a scenario, comparison or lesson file under the input policy (a regular file of
+/// at most limits::kDocumentBytes). Throws ScenarioError saying what is wrong.
+QByteArray readDocumentBytes(const QString &path);
 /// Reads a scenario or comparison file (`model.config` relative to the file). Throws
 /// ScenarioError whose message names the problem and the key.
 ScenarioDocument readDocumentFile(const QString &path);

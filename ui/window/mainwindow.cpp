@@ -87,10 +87,21 @@ MainWindow::MainWindow(QWidget *parent)
         else
             QToolTip::showText(QCursor::pos(), text, m_chartView);
     });
-    if (!restoreGeometry(prefs::geometry.get()))
+    if (const QByteArray geometry = prefs::geometry.get(); !restoreGeometry(geometry)) {
+        if (!geometry.isEmpty())
+            prefs::geometry.reset();
         resize(1440, 900);
-    m_mainSplitter->restoreState(prefs::splitters.get());
+    }
+    if (const QByteArray splitters = prefs::splitters.get();
+        !splitters.isEmpty() && !m_mainSplitter->restoreState(splitters))
+        prefs::splitters.reset();
     refresh();
+    if (!resetPreferences().isEmpty())
+        statusBar()->showMessage(tr("Some settings could not be read (another version wrote them, or "
+                                    "they are damaged) and were reset: %1")
+                                     .arg(resetPreferences().join(QLatin1String(", "))),
+                                 30000);
+    resetPreferences().clear();
 }
 
 MainWindow::~MainWindow() = default;
@@ -219,13 +230,16 @@ void MainWindow::restoreState()
         try {
             m_model->assign(parseScenario(saved.toStdString()));
         } catch (const std::exception &) {
-            // A scenario saved by an incompatible version: keep the default.
+            // Saved by another version, or damaged: the default scenario, and the window says so.
+            prefs::scenario.reset();
         }
     }
     m_model->setUnit(prefs::unit.get() == QLatin1String("GiB") ? Unit::GiB : Unit::GB);
     m_model->setView(prefs::view.get() == QLatin1String("phases") ? ChartView::Phases : ChartView::Bars);
     m_model->setDark(prefs::dark.get());
-    m_model->setCustomCapacityBytes(std::uint64_t(std::max(0.0, prefs::customCapacity.get())));
+    std::uint64_t capacity = 0;
+    toUint64(prefs::customCapacity.get(), capacity);
+    m_model->setCustomCapacityBytes(capacity);
     m_model->setUserGpus(loadUserGpus());
     m_model->undoStack()->clear();
 }

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Nothing lost on a crash: the window keeps its unsaved scenario and pins in the application's
+// data folder, and the next start offers them back. A crash is the autosave file left behind
+// with its lock released (what kill -9 leaves), reproduced here by copying the file aside
+// before the window ends and putting it back.
+#include "document/autosave.h"
+#include "document/documentcontroller.h"
+#include "document/documentio.h"
+#include "document/scenariomodel.h"
+#include "testutil.h"
+#include "uitestutil.h"
+#include "window/mainwindow.h"
+
+#include <QFile>
+#include <QSignalSpy>
+#include <QStatusBar>
+#include <QTemporaryDir>
+#include <QUndoStack>
+#include <QtTest>
+
+using namespace headroom;
+
+namespace {
+
+/// A window that never asks modal questions; `restore` answers the restore question.
+struct QuietWindow
+{
+    explicit QuietWindow(QMessageBox::StandardButton restore = QMessageBox::No)
+    {
+        window.document()->setMessageHandler([this](const QString &text) { reports << text; });
+        window.document()->setSaveQuestion([] { return QMessageBox::Discard; });
+        window.document()->setRestoreQuestion([this, restore](const QString &text) {
+            questions << text;
+            return restore;
+        });
+        window.document()->autosave()->setDelay(0);
+    }
+    MainWindow window;
+    QStringList reports;
+    QStringList questions;
+};
+
+/// Edits the scenario and pins one, as a user would, and waits for the autosave.
+void editAndWait(MainWindow &window)
+{
+    window.model()->apply(QStringLiteral("micro-batch"), [](Scenario &s) { s.train.microBatch = 7; });
+    window.model()->pinCurrent();
+    window.model()->apply(QStringLiteral("sequence"), [](Scenario &s) { s.train.seqLen = 1234; });
+}
+
+/// Leaves the autosave file as a crashed session would: copied aside, the window ended, put back.
+QByteArray crash(QuietWindow *quiet)
+{
+    QFile file(Autosave::filePath());
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    const QByteArray bytes = file.readAll();
+    file.close();
+    delete quiet;
+    QFile back(Autosave::filePath());
+    if (back.open(QIODevice::WriteOnly))
+        back.write(bytes);
+    return bytes;
+}
+
+} // namespace
+
+class TestAutosave : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase() { test::isolateSettings("tst_autosave"); }
+    void init() { QFile::remove(Autosave::filePath()); }
+
+    void unsavedChangesAreWrittenAtomicallyAsTheyAre()
+    {
+        QuietWindow quiet;
+        QVERIFY(quiet.window.document()->autosave()->active());
+        QVERIFY(!QFile::exists(Autosave::filePath())); // nothing unsaved yet
+        editAndWait(quiet.window);
+        QTRY_VERIFY(QFile::exists(Autosave::filePath()));
+        QFile file(Autosave::filePath());
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const AutosaveRecord record = autosaveFromJson(file.readAll());
+        QCOMPARE(record.document, documentOf(*quiet.window.model()));
+        QCOMPARE(record.document.current.train.seqLen, 1234u);
+        QCOMPARE(record.document.pins.size(), std::size_t(1));
+        QCOMPARE(record.document.pins[0].train.microBatch, 7u);
+        QVERIFY(record.file.isEmpty());
+    }
+
+    void savingOrUndoingEverythingRemovesIt()
+    {
+        QTemporaryDir dir;
+        QuietWindow quiet;
+        quiet.window.model()->apply(QStringLiteral("micro-batch"), [](Scenario &s) { s.train.microBatch = 5; });
+        QTRY_VERIFY(QFile::exists(Autosave::filePath()));
+        quiet.window.model()->undoStack()->undo();
+        QTRY_VERIFY(!QFile::exists(Autosave::filePath()));
+        quiet.window.model()->undoStack()->redo();
+        QTRY_VERIFY(QFile::exists(Autosave::filePath()));
+        QVERIFY(quiet.window.document()->saveAs(dir.filePath(QStringLiteral("saved.headroom.json"))));
+        QTRY_VERIFY(!QFile::exists(Autosave::filePath()));
+    }
+
+    void aCrashedSessionIsOfferedBackWithItsPins()
+    {
+        auto *first = new QuietWindow;
+        editAndWait(first->window);
+        QTRY_VERIFY(QFile::exists(Autosave::filePath()));
+        const ScenarioDocument lost = documentOf(*first->window.model());
+        QVERIFY(!crash(first).isEmpty());
+
+        QuietWindow second(QMessageBox::Yes);
+        QTRY_COMPARE(second.questions.size(), 1);
+        QVERIFY2(second.questions[0].contains(QLatin1String("1 pinned")), qPrintable(second.questions[0]));
+        QCOMPARE(documentOf(*second.window.model()), lost);
+        // Restored, still unsaved: one undo step away from what the window had, and kept again.
+        QVERIFY(second.window.document()->isModified());
+        QVERIFY(second.window.model()->undoStack()->canUndo());
+        QTRY_VERIFY(QFile::exists(Autosave::filePath()));
+    }
+
+    void decliningForgetsIt()
+    {
+        auto *first = new QuietWindow;
+        editAndWait(first->window);
+        QTRY_VERIFY(QFile::exists(Autosave::filePath()));
+        crash(first);
+        QuietWindow second(QMessageBox::No);
+        QTRY_COMPARE(second.questions.size(), 1);
+        QVERIFY(!QFile::exists(Autosave::filePath()));
+        QCOMPARE(second.window.model()->pins().size(), std::size_t(0));
+    }
+
+    void aSecondWindowNeitherWritesNorOffers()
+    {
+        QuietWindow first;
+        editAndWait(first.window);
+        QTRY_VERIFY(QFile::exists(Autosave::filePath()));
+        QuietWindow second(QMessageBox::Yes);
+        QVERIFY(!second.window.document()->autosave()->active());
+        QCoreApplication::processEvents();
+        QCOMPARE(second.questions.size(), 0);
+        second.window.model()->apply(QStringLiteral("x"), [](Scenario &s) { s.train.microBatch = 3; });
+        QCoreApplication::processEvents();
+        QFile file(Autosave::filePath());
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QCOMPARE(autosaveFromJson(file.readAll()).document.current.train.seqLen, 1234u);
+    }
+
+    void aDamagedAutosaveIsDroppedAndSaidSo_data()
+    {
+        QTest::addColumn<QByteArray>("content");
+        QTest::newRow("not-json") << QByteArray("{\"format\": ");
+        QTest::newRow("deep") << "{\"format\":\"headroom-autosave\",\"version\":1,\"file\":\"\",\"document\":" +
+                                     QByteArray(5000, '[') + QByteArray(5000, ']') + "}";
+        QTest::newRow("newer-version") << QByteArray(R"({"format":"headroom-autosave","version":2,"file":"","document":{}})");
+        QTest::newRow("bad-scenario") << QByteArray(R"({"format":"headroom-autosave","version":1,"file":"","document":{"format":"headroom-scenario","version":1,"train":{"micro_batch":0}}})");
+        QTest::newRow("too-large") << QByteArray(int(limits::kDocumentBytes) + 10, ' ');
+    }
+    void aDamagedAutosaveIsDroppedAndSaidSo()
+    {
+        QFETCH(QByteArray, content);
+        QVERIFY(QDir().mkpath(QFileInfo(Autosave::filePath()).absolutePath()));
+        QFile file(Autosave::filePath());
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(content);
+        file.close();
+        QuietWindow quiet(QMessageBox::Yes);
+        QTRY_VERIFY(!QFile::exists(Autosave::filePath()));
+        QCOMPARE(quiet.questions.size(), 0);
+        QVERIFY2(quiet.window.statusBar()->currentMessage().contains(QLatin1String("could not be read")),
+                 qPrintable(quiet.window.statusBar()->currentMessage()));
+    }
+
+    void anOpenedFileIsNamedAndRestoredAsThatFile()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("mine.headroom.json"));
+        QVERIFY(writeDocumentFile(path, {Scenario{}, {}}).isEmpty());
+        auto *first = new QuietWindow;
+        QVERIFY(first->window.document()->openFile(path));
+        first->window.model()->apply(QStringLiteral("x"), [](Scenario &s) { s.train.microBatch = 9; });
+        QTRY_VERIFY(QFile::exists(Autosave::filePath()));
+        crash(first);
+        QuietWindow second(QMessageBox::Yes);
+        QTRY_COMPARE(second.questions.size(), 1);
+        QVERIFY(second.questions[0].contains(QLatin1String("mine.headroom.json")));
+        QCOMPARE(second.window.document()->filePath(), QFileInfo(path).absoluteFilePath());
+        QCOMPARE(second.window.model()->scenario().train.microBatch, 9u);
+        QVERIFY(second.window.document()->isModified());
+    }
+};
+
+QTEST_MAIN(TestAutosave)
+#include "tst_autosave.moc"
