@@ -78,7 +78,6 @@ private:
     QChartView *m_chartView;
     QString m_path;
     std::vector<Scenario> m_savedPins;
-    ChartExportOptions m_exportOptions;
     std::function<void(const QString &)> m_report;
     std::function<QMessageBox::StandardButton()> m_ask;
     MissingFieldsPrompt m_prompt;
