@@ -9,6 +9,7 @@
 #include "clicommon.h"
 #include "chart/consumerstyle.h"
 #include "scenariojson.h"
+#include "verdict.h"
 
 #include <nlohmann/json.hpp>
 
@@ -38,8 +39,8 @@ void printText(const Advice &advice, const Scenario &scenario, Unit unit)
     QTextStream &o = out();
     if (!scenario.name.empty())
         o << q(scenario.name) << '\n';
-    o << tr("What to change to fit %1 (%2):")
-             .arg(q(advice.gpuName), bytesText(advice.capacityBytes, unit))
+    o << tr("What to change to fit %1:")
+             .arg(gpuLabel(q(advice.gpuName), advice.capacityBytes, unit))
       << "\n\n";
     int leverWidth = tr("Current configuration").size();
     for (std::size_t i = 0; i < advice.steps.size(); ++i)
@@ -65,6 +66,9 @@ void printText(const Advice &advice, const Scenario &scenario, Unit unit)
     }
     o << '\n';
     const std::uint64_t peak = advice.finalPeakDeviceBytes();
+    const QString now = verdictText(q(advice.gpuName),
+                                      std::int64_t(advice.capacityBytes) - std::int64_t(advice.startPeakDeviceBytes), unit);
+    o << tr("Now: %1.").arg(now) << '\n';
     if (advice.steps.empty() && advice.fits)
         o << tr("It already fits: %1 to spare.").arg(bytesText(advice.capacityBytes - peak, unit))
           << '\n';
@@ -74,14 +78,14 @@ void printText(const Advice &advice, const Scenario &scenario, Unit unit)
                       bytesText(advice.capacityBytes - peak, unit))
           << '\n';
     else
-        o << tr("Nothing fits: after every lever the peak is %1, %2 over. Use more GPUs (ZeRO-3, "
-                "tensor parallel) or a larger card.")
-                 .arg(bytesText(peak, unit), bytesText(peak - advice.capacityBytes, unit))
+        o << tr("No lever makes it fit: after every one the peak is %1, %2 over. %3")
+                 .arg(bytesText(peak, unit), bytesText(peak - advice.capacityBytes, unit),
+                      whatWouldFitText(advice.final(), advice.gpuId, unit))
           << '\n';
     if (!advice.skipped.empty()) {
         o << tr("Not used:") << '\n';
         for (const SkippedLever &s : advice.skipped)
-            o << "  " << leverDisplayName(s.lever) << ": " << skipReasonText(s.reason) << '\n';
+            o << "  " << skippedLeverText(advice, s) << '\n';
     }
     if (!advice.steps.empty()) {
         o << '\n' << tr("Final configuration:") << '\n';
@@ -101,41 +105,44 @@ int runAdvise(const QStringList &arguments)
 {
     QCommandLineParser parser;
     parser.setApplicationDescription(
-        tr("What to change, lever by lever, until a scenario fits a GPU (seed 000's diagnostic "
-           "sequence, then seed 003's ladder)."));
+        tr("What to change, lever by lever, until a scenario fits a GPU (the diagnostic sequence of "
+           "\u201cWhere the memory actually goes\u201d, then the ladder of \u201cThe Memory Game\u201d). "
+           "Without --gpu: the scenario's target GPU (target_gpu, else the largest of its gpus), as "
+           "the window's status bar and chart use."));
     parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("advise"), tr("The command."));
     parser.addPositionalArgument(QStringLiteral("FILE"), tr("A .headroom.json scenario."));
     const QCommandLineOption gpuOption(QStringLiteral("gpu"),
-                                       tr("The GPU to fit (catalog id, e.g. rtx-4090)."),
+                                       tr("The GPU to fit (catalog id, e.g. rtx-4090); default: the "
+                                          "scenario's target GPU."),
                                        QStringLiteral("id"));
     const QCommandLineOption setOption(QStringLiteral("set"),
                                        tr("Override a scenario key, e.g. train.micro_batch=8."),
                                        QStringLiteral("key.path=value"));
     const QCommandLineOption formatOption(QStringLiteral("format"), tr("text or json."),
                                           QStringLiteral("format"), QStringLiteral("text"));
-    const QCommandLineOption unitOption(QStringLiteral("unit"), tr("GB or GiB."),
-                                        QStringLiteral("unit"), QStringLiteral("GB"));
+    const QCommandLineOption unitOption(QStringLiteral("unit"),
+                                        tr("GiB (2^30 bytes, as nvidia-smi and PyTorch print; the default) "
+                                           "or GB (10^9 bytes, as the articles write)."),
+                                        QStringLiteral("unit"), QStringLiteral("GiB"));
     parser.addOption(gpuOption);
     parser.addOption(setOption);
     parser.addOption(formatOption);
     parser.addOption(unitOption);
     if (const auto stop = parseCommand(
             parser, arguments, 2,
-            tr("usage: headroom advise FILE --gpu ID [--format text|json] [--unit GB|GiB] "
+            tr("usage: headroom advise FILE [--gpu ID] [--format text|json] [--unit GiB|GB] "
                "[--set key.path=value]...")))
         return *stop;
     const QStringList positional = parser.positionalArguments();
     const QString format = parser.value(formatOption);
     if (format != QLatin1String("text") && format != QLatin1String("json"))
         return fail(tr("--format: must be text or json (got %1)").arg(format));
-    Unit unit = Unit::GB;
+    Unit unit = Unit::GiB;
     if (!parseUnit(parser.value(unitOption), unit))
         return ExitBadInput;
-    const QString gpuId = parser.value(gpuOption);
-    if (gpuId.isEmpty())
-        return fail(tr("--gpu: which GPU to fit is required (e.g. --gpu rtx-4090)"));
-    if (!builtinCatalog().findGpu(gpuId.toStdString())) {
+    QString gpuId = parser.value(gpuOption);
+    if (parser.isSet(gpuOption) && !builtinCatalog().findGpu(gpuId.toStdString())) {
         QStringList ids;
         for (const Gpu &gpu : builtinCatalog().gpus)
             ids << q(gpu.id);
@@ -145,6 +152,12 @@ int runAdvise(const QStringList &arguments)
     const QString path = positional.at(1);
     try {
         const Scenario scenario = loadScenario(path, parser.values(setOption));
+        if (!parser.isSet(gpuOption)) {
+            const Gpu *target = targetGpu(scenario);
+            if (!target)
+                return fail(tr("--gpu: the scenario ticks no GPU; name one (e.g. --gpu rtx-4090)"));
+            gpuId = q(target->id);
+        }
         const Advice advice = advise(scenario, gpuId.toStdString());
         if (format == QLatin1String("json")) {
             nlohmann::json doc = adviceToJson(advice);
@@ -152,6 +165,10 @@ int runAdvise(const QStringList &arguments)
                 doc["steps"][i]["title"] = adviceLeverText(advice, i).toStdString();
                 doc["steps"][i]["cost"] = adviceCostText(advice, i, unit).toStdString();
             }
+            for (std::size_t i = 0; i < advice.skipped.size(); ++i)
+                doc["skipped"][i]["why"] = skippedLeverText(advice, advice.skipped[i]).toStdString();
+            if (!advice.fits)
+                doc["what_would_fit"] = whatWouldFitText(advice.final(), advice.gpuId, unit).toStdString();
             out() << q(doc.dump(2)) << '\n';
         } else {
             printText(advice, scenario, unit);

@@ -40,6 +40,12 @@ ScenarioDocument readRenderDocument(const QString &path, const QStringList &over
     if (!doc.is_object())
         throw ScenarioError("", "the file is not a JSON object");
     const bool comparison = doc.value("format", nlohmann::json()) == "headroom-comparison";
+    // The file's name described the file's scenario: with changes it no longer does.
+    if (!overrides.isEmpty()) {
+        nlohmann::json &current = comparison && doc.contains("current") ? doc["current"] : doc;
+        if (current.is_object())
+            current.erase("name");
+    }
     for (const QString &assignment : overrides) {
         if (comparison && doc.contains("current"))
             applyOverride(doc["current"], assignment.toStdString());
@@ -94,8 +100,10 @@ int runRender(const QStringList &arguments)
     const QCommandLineOption viewOption(QStringLiteral("view"),
                                         tr("bars (scenarios side by side) or phases."),
                                         QStringLiteral("view"), QStringLiteral("bars"));
-    const QCommandLineOption unitOption(QStringLiteral("unit"), tr("GB or GiB."),
-                                        QStringLiteral("unit"), QStringLiteral("GB"));
+    const QCommandLineOption unitOption(QStringLiteral("unit"),
+                                        tr("GiB (2^30 bytes, as nvidia-smi and PyTorch print; the default) "
+                                           "or GB (10^9 bytes, as the articles write)."),
+                                        QStringLiteral("unit"), QStringLiteral("GiB"));
     const QCommandLineOption setOption(
         QStringLiteral("set"), tr("Override a key of the current scenario, e.g. train.micro_batch=8."),
         QStringLiteral("key.path=value"));
@@ -107,7 +115,7 @@ int runRender(const QStringList &arguments)
         parser.addOption(option);
     const QString usage =
         tr("usage: headroom render FILE --out chart.png|svg|pdf [--width W] [--height H] "
-           "[--scale S] [--theme light|dark] [--view bars|phases] [--unit GB|GiB] "
+           "[--scale S] [--theme light|dark] [--view bars|phases] [--unit GiB|GB] "
            "[--set key=value]... | headroom render LESSON.json --out deck.pdf [--step N]");
     if (const auto stop = parseCommand(parser, arguments, 2, usage))
         return *stop;
@@ -129,7 +137,7 @@ int runRender(const QStringList &arguments)
     const QString view = parser.value(viewOption);
     if (view != QLatin1String("bars") && view != QLatin1String("phases"))
         return fail(tr("--view: must be bars or phases (got %1)").arg(view));
-    Unit unit = Unit::GB;
+    Unit unit = Unit::GiB;
     if (!parseUnit(parser.value(unitOption), unit))
         return ExitBadInput;
 
