@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// `headroom advise FILE --gpu ID [--format text|json] [--unit GB|GiB] [--set key=value]...`
+// `headroom advise FILE [--gpu ID] [--format text|json] [--unit GiB|GB] [--set key=value]...`
 #include "advisecommand.h"
 
 #include "advicejson.h"
@@ -9,6 +9,7 @@
 #include "clicommon.h"
 #include "chart/consumerstyle.h"
 #include "scenariojson.h"
+#include "verdict.h"
 
 #include <nlohmann/json.hpp>
 
@@ -39,9 +40,9 @@ void printText(const Advice &advice, const Scenario &scenario, Unit unit)
 {
     QTextStream &o = out();
     if (!scenario.name.empty())
-        o << safe(scenario.name) << '\n';
-    o << tr("What to change to fit %1 (%2):")
-             .arg(q(advice.gpuName), bytesText(advice.capacityBytes, unit))
+        o << q(scenario.name) << '\n';
+    o << tr("What to change to fit %1:")
+             .arg(gpuLabel(q(advice.gpuName), advice.capacityBytes, unit))
       << "\n\n";
     int leverWidth = tr("Current configuration").size();
     for (std::size_t i = 0; i < advice.steps.size(); ++i)
@@ -67,6 +68,9 @@ void printText(const Advice &advice, const Scenario &scenario, Unit unit)
     }
     o << '\n';
     const std::uint64_t peak = advice.finalPeakDeviceBytes();
+    const QString now = verdictText(q(advice.gpuName),
+                                      std::int64_t(advice.capacityBytes) - std::int64_t(advice.startPeakDeviceBytes), unit);
+    o << tr("Now: %1.").arg(now) << '\n';
     if (advice.steps.empty() && advice.fits)
         o << tr("It already fits: %1 to spare.").arg(bytesText(advice.capacityBytes - peak, unit))
           << '\n';
@@ -76,14 +80,14 @@ void printText(const Advice &advice, const Scenario &scenario, Unit unit)
                       bytesText(advice.capacityBytes - peak, unit))
           << '\n';
     else
-        o << tr("Nothing fits: after every lever the peak is %1, %2 over. Use more GPUs (ZeRO-3, "
-                "tensor parallel) or a larger card.")
-                 .arg(bytesText(peak, unit), bytesText(peak - advice.capacityBytes, unit))
+        o << tr("No lever makes it fit: after every one the peak is %1, %2 over. %3")
+                 .arg(bytesText(peak, unit), bytesText(peak - advice.capacityBytes, unit),
+                      whatWouldFitText(advice.final(), advice.gpuId, unit))
           << '\n';
     if (!advice.skipped.empty()) {
         o << tr("Not used:") << '\n';
         for (const SkippedLever &s : advice.skipped)
-            o << "  " << leverDisplayName(s.lever) << ": " << skipReasonText(s.reason) << '\n';
+            o << "  " << skippedLeverText(advice, s) << '\n';
     }
     if (!advice.steps.empty()) {
         o << '\n' << tr("Final configuration:") << '\n';
@@ -106,19 +110,19 @@ CommandHelp adviseHelp()
             tr("What to change, lever by lever, until a scenario fits a GPU (the diagnostic "
                "sequence of \"Where the memory actually goes\", then the ladder of \"The Memory "
                "Game\")."),
-            tr("headroom advise FILE --gpu ID [--format text|json] [--unit GB|GiB] "
+            tr("headroom advise FILE [--gpu ID] [--format text|json] [--unit GiB|GB] "
                "[--set key.path=value]..."),
             {{QStringLiteral("FILE"), tr("A .headroom.json scenario.")}},
             {QCommandLineOption(QStringLiteral("gpu"),
-                                tr("The GPU to fit (catalog id, e.g. rtx-4090)."),
+                                tr("The GPU to fit (catalog id, e.g. rtx-4090); default: the scenario's "
+                                   "target GPU (target_gpu, else the largest of its gpus)."),
                                 QStringLiteral("id")),
              QCommandLineOption(QStringLiteral("set"),
                                 tr("Override a scenario key, e.g. train.micro_batch=8."),
                                 QStringLiteral("key.path=value")),
              QCommandLineOption(QStringLiteral("format"), tr("text or json."),
                                 QStringLiteral("format"), QStringLiteral("text")),
-             QCommandLineOption(QStringLiteral("unit"), tr("GB or GiB."), QStringLiteral("unit"),
-                                QStringLiteral("GB"))}};
+             unitOption()}};
 }
 
 int runAdvise(const QStringList &arguments)
@@ -130,13 +134,11 @@ int runAdvise(const QStringList &arguments)
     const QString format = parser.value(QStringLiteral("format"));
     if (format != QLatin1String("text") && format != QLatin1String("json"))
         return fail(tr("--format: must be text or json (got %1)").arg(format));
-    Unit unit = Unit::GB;
+    Unit unit = Unit::GiB;
     if (!parseUnit(parser.value(QStringLiteral("unit")), unit))
         return ExitBadInput;
-    const QString gpuId = parser.value(QStringLiteral("gpu"));
-    if (gpuId.isEmpty())
-        return fail(tr("--gpu: which GPU to fit is required (e.g. --gpu rtx-4090)"));
-    if (!builtinCatalog().findGpu(gpuId.toStdString())) {
+    QString gpuId = parser.value(QStringLiteral("gpu"));
+    if (parser.isSet(QStringLiteral("gpu")) && !builtinCatalog().findGpu(gpuId.toStdString())) {
         QStringList ids;
         for (const Gpu &gpu : builtinCatalog().gpus)
             ids << q(gpu.id);
@@ -146,6 +148,12 @@ int runAdvise(const QStringList &arguments)
     const QString path = positional.at(1);
     try {
         const Scenario scenario = loadScenario(path, parser.values(QStringLiteral("set")));
+        if (!parser.isSet(QStringLiteral("gpu"))) {
+            const Gpu *target = targetGpu(scenario);
+            if (!target)
+                return fail(tr("--gpu: the scenario ticks no GPU; name one (e.g. --gpu rtx-4090)"));
+            gpuId = q(target->id);
+        }
         const Advice advice = advise(scenario, gpuId.toStdString());
         if (format == QLatin1String("json")) {
             nlohmann::json doc = adviceToJson(advice);
@@ -153,6 +161,10 @@ int runAdvise(const QStringList &arguments)
                 doc["steps"][i]["title"] = adviceLeverText(advice, i).toStdString();
                 doc["steps"][i]["cost"] = adviceCostText(advice, i, unit).toStdString();
             }
+            for (std::size_t i = 0; i < advice.skipped.size(); ++i)
+                doc["skipped"][i]["why"] = skippedLeverText(advice, advice.skipped[i]).toStdString();
+            if (!advice.fits)
+                doc["what_would_fit"] = whatWouldFitText(advice.final(), advice.gpuId, unit).toStdString();
             out() << q(doc.dump(2)) << '\n';
         } else {
             printText(advice, scenario, unit);

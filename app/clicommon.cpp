@@ -4,7 +4,9 @@
 #include "cli.h"
 #include "inputfile.h"
 #include "modelimport.h"
+#include "displaytext.h"
 #include "scenariojson.h"
+#include "verdict.h"
 
 #include <QCoreApplication>
 #include <QFileInfo>
@@ -67,9 +69,19 @@ Scenario loadScenario(const QString &path, const QStringList &overrides,
         if (doc["model"].is_object())
             doc["model"]["params"] = *modelFiles.params;
     }
+    // The file's name described the file's scenario: with changes it no longer does.
+    if (!overrides.isEmpty() || !modelFiles.configPath.isEmpty() || modelFiles.params)
+        doc.erase("name");
     for (const QString &assignment : overrides)
         applyOverride(doc, assignment.toStdString());
-    return scenarioFromJson(doc, builtinCatalog(), configResolver(path));
+    Scenario scenario = scenarioFromJson(doc, builtinCatalog(), configResolver(path));
+    // Learned positions end at the last one: such a run cannot start.
+    if (const auto limit = positionLimit(scenario); limit && limit->error)
+        throw ScenarioError(scenario.task == Task::Train ? "train.seq_len" : "inference.context",
+                            positionLimitText(scenario, *limit)
+                                .section(QLatin1Char(' '), 1)
+                                .toStdString());
+    return scenario;
 }
 
 std::optional<int> parseCommand(QCommandLineParser &parser, const QStringList &arguments,

@@ -15,6 +15,14 @@ void describe(QCommandLineParser &parser, const CommandHelp &help)
     parser.addOptions(help.options);
 }
 
+QCommandLineOption unitOption()
+{
+    return QCommandLineOption(QStringLiteral("unit"),
+                              tr("GiB (2^30 bytes, as nvidia-smi and PyTorch print; the default) or "
+                                 "GB (10^9 bytes, as the articles write)."),
+                              QStringLiteral("unit"), QStringLiteral("GiB"));
+}
+
 QList<CommandHelp> commandHelp()
 {
     return {estimateHelp(), validateHelp(), adviseHelp(), renderHelp()};

@@ -24,6 +24,9 @@ struct CommandHelp
 /// Describes the command to `parser`: description, positional arguments, --help and options.
 void describe(QCommandLineParser &parser, const CommandHelp &help);
 
+/// --unit, the same for every command: GiB (the default) or GB.
+QCommandLineOption unitOption();
+
 /// Every command, in the order `headroom --help` and the man page list them.
 QList<CommandHelp> commandHelp();
 

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// `headroom estimate FILE [--set key=value]... [--format text|json|csv] [--unit GB|GiB]
+// `headroom estimate FILE [--set key=value]... [--format text|json|csv] [--unit GiB|GB]
 //  [--model-config config.json] [--model-weights model.safetensors|index.json]`
 #include "architecture.h"
+#include "articles.h"
 #include "cli.h"
 #include "clicommon.h"
 #include "chart/consumerstyle.h"
 #include "estimatejson.h"
 #include "modelimport.h"
 #include "scenariojson.h"
+#include "scenariotitle.h"
+#include "verdict.h"
 
 #include <QCoreApplication>
 #include <nlohmann/json.hpp>
@@ -56,8 +59,10 @@ void printImports(const Scenario &scenario, const QString &configPath,
 void printText(const Scenario &scenario, const Estimate &e, Unit unit)
 {
     QTextStream &o = out();
+    o << q(scenarioTitle(scenario));
     if (!scenario.name.empty())
-        o << safe(scenario.name) << '\n';
+        o << QStringLiteral(" \u00b7 \u201c%1\u201d").arg(q(scenario.name));
+    o << '\n';
     o << tr("Parameters: %1 total, %2 trainable")
              .arg(q(groupDigits(e.totalParams)), q(groupDigits(e.trainableParams)))
       << (e.rough ? tr(" (rough model)") : QString()) << "\n\n";
@@ -86,22 +91,20 @@ void printText(const Scenario &scenario, const Estimate &e, Unit unit)
           << '\n';
     if (e.hostBytes)
         o << tr("Offloaded to CPU RAM: %1").arg(bytesText(e.hostBytes, unit)) << '\n';
+    const Gpu *target = targetGpu(scenario);
     for (const GpuFit &g : e.gpus) {
-        const QString capacity = bytesText(g.capacityBytes, unit);
-        const std::uint64_t margin =
-            static_cast<std::uint64_t>(g.headroomBytes < 0 ? -g.headroomBytes : g.headroomBytes);
-        if (g.fits)
-            o << tr("  fits %1 (%2): %3 to spare")
-                     .arg(q(g.name), capacity, bytesText(margin, unit));
-        else
-            o << tr("  does not fit %1 (%2) by %3")
-                     .arg(q(g.name), capacity, bytesText(margin, unit));
+        o << "  " << verdictText(q(g.name), g.headroomBytes, unit)
+          << tr(" (%1)").arg(gpuLabel(q(g.name), g.capacityBytes, unit));
+        if (target && target->id == g.id && e.gpus.size() > 1)
+            o << tr("  <- the verdict's GPU");
         o << '\n';
     }
+    if (const auto limit = positionLimit(scenario))
+        o << tr("Warning: %1").arg(positionLimitText(scenario, *limit)) << '\n';
     if (!e.assumptions.empty()) {
         o << '\n' << tr("Assumptions:") << '\n';
         for (const std::string &a : e.assumptions)
-            o << "  - " << q(a) << '\n';
+            o << "  - " << q(citeArticles(a)) << '\n';
     }
     o.flush();
 }
@@ -113,7 +116,7 @@ CommandHelp estimateHelp()
     return {QStringLiteral("estimate"), tr("print the memory budget of a scenario"),
             tr("Estimate the GPU memory of a scenario."),
             tr("headroom estimate FILE [--set key.path=value]... [--format text|json|csv] "
-               "[--unit GB|GiB] [--model-config config.json] [--model-weights PATH]"),
+               "[--unit GiB|GB] [--model-config config.json] [--model-weights PATH]"),
             {{QStringLiteral("FILE"), tr("A .headroom.json scenario.")}},
             {QCommandLineOption(QStringLiteral("set"),
                                 tr("Override a scenario key, e.g. train.micro_batch=8."),
@@ -129,8 +132,7 @@ CommandHelp estimateHelp()
                                 QStringLiteral("path")),
              QCommandLineOption(QStringLiteral("format"), tr("text, json or csv."),
                                 QStringLiteral("format"), QStringLiteral("text")),
-             QCommandLineOption(QStringLiteral("unit"), tr("GB or GiB."), QStringLiteral("unit"),
-                                QStringLiteral("GB"))}};
+             unitOption()}};
 }
 
 int runEstimate(const QStringList &arguments)
@@ -143,7 +145,7 @@ int runEstimate(const QStringList &arguments)
     if (format != QLatin1String("text") && format != QLatin1String("json") &&
         format != QLatin1String("csv"))
         return fail(tr("--format: must be text, json or csv (got %1)").arg(format));
-    Unit unit = Unit::GB;
+    Unit unit = Unit::GiB;
     if (!parseUnit(parser.value(QStringLiteral("unit")), unit))
         return ExitBadInput;
     const QString path = positional.at(1);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // `headroom render FILE --out chart.png|svg|pdf [--width W] [--height H] [--scale S]
-//  [--theme light|dark] [--view bars|phases] [--unit GB|GiB] [--set key=value]...`
+//  [--theme light|dark] [--view bars|phases] [--unit GiB|GB] [--set key=value]...`
 // A lesson ("format": "headroom-lesson") renders as a handout PDF, or one step with --step N.
 #include "rendercommand.h"
 
@@ -38,6 +38,12 @@ ScenarioDocument readRenderDocument(const QString &path, nlohmann::json doc,
     if (!doc.is_object())
         throw ScenarioError("", "the file is not a JSON object");
     const bool comparison = doc.value("format", nlohmann::json()) == "headroom-comparison";
+    // The file's name described the file's scenario: with changes it no longer does.
+    if (!overrides.isEmpty()) {
+        nlohmann::json &current = comparison && doc.contains("current") ? doc["current"] : doc;
+        if (current.is_object())
+            current.erase("name");
+    }
     for (const QString &assignment : overrides) {
         if (comparison && doc.contains("current"))
             applyOverride(doc["current"], assignment.toStdString());
@@ -68,7 +74,7 @@ CommandHelp renderHelp()
                "PNG, SVG or PDF file; a lesson becomes a handout PDF, or one step with --step N. "
                "Needs no display."),
             tr("headroom render FILE --out chart.png|svg|pdf [--width W] [--height H] "
-               "[--scale S] [--theme light|dark] [--view bars|phases] [--unit GB|GiB] "
+               "[--scale S] [--theme light|dark] [--view bars|phases] [--unit GiB|GB] "
                "[--set key=value]... | headroom render LESSON.json --out deck.pdf [--step N]"),
             {{QStringLiteral("FILE"), tr("A scenario, comparison or lesson file.")}},
             {QCommandLineOption(QStringLiteral("out"), tr("chart.png, chart.svg or chart.pdf."),
@@ -83,8 +89,7 @@ CommandHelp renderHelp()
                                 QStringLiteral("theme"), QStringLiteral("light")),
              QCommandLineOption(QStringLiteral("view"), tr("bars (scenarios side by side) or phases."),
                                 QStringLiteral("view"), QStringLiteral("bars")),
-             QCommandLineOption(QStringLiteral("unit"), tr("GB or GiB."), QStringLiteral("unit"),
-                                QStringLiteral("GB")),
+             unitOption(),
              QCommandLineOption(QStringLiteral("set"),
                                 tr("Override a key of the current scenario, e.g. "
                                    "train.micro_batch=8."),
@@ -118,7 +123,7 @@ int runRender(const QStringList &arguments)
     const QString view = parser.value(QStringLiteral("view"));
     if (view != QLatin1String("bars") && view != QLatin1String("phases"))
         return fail(tr("--view: must be bars or phases (got %1)").arg(view));
-    Unit unit = Unit::GB;
+    Unit unit = Unit::GiB;
     if (!parseUnit(parser.value(QStringLiteral("unit")), unit))
         return ExitBadInput;
 

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "advicetext.h"
 
+#include "articles.h"
+#include "displaytext.h"
 #include "names.h"
+#include "scenariotitle.h"
+#include "verdict.h"
 
 #include <QCoreApplication>
 
@@ -12,6 +16,11 @@ namespace {
 QString tr(const char *text) { return QCoreApplication::translate("advice", text); }
 QString num(std::uint64_t value) { return QString::fromStdString(groupDigits(value)); }
 QString name(const char *text) { return QString::fromLatin1(text); }
+/// An article's title in quotes, as users cite it.
+QString article(std::string_view title)
+{
+    return QStringLiteral("\u201c%1\u201d").arg(QString::fromUtf8(title.data(), qsizetype(title.size())));
+}
 
 } // namespace
 
@@ -106,14 +115,15 @@ QString adviceCostText(const Advice &advice, std::size_t index, Unit unit)
         return tr("trains adapters only (rank %1); quality usually close to full fine-tuning")
             .arg(num(std::uint64_t(to.train.lora.rank)));
     case Lever::Qlora:
-        return tr("quality risk from 4-bit base weights (seed 003: 1-2%); slower steps (dequantisation)");
+        return tr("quality risk from 4-bit base weights (%1: 1-2%); slower steps (dequantisation)")
+            .arg(article(kArticleMemoryGame));
     case Lever::Optimizer8bit:
         return tr("8-bit optimizer state (bitsandbytes): small risk to convergence");
     case Lever::Sharding:
         return tr("more communication every step (parameters gathered layer by layer)");
     case Lever::OffloadOptimizer:
-        return tr("steps 60-80% slower (seed 003); needs %1 of CPU RAM")
-            .arg(QString::fromStdString(formatBytes(step.hostBytes, unit)));
+        return tr("steps 60-80% slower (%1); needs %2 of CPU RAM")
+            .arg(article(kArticleMemoryGame), QString::fromStdString(formatBytes(step.hostBytes, unit)));
     case Lever::KvCacheFp8: return tr("small quality risk from an 8-bit cache");
     case Lever::FewerSequences: return tr("fewer requests served at once: lower throughput");
     case Lever::ShorterContext:
@@ -135,12 +145,119 @@ QString skipReasonText(SkipReason reason)
     return {};
 }
 
+QString skippedLeverText(const Advice &advice, const SkippedLever &skipped)
+{
+    const Scenario &s = advice.before(skipped.afterSteps);
+    const bool train = s.task == Task::Train;
+    const QString lever = leverDisplayName(skipped.lever);
+    const auto because = [&](const QString &why) { return tr("%1: %2").arg(lever, why); };
+    if (skipped.reason == SkipReason::NotApplicable) {
+        switch (skipped.lever) {
+        case Lever::ExpandableSegments:
+            return because(tr("fragmentation is already %1% or less").arg(s.overhead.fragmentation * 100));
+        case Lever::FlashAttention: return because(tr("already flash attention"));
+        case Lever::GradientCheckpointing:
+            return because(train ? tr("already full checkpointing") : tr("serving keeps nothing for backward"));
+        case Lever::FusedLoss: return because(tr("already a fused loss"));
+        case Lever::SmallerMicroBatch:
+            return because(s.train.microBatch == 1 ? tr("already 1") : tr("accumulation would pass a million steps"));
+        case Lever::ShorterSequences:
+            return because(tr("already %1 tokens or fewer").arg(num(kMinSequenceLength)));
+        case Lever::MixedPrecision:
+            return because(tr("already computes in %1").arg(name(enumName(s.precision.compute))));
+        case Lever::Lora:
+            return because(s.train.method == Method::Qlora ? tr("already QLoRA") : tr("already LoRA"));
+        case Lever::Qlora: return because(tr("already QLoRA"));
+        case Lever::Optimizer8bit:
+            return because(s.train.optimizer == Optimizer::AdamW8bit || s.train.optimizer == Optimizer::PagedAdamW8bit
+                               ? tr("already 8-bit")
+                               : tr("the optimizer is %1, not AdamW").arg(name(enumName(s.train.optimizer))));
+        case Lever::Sharding:
+            return because(s.parallel.strategy == Strategy::Zero3 || s.parallel.strategy == Strategy::Fsdp
+                               ? tr("already sharded (%1)").arg(name(enumName(s.parallel.strategy)))
+                               : tr("one data-parallel GPU: nothing to shard across"));
+        case Lever::OffloadOptimizer:
+            return because(s.parallel.offloadOptimizer ? tr("already in CPU RAM")
+                                                       : tr("%1 keeps no state").arg(name(enumName(s.train.optimizer))));
+        case Lever::KvCacheFp8:
+            return because(tr("the cache is already %1").arg(name(enumName(s.inference.kvDType))));
+        case Lever::FewerSequences: return because(tr("already 1"));
+        case Lever::ShorterContext:
+            return because(tr("already %1 tokens or fewer").arg(num(kMinSequenceLength)));
+        case Lever::Int8Weights:
+        case Lever::Int4Weights:
+            return because(tr("the weights are already %1").arg(name(enumName(s.precision.weights))));
+        }
+    }
+    if (skipped.reason == SkipReason::NotEnough)
+        return because(tr("even %1 tokens would not fit on its own, and it cuts the data")
+                           .arg(num(kMinSequenceLength)));
+    // No saving or a negligible one: say what the peak is made of where the lever targets one part.
+    Estimate e;
+    try {
+        e = estimate(s, Detail::BytesOnly);
+    } catch (const std::exception &) {
+        return because(skipReasonText(skipped.reason));
+    }
+    const QString phase = QString::fromStdString(phaseKey(e.peak.phase));
+    if (skipped.lever == Lever::FusedLoss && e.bytes(ConsumerId::Logits) == 0)
+        return because(tr("logits are not the peak phase's consumer (the peak is the %1 phase)").arg(phase));
+    if (skipped.lever == Lever::FlashAttention && e.bytes(ConsumerId::AttentionScores) == 0)
+        return because(tr("no attention scores at the peak: %1 never materialises them")
+                           .arg(name(enumName(s.kernels.attention))));
+    if ((skipped.lever == Lever::GradientCheckpointing || skipped.lever == Lever::SmallerMicroBatch) &&
+        e.bytes(ConsumerId::Activations) == 0)
+        return because(tr("activations are not part of the peak (the %1 phase)").arg(phase));
+    return because(skipReasonText(skipped.reason));
+}
+
+QString whatWouldFitText(const Scenario &scenario, const std::string &gpuId, Unit unit)
+{
+    const Gpu *gpu = builtinCatalog().findGpu(gpuId);
+    if (!gpu)
+        return {};
+    try {
+        if (estimate(scenario, Detail::BytesOnly).peak.deviceBytes <= gpu->capacityBytes())
+            return {};
+    } catch (const std::exception &) {
+        return {};
+    }
+    const QString gpuName = QString::fromStdString(gpu->name);
+    if (const std::optional<ScaleOut> out = gpusToFit(scenario, *gpu)) {
+        const QString how = scenario.task == Task::Train
+                                ? tr("with %1").arg(name(out->strategy == Strategy::Zero3 ? "ZeRO-3" : "FSDP"))
+                                : tr("with tensor parallelism");
+        return tr("It would fit %1 x %2 %3: %4 on each (the estimator's own figure for that set-up).")
+            .arg(num(out->gpus), gpuName, how, QString::fromStdString(formatBytes(out->peakDeviceBytes, unit)));
+    }
+    const std::uint32_t most = kScaleOutCounts[std::size(kScaleOutCounts) - 1];
+    if (scenario.parallel.gpus >= most)
+        return tr("More GPUs than %1 are outside what Headroom tries: a smaller model or a larger GPU.")
+            .arg(num(scenario.parallel.gpus));
+    return scenario.task == Task::Train
+               ? tr("Not even %1 x %2 with FSDP would hold it: a smaller model, LoRA or QLoRA, or a "
+                    "larger GPU.").arg(num(most), gpuName)
+               : tr("Not even %1 x %2 with tensor parallelism would hold it: a smaller model, "
+                    "quantized weights or cache, or a larger GPU.").arg(num(most), gpuName);
+}
+
+QString whatWouldFitMark(const Scenario &scenario, const std::string &gpuId)
+{
+    const Gpu *gpu = builtinCatalog().findGpu(gpuId);
+    if (!gpu)
+        return {};
+    const std::optional<ScaleOut> out = gpusToFit(scenario, *gpu);
+    if (!out)
+        return {};
+    const QString how = scenario.task == Task::Train ? name(out->strategy == Strategy::Zero3 ? "ZeRO-3" : "FSDP")
+                                                     : tr("tensor parallel");
+    return tr("would fit %1 x %2 (%3)").arg(num(out->gpus), shortGpuName(QString::fromStdString(gpu->name)), how);
+}
+
 QStringList keySettingsText(const Scenario &s)
 {
     QStringList lines;
-    const QString model = QString::fromStdString(s.model.preset.empty() ? s.name : s.model.preset);
-    if (!model.isEmpty())
-        lines << tr("model: %1").arg(model);
+    lines << tr("model: %1").arg(QString::fromStdString(modelDisplayName(s)));
     if (s.task == Task::Train) {
         lines << tr("method: %1, weights %2, compute %3")
                      .arg(name(enumName(s.train.method)), name(enumName(s.precision.weights)),

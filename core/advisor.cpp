@@ -263,21 +263,21 @@ Advice advise(const Scenario &scenario, const std::string &gpuId, const Catalog 
                 chosen = std::move(e);
         }
         if (!anyCandidate) {
-            advice.skipped.push_back({lever, SkipReason::NotApplicable});
+            advice.skipped.push_back({lever, SkipReason::NotApplicable, advice.steps.size()});
             continue;
         }
         if (!chosen) {
-            advice.skipped.push_back({lever, SkipReason::NotEnough});
+            advice.skipped.push_back({lever, SkipReason::NotEnough, advice.steps.size()});
             continue;
         }
         const std::uint64_t device = chosen->estimate.peak.deviceBytes;
         if (device >= peak) {
-            advice.skipped.push_back({lever, SkipReason::NoSaving});
+            advice.skipped.push_back({lever, SkipReason::NoSaving, advice.steps.size()});
             continue;
         }
         const bool fits = device <= advice.capacityBytes;
         if (!fits && double(peak - device) < kNegligibleSaving * double(peak)) {
-            advice.skipped.push_back({lever, SkipReason::Negligible});
+            advice.skipped.push_back({lever, SkipReason::Negligible, advice.steps.size()});
             continue;
         }
         advice.steps.push_back({lever, std::move(chosen->scenario), device, peak - device,

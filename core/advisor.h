@@ -11,9 +11,10 @@
 
 namespace headroom {
 
-/// One change the advisor can make, in the order it tries them: seed 000's diagnostic sequence,
-/// then seed 003's ladder (docs/domain-notes.md, "The order of levers"). Inference scenarios use
-/// the serving levers (seed 002) after the first two.
+/// One change the advisor can make, in the order it tries them: the diagnostic sequence of
+/// "Where the memory actually goes", then the ladder of "The Memory Game" (docs/domain-notes.md,
+/// "The order of levers"). Inference scenarios use the serving levers ("Make room on your GPU")
+/// after the first two.
 enum class Lever {
     ExpandableSegments,    ///< PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (less fragmentation)
     FlashAttention,        ///< kernels.attention flash: the scores are never materialised
@@ -69,6 +70,8 @@ struct SkippedLever
 {
     Lever lever = Lever::ExpandableSegments;
     SkipReason reason = SkipReason::NotApplicable;
+    /// Steps taken before it was considered: it was tried on advice.before(afterSteps).
+    std::size_t afterSteps = 0;
     bool operator==(const SkippedLever &) const = default;
 };
 

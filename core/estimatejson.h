@@ -9,10 +9,10 @@
 namespace headroom {
 
 /// The v1 estimate document ("headroom-estimate"); formulas are written in `unit`.
-nlohmann::json estimateToJson(const Estimate &estimate, Unit unit = Unit::GB);
+nlohmann::json estimateToJson(const Estimate &estimate, Unit unit = Unit::GiB);
 
 /// One CSV row per consumer of the peak: id,bytes,size,share,formula (RFC 4180 quoting).
-std::string estimateToCsv(const Estimate &estimate, Unit unit = Unit::GB);
+std::string estimateToCsv(const Estimate &estimate, Unit unit = Unit::GiB);
 
 /// Share of the device peak, 0..1.
 double consumerShare(const Estimate &estimate, const Consumer &consumer);

@@ -81,6 +81,7 @@ Lesson lessonFromJson(const json &doc, const Catalog &catalog)
         LessonStep step;
         step.title = requiredText(node, "title", path);
         step.caption = requiredText(node, "caption", path, limits::kCaptionBytes);
+        checkCaption(step.caption, path + ".caption");
         const bool whole = node.contains("scenario"), change = node.contains("set");
         if (whole == change)
             throw ScenarioError(path, "needs either \"scenario\" (a whole scenario) or \"set\" "
@@ -94,6 +95,9 @@ Lesson lessonFromJson(const json &doc, const Catalog &catalog)
             const json &set = node.at("set");
             if (!set.is_object() || set.empty())
                 throw ScenarioError(path + ".set", "must be an object of \"key.path\": value changes");
+            // The previous step's name described the previous step.
+            if (document.is_object())
+                document.erase("name");
             for (const auto &item : set.items()) {
                 // "a=b" would be read as the path "a" set to "b=...": name the key as written.
                 if (item.key().find('=') != std::string::npos)
@@ -120,6 +124,118 @@ Lesson lessonFromJson(const json &doc, const Catalog &catalog)
 Lesson parseLesson(std::string_view text, const Catalog &catalog)
 {
     return lessonFromJson(parseJsonText(text), catalog);
+}
+
+json lessonToJson(const Lesson &lesson)
+{
+    json steps = json::array();
+    for (const LessonStep &step : lesson.steps)
+        steps.push_back({{"title", step.title}, {"caption", step.caption}, {"scenario", scenarioToJson(step.scenario)}});
+    return {{"format", "headroom-lesson"}, {"version", 1}, {"title", lesson.title}, {"steps", steps}};
+}
+
+namespace {
+
+/// The bytes or count a placeholder stands for; false when the name is unknown.
+bool placeholderValue(std::string_view name, const Estimate *estimate, std::uint64_t &value, bool &count)
+{
+    count = false;
+    const auto pick = [&](std::uint64_t bytes) {
+        value = estimate ? bytes : 0;
+        return true;
+    };
+    const Estimate empty;
+    const Estimate &e = estimate ? *estimate : empty;
+    if (name == "peak")
+        return pick(e.peak.deviceBytes);
+    if (name == "allocated")
+        return pick(e.peak.allocatedBytes);
+    if (name == "reserved")
+        return pick(e.peak.reservedBytes);
+    if (name == "host")
+        return pick(e.hostBytes);
+    if (name == "params" || name == "trainable") {
+        count = true;
+        return pick(name == "params" ? e.totalParams : e.trainableParams);
+    }
+    for (int i = 0; i < kConsumerCount; ++i)
+        if (name == consumerKey(ConsumerId(i)))
+            return pick(e.bytes(ConsumerId(i)));
+    return false;
+}
+
+/// Walks a caption: literal text to `text`, each placeholder's name to `field`. Throws
+/// ScenarioError at `path` for an unclosed brace.
+template <typename Text, typename Field>
+void walkCaption(std::string_view caption, const std::string &path, Text text, Field field)
+{
+    for (std::size_t i = 0; i < caption.size(); ++i) {
+        const char c = caption[i];
+        if ((c == '{' || c == '}') && i + 1 < caption.size() && caption[i + 1] == c) {
+            text(c);
+            ++i;
+            continue;
+        }
+        if (c == '}')
+            throw ScenarioError(path, "a lone '}' (write }} for a brace)");
+        if (c != '{') {
+            text(c);
+            continue;
+        }
+        const auto close = caption.find('}', i);
+        if (close == std::string_view::npos)
+            throw ScenarioError(path, "a '{' without its '}' (write {{ for a brace)");
+        field(caption.substr(i + 1, close - i - 1));
+        i = close;
+    }
+}
+
+std::string placeholderNames()
+{
+    std::string names = "peak, allocated, reserved, host, params, trainable";
+    for (int i = 0; i < kConsumerCount; ++i)
+        names += std::string(", ") + consumerKey(ConsumerId(i));
+    return names;
+}
+
+} // namespace
+
+void checkCaption(std::string_view caption, const std::string &path)
+{
+    walkCaption(caption, path, [](char) {}, [&](std::string_view name) {
+        std::uint64_t value = 0;
+        bool count = false;
+        if (!placeholderValue(name, nullptr, value, count))
+            throw ScenarioError(path, "unknown placeholder {" + std::string(name) + "} (known: " +
+                                          placeholderNames() + ")");
+    });
+}
+
+std::string expandCaption(std::string_view caption, const Estimate &estimate, Unit unit)
+{
+    std::string out;
+    walkCaption(caption, "caption", [&](char c) { out += c; }, [&](std::string_view name) {
+        std::uint64_t value = 0;
+        bool count = false;
+        if (!placeholderValue(name, &estimate, value, count))
+            out += "{" + std::string(name) + "}";
+        else
+            out += count ? groupDigits(value) : formatBytes(value, unit);
+    });
+    return out;
+}
+
+std::uint64_t lessonPeakBytes(const Lesson &lesson, const Catalog &catalog)
+{
+    std::uint64_t largest = 0;
+    for (const LessonStep &step : lesson.steps) {
+        try {
+            largest = std::max(largest, estimate(step.scenario, Detail::BytesOnly, catalog).peak.deviceBytes);
+        } catch (const std::exception &) {
+            // A step beyond range shows its error; the others keep one axis.
+        }
+    }
+    return largest;
 }
 
 const std::vector<BuiltinLesson> &builtinLessons()

@@ -156,6 +156,8 @@ struct Scenario
     ParallelConfig parallel;
     OverheadConfig overhead;
     std::vector<std::string> gpus{"t4", "rtx-4090", "a100-80gb"};
+    /// The GPU the verdict is about (one of `gpus`); empty: the largest of `gpus`.
+    std::string targetGpu;
     bool operator==(const Scenario &) const = default;
 };
 

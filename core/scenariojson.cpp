@@ -527,6 +527,11 @@ Scenario scenarioFromJson(const json &doc, const Catalog &catalog,
             s.gpus.push_back(id);
         }
     }
+    s.targetGpu = root.text("target_gpu", "");
+    if (!s.targetGpu.empty() &&
+        std::find(s.gpus.begin(), s.gpus.end(), s.targetGpu) == s.gpus.end())
+        throw ScenarioError("target_gpu", "must be one of the scenario's gpus (" +
+                                              knownIds(s.gpus) + "), got " + s.targetGpu);
     root.finish();
     return s;
 }
@@ -616,6 +621,8 @@ json scenarioToJson(const Scenario &s)
           {"fragmentation", s.overhead.fragmentation},
           {"workspace_mib", s.overhead.workspaceMiB}}},
         {"gpus", s.gpus}};
+    if (!s.targetGpu.empty())
+        doc["target_gpu"] = s.targetGpu;
     return doc;
 }
 

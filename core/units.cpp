@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "units.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -71,6 +72,62 @@ std::string formatDecimal(double value, int maxDecimals)
             s.pop_back();
     }
     return s;
+}
+
+namespace {
+
+double unitBase(Unit unit) { return unit == Unit::GB ? 1000.0 : 1024.0; }
+
+} // namespace
+
+ByteScale scaleFor(std::uint64_t largestBytes, Unit unit)
+{
+    ByteScale scale{unit, 3};
+    double value = static_cast<double>(largestBytes) / std::pow(unitBase(unit), 3);
+    while (scale.power < 6 && value >= 10000.0) {
+        value /= unitBase(unit);
+        ++scale.power;
+    }
+    return scale;
+}
+
+std::string scaleName(ByteScale scale)
+{
+    static const char *decimalNames[] = {"B", "KB", "MB", "GB", "TB", "PB", "EB"};
+    static const char *binaryNames[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    const int power = std::clamp(scale.power, 0, 6);
+    return scale.unit == Unit::GB ? decimalNames[power] : binaryNames[power];
+}
+
+double toScale(std::uint64_t bytes, ByteScale scale)
+{
+    return static_cast<double>(bytes) / std::pow(unitBase(scale.unit), scale.power);
+}
+
+std::string formatBytesIn(std::uint64_t bytes, ByteScale scale)
+{
+    if (scale.power <= 3 || static_cast<double>(bytes) < std::pow(unitBase(scale.unit), 3))
+        return formatBytes(bytes, scale.unit);
+    // Enough decimals for three significant digits: 0.005 TiB, not 0.00 TiB.
+    const double value = toScale(bytes, scale);
+    const int decimals = value >= 1 ? 2 : value >= 0.1 ? 3 : 4;
+    char text[64];
+    std::snprintf(text, sizeof text, "%.*f %s", decimals, value, scaleName(scale).c_str());
+    return text;
+}
+
+std::string formatCapacity(std::uint64_t bytes, Unit unit)
+{
+    const std::string text = formatBytes(bytes, unit);
+    const auto space = text.find(' ');
+    if (space == std::string::npos || text.find('.') == std::string::npos)
+        return text;
+    std::string number = text.substr(0, space);
+    while (number.back() == '0')
+        number.pop_back();
+    if (number.back() == '.')
+        number.pop_back();
+    return number + text.substr(space);
 }
 
 } // namespace headroom

@@ -22,4 +22,26 @@ std::string groupDigits(std::uint64_t value);
 /// A short decimal: 0.05 -> "0.05", 2.0 -> "2".
 std::string formatDecimal(double value, int maxDecimals = 3);
 
+/// One scale for a set of sizes shown together (a table column, an axis, a chart): GB/GiB, or
+/// TB/TiB, PB/PiB once the largest would need 10,000 or more of the smaller. A column in one
+/// scale never mixes TB and GB.
+struct ByteScale
+{
+    Unit unit = Unit::GiB;
+    int power = 3; ///< 3: G, 4: T, 5: P, 6: E
+    bool operator==(const ByteScale &) const = default;
+};
+/// The scale for sizes up to `largestBytes`.
+ByteScale scaleFor(std::uint64_t largestBytes, Unit unit);
+/// "GiB", "TB", ...
+std::string scaleName(ByteScale scale);
+/// Bytes expressed in the scale (only for display).
+double toScale(std::uint64_t bytes, ByteScale scale);
+/// Bytes in the scale ("0.50 TiB", "13.48 GiB"); sizes under one GB/GiB keep the smaller
+/// units ("16.78 MB"), as formatBytes does.
+std::string formatBytesIn(std::uint64_t bytes, ByteScale scale);
+/// A GPU capacity as its name reads: "80 GiB" for an "80GB" card reporting 81920 MiB,
+/// "23.99 GiB" for 24564 MiB; trailing zeros dropped.
+std::string formatCapacity(std::uint64_t bytes, Unit unit);
+
 } // namespace headroom

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Renders the window in a few states to PNG (offscreen), for the README and for looking at:
-//   headroom_screenshots OUTDIR
+//   headroom_screenshots OUTDIR [WIDTHxHEIGHT]   (the window's size; 1600x1000 by default)
 #include "classroom/advisorview.h"
 #include "controls/controlpanel.h"
 #include "classroom/lessoncontroller.h"
@@ -46,14 +46,21 @@ int main(int argc, char *argv[])
     QDir().mkpath(out);
     bool ok = true;
 
+    QSize size(1600, 1000);
+    if (argc > 2) {
+        const QStringList parts = QString::fromLocal8Bit(argv[2]).split(QLatin1Char('x'));
+        if (parts.size() == 2)
+            size = QSize(parts[0].toInt(), parts[1].toInt());
+    }
     MainWindow window;
-    window.resize(1600, 1000);
+    window.resize(size);
     window.show();
     ok &= save(window, out + QStringLiteral("/default.png"));
 
     // The ladder on Llama 3 8B: five pinned rungs and the current one.
     ScenarioModel *model = window.model();
     set(model, [](Scenario &s) {
+        s.name.clear();
         s.train.method = Method::Full;
         s.precision.weights = DType::BF16;
         s.train.masterWeights = true;
@@ -103,15 +110,16 @@ int main(int argc, char *argv[])
     PresenterView *presenter = window.presenter();
     presenter->enter();
     presenter->showNormal();
-    presenter->setGeometry(0, 0, 1920, 1080);
+    presenter->setGeometry(QRect(QPoint(0, 0), size.width() >= 1600 ? QSize(1920, 1080) : size));
     QCoreApplication::processEvents();
     ok &= save(*presenter, out + QStringLiteral("/presenter.png"));
     presenter->leave();
 
     // What should I change? A full fine-tune of the ladder's first step against the 24 GB card.
     window.lessons()->player()->goTo(0);
+    set(model, [](Scenario &s) { s.targetGpu = "rtx-4090"; });
     AdvisorView *advisor = window.advisor();
-    advisor->resize(1100, 800);
+    advisor->resize(std::min(1100, size.width()), std::min(800, size.height()));
     advisor->show();
     ok &= save(*advisor, out + QStringLiteral("/advisor.png"));
     advisor->hide();
@@ -119,7 +127,7 @@ int main(int argc, char *argv[])
     // Sweeps: sequence length with eager and with flash attention (the long-context lesson), micro-batch.
     window.lessons()->openBuiltin(QStringLiteral("long-context"));
     SweepView *sweeps = window.sweeps();
-    sweeps->resize(1400, 850);
+    sweeps->resize(std::min(1400, size.width()), std::min(850, size.height()));
     sweeps->show();
     sweeps->attentionPicker()->setCurrentIndex(sweeps->attentionPicker()->findData(int(Attention::Eager)));
     ok &= save(*sweeps, out + QStringLiteral("/sweep-seqlen-eager.png"));

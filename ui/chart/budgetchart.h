@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "chart/chartlayout.h"
 #include "estimate.h"
 #include "units.h"
 
@@ -16,8 +17,8 @@ class QBarCategoryAxis;
 class QValueAxis;
 class QLineSeries;
 class QGraphicsSimpleTextItem;
+class QGraphicsRectItem;
 class QGraphicsLineItem;
-class QPainter;
 
 namespace headroom {
 
@@ -29,6 +30,8 @@ struct ChartColumn
     std::uint64_t totalBytes = 0;
     const Estimate *estimate = nullptr; ///< for hover formulas; may be null
     QString error;                      ///< shown instead of a bar when the estimate failed
+    QString note; ///< a last line under the verdict ("would fit 4 x A100 80GB (FSDP)")
+    QString workspaceNote; ///< what this bar's workspace holds, for its tooltip
 };
 
 /// A horizontal capacity line across the plot.
@@ -42,18 +45,26 @@ struct CapacityLine
 struct ChartData
 {
     QString title;
-    QString subtitle;
+    QString subtitle;  ///< phrases joined by " · "; wrapped between phrases
+    QString warning;   ///< drawn under the subtitle in the warning colour (empty: none)
+    QString footnote;  ///< under the chart (what a phase's bar holds that needs a word)
     std::vector<ChartColumn> columns;
     std::vector<CapacityLine> lines;
-    Unit unit = Unit::GB;
+    int targetLine = -1;   ///< the line the verdicts above the bars are about (-1: none)
+    int legendColumn = 0;  ///< the bar whose sizes the legend lists
+    QString legendTitle;   ///< which bar that is ("Current", "Backward (peak)")
+    Unit unit = Unit::GiB;
     bool dark = false;
+    std::uint64_t axisMinimumBytes = 0; ///< the axis reaches at least this (a lesson's largest step)
     std::uint64_t measuredBytes = 0; ///< a measured peak drawn on the first column (0 = none)
     QString measuredLabel;
 };
 
-/// The one chart class: stacked consumer bars against GPU capacity lines. The window, the
-/// exports and the command line all draw through it. Values are updated in place; series are
-/// only added or removed when the set of capacity lines changes.
+/// The one chart class: stacked consumer bars against GPU capacity lines, with each segment's
+/// size written on it where it fits, a legend of the shown bar's sizes beside the bars, and one
+/// verdict per bar about the target GPU. The window, the exports and the command line all draw
+/// through it. Values are updated in place; series are only added or removed when the number of
+/// capacity lines changes. Every text is placed by layoutChart() in one pass.
 class BudgetChart : public QObject
 {
     Q_OBJECT
@@ -67,19 +78,27 @@ public:
     const ChartData &data() const { return m_data; }
     /// Larger fonts and thicker lines (presenter mode and big exports).
     void setScale(double scale);
+    /// Where everything went at the chart's current size.
+    const ChartLayout &layout() const { return m_layout; }
 
     /// The bar set of a consumer (fixed for the chart's lifetime).
     QBarSet *barSet(ConsumerId id) const { return m_sets[std::size_t(id)]; }
     const std::vector<QLineSeries *> &capacitySeries() const { return m_lines; }
     QValueAxis *valueAxis() const { return m_axisY; }
-    /// The text of the fit mark above each column ("does not fit RTX 4090 by 3.2 GB").
+    /// The verdict above each column ("does not fit RTX 4090\nby 3.2 GiB").
     QStringList fitMarks() const;
-    /// Where the fit marks are drawn, in chart coordinates (for layout checks).
+    /// Where the verdicts are drawn, in chart coordinates (for layout checks).
     QList<QRectF> fitMarkRects() const;
+    /// The legend's lines ("Weights 12.55 GiB"), top to bottom.
+    QStringList legendEntries() const;
+    /// The values written on the segments of `column`.
+    QStringList segmentValues(int column) const;
     /// The measured-peak marker's text, empty when none is drawn.
     QString measuredMark() const;
     /// Tooltip text for a segment.
     QString describeSegment(ConsumerId id, int column) const;
+    /// The column whose category label is at `chartPoint` (chart coordinates), or -1.
+    int categoryAt(const QPointF &chartPoint) const;
 
 signals:
     /// Hover over a segment: its description, or empty when the pointer leaves.
@@ -88,36 +107,27 @@ signals:
 private:
     void applyTheme();
     void updateLines();
-    void layoutLabels();
-    std::uint64_t smallestLine() const;
+    void relayout();
 
     QChart *m_chart;
     QStackedBarSeries *m_series;
     std::array<QBarSet *, kConsumerCount> m_sets{};
-    std::array<bool, kConsumerCount> m_markerShown = [] {
-        std::array<bool, kConsumerCount> shown{};
-        shown.fill(true); // Qt's default: every marker visible
-        return shown;
-    }();
     QBarCategoryAxis *m_axisX;
     QValueAxis *m_axisY;
     QValueAxis *m_lineAxisX;
     std::vector<QLineSeries *> m_lines;
-    std::vector<QGraphicsSimpleTextItem *> m_lineLabels;
-    std::vector<QGraphicsSimpleTextItem *> m_fitLabels;
+    std::vector<QGraphicsSimpleTextItem *> m_texts; ///< a pool: one per ChartText, extras hidden
+    std::vector<QGraphicsRectItem *> m_swatches;
     QGraphicsLineItem *m_measuredLine = nullptr;
-    QGraphicsSimpleTextItem *m_measuredText = nullptr;
     ChartData m_data;
+    ChartLayout m_layout;
     bool m_themeApplied = false;
     bool m_darkApplied = false;
     double m_scale = 1.0;
 };
 
-/// "RTX 4090" for "NVIDIA GeForce RTX 4090": short enough to label lines and bars.
-QString shortGpuName(const QString &name);
-/// "does not fit RTX 4090\nby 36.97 GB" or "fits A100 80GB\n12.1 GB spare"; `compact` says
-/// "over RTX 4090" for narrow columns.
-QString fitMark(std::uint64_t totalBytes, const std::vector<CapacityLine> &lines, Unit unit,
-                bool compact = false);
+/// The verdict above a bar about one line: "does not fit RTX 4090\nby 36.97 GiB" or "fits A100
+/// 80GB\n12.1 GiB spare"; `compact` says "over RTX 4090" for narrow columns.
+QString fitMark(std::uint64_t totalBytes, const CapacityLine &line, Unit unit, bool compact = false);
 
 } // namespace headroom

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "chart/chartdata.h"
 
+#include "advicetext.h"
 #include "catalog.h"
 #include "chart/consumerstyle.h"
+#include "document/scenariomodel.h"
 #include "names.h"
 #include "overhead.h"
-#include "document/scenariomodel.h"
+#include "scenariotitle.h"
+#include "verdict.h"
 
 #include <QCoreApplication>
 
@@ -14,48 +17,44 @@ namespace headroom {
 namespace {
 
 QString tr(const char *text) { return QCoreApplication::translate("chart", text); }
-QString name(const char *text) { return QString::fromLatin1(text); }
+
+const QString kSeparator = QStringLiteral(" \u00b7 ");
+
+/// True when the optimizer step of this scenario holds PyTorch's foreach AdamW temporaries.
+bool hasForeachTemporaries(const Scenario &s)
+{
+    return s.task == Task::Train && s.kernels.profile == Profile::HuggingFace &&
+           (s.train.optimizer == Optimizer::AdamW || s.train.optimizer == Optimizer::Lion);
+}
+
+QString foreachNote()
+{
+    return tr("Optimizer step: its workspace holds PyTorch's foreach AdamW temporaries, tensors the "
+              "size of one optimizer state made inside step(); AdamW(fused=True) and 8-bit optimizers "
+              "avoid most of them.");
+}
 
 } // namespace
 
 QString modelName(const Scenario &scenario)
 {
-    const ModelArch &arch = scenario.model;
-    if (!arch.preset.empty())
-        if (const ModelPreset *preset = builtinCatalog().findModel(arch.preset)) {
-            if (preset->arch == arch)
-                return QString::fromStdString(preset->name);
-            return tr("%1 (modified)").arg(QString::fromStdString(preset->name));
-        }
-    const double params = arch.params ? double(*arch.params) : 0;
-    return params > 0 ? tr("custom %1B").arg(params / 1e9, 0, 'f', 1) : tr("custom model");
+    return QString::fromStdString(modelDisplayName(scenario));
+}
+
+QString scenarioTitleText(const Scenario &scenario)
+{
+    return QString::fromStdString(scenarioTitle(scenario));
 }
 
 QString scenarioSummary(const Scenario &s)
 {
     QStringList parts;
-    if (!s.name.empty())
-        parts << modelName(s);
-    if (s.task == Task::Inference) {
-        parts << tr("inference") << tr("%1 x %2 tokens").arg(s.inference.batch).arg(s.inference.context)
-              << tr("weights %1, KV %2").arg(name(enumName(s.precision.weights)), name(enumName(s.inference.kvDType)));
-    } else {
-        QString method = name(enumName(s.train.method));
-        if (s.train.method != Method::Full)
-            method = tr("%1 r%2").arg(method == QLatin1String("lora") ? tr("LoRA") : tr("QLoRA")).arg(s.train.lora.rank);
-        else
-            method = tr("full fine-tune");
-        parts << method << tr("batch %1 x %2 tokens").arg(s.train.microBatch).arg(s.train.seqLen)
-              << name(enumName(s.precision.weights)) << name(enumName(s.train.optimizer));
-        if (s.train.checkpointing != Checkpointing::None)
-            parts << tr("%1 checkpointing").arg(name(enumName(s.train.checkpointing)));
-        if (s.kernels.loss != Loss::Standard)
-            parts << tr("%1 loss").arg(name(enumName(s.kernels.loss)));
-    }
-    parts << name(enumName(s.kernels.attention));
-    if (s.parallel.gpus > 1)
-        parts << tr("%1 GPUs %2").arg(s.parallel.gpus).arg(name(enumName(s.parallel.strategy)));
-    return parts.join(QStringLiteral(" · "));
+    // The user's own name stands beside the facts, never instead of them.
+    if (const QString name = QString::fromStdString(s.name).trimmed(); !name.isEmpty())
+        parts << QStringLiteral("\u201c%1\u201d").arg(name);
+    for (const std::string &fact : scenarioFacts(s))
+        parts << QString::fromStdString(fact);
+    return parts.join(kSeparator);
 }
 
 ChartColumn peakColumn(const QString &label, const Estimate &estimate, const QString &error)
@@ -88,6 +87,8 @@ std::vector<ChartColumn> phaseColumns(const Scenario &scenario, const Estimate &
             column.label += tr(" (peak)");
             column.estimate = &estimate;
         }
+        if (phase.id == PhaseId::Optimizer && hasForeachTemporaries(scenario))
+            column.workspaceNote = foreachNote();
         columns.push_back(column);
     }
     return columns;
@@ -104,35 +105,80 @@ std::vector<CapacityLine> capacityLines(const Scenario &scenario, std::uint64_t 
     return lines;
 }
 
-ChartData chartDataFor(const ScenarioModel &model)
+int targetLineIndex(const Scenario &scenario)
+{
+    const Gpu *target = targetGpu(scenario);
+    if (!target)
+        return -1;
+    int index = 0;
+    for (const std::string &id : scenario.gpus) {
+        if (!builtinCatalog().findGpu(id))
+            continue;
+        if (id == target->id)
+            return index;
+        ++index;
+    }
+    return -1;
+}
+
+ChartData scenarioChartData(const Scenario &scenario, const Estimate &estimate, const QString &error,
+                            Unit unit, bool dark)
 {
     ChartData data;
-    data.unit = model.unit();
-    data.dark = model.dark();
-    data.lines = capacityLines(model.scenario(), model.customCapacityBytes());
+    data.unit = unit;
+    data.dark = dark;
+    data.lines = capacityLines(scenario);
+    data.targetLine = targetLineIndex(scenario);
+    data.title = scenarioTitleText(scenario);
+    data.subtitle = scenarioSummary(scenario);
+    if (error.isEmpty()) {
+        data.subtitle += kSeparator + tr("peak %1").arg(bytesText(estimate.peak.deviceBytes, unit));
+        if (estimate.errorBandPercent > 0)
+            data.subtitle += tr(" (typically within ±%1%)").arg(estimate.errorBandPercent);
+    }
+    if (const auto limit = positionLimit(scenario); limit && !limit->error)
+        data.warning = QStringLiteral("\u26a0 ") + positionLimitText(scenario, *limit);
+    return data;
+}
+
+ChartData chartDataFor(const ScenarioModel &model)
+{
+    // A name given with a file or a lesson step stands beside the facts only while it still
+    // describes the scenario.
+    Scenario scenario = model.scenario();
+    if (!model.nameDescribesScenario())
+        scenario.name.clear();
+    ChartData data = scenarioChartData(scenario, model.estimate(), model.estimateError(), model.unit(), model.dark());
+    data.lines = capacityLines(scenario, model.customCapacityBytes());
     for (const UserGpu &gpu : model.userGpus())
         if (gpu.shown)
             data.lines.push_back({gpu.name, gpu.bytes});
-    data.title = model.scenario().name.empty() ? modelName(model.scenario())
-                                               : QString::fromStdString(model.scenario().name);
-    data.subtitle = scenarioSummary(model.scenario());
-    if (const Estimate &e = model.estimate(); model.estimateError().isEmpty()) {
-        data.subtitle += QStringLiteral(" · ") + tr("peak %1").arg(bytesText(e.peak.deviceBytes, model.unit()));
-        if (e.errorBandPercent > 0)
-            data.subtitle += tr(" (typically within ±%1%)").arg(e.errorBandPercent);
-    }
+    data.axisMinimumBytes = model.axisMinimumBytes();
     if (const auto &measured = model.measured(); measured && model.view() == ChartView::Bars) {
         data.measuredBytes = measured->bytes;
         data.measuredLabel = tr("measured %1").arg(bytesText(measured->bytes, model.unit()));
     }
+    const Gpu *target = targetGpu(scenario);
     if (model.view() == ChartView::Phases && model.estimateError().isEmpty()) {
-        data.columns = phaseColumns(model.scenario(), model.estimate());
+        data.columns = phaseColumns(scenario, model.estimate());
+        for (int i = 0; i < int(model.estimate().phases.size()); ++i)
+            if (model.estimate().phases[std::size_t(i)].id == model.estimate().peak.phase) {
+                data.legendColumn = i;
+                data.legendTitle = data.columns[std::size_t(i)].label;
+            }
+        if (hasForeachTemporaries(scenario))
+            data.footnote = foreachNote();
     } else {
         data.columns.push_back(peakColumn(tr("Current"), model.estimate(), model.estimateError()));
         for (int i = 0; i < int(model.pins().size()); ++i) {
             const Pin &pin = model.pins()[std::size_t(i)];
             data.columns.push_back(peakColumn(model.pinLabel(i), pin.estimate, pin.error));
         }
+        if (!model.pins().empty())
+            data.legendTitle = tr("Sizes of: Current");
+        // When the current scenario does not fit, say what would.
+        if (target && model.estimateError().isEmpty() && model.estimate().peak.deviceBytes > target->capacityBytes())
+            data.columns.front().note = whatWouldFitMark(scenario, target->id);
     }
     return data;
 }

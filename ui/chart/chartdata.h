@@ -8,7 +8,10 @@ namespace headroom {
 
 class ScenarioModel;
 
-/// One line describing a scenario: model, method, batch x sequence, precision, kernels.
+/// The title of a chart of `scenario`: model, method and precision, from the scenario alone.
+QString scenarioTitleText(const Scenario &scenario);
+/// The subtitle's phrases: the user's name for the scenario (when it has one), then the
+/// settings that shape the bars. Never the model or the method again.
 QString scenarioSummary(const Scenario &scenario);
 /// The model's display name ("Llama 3 8B", "custom 7.0B").
 QString modelName(const Scenario &scenario);
@@ -18,6 +21,12 @@ ChartColumn peakColumn(const QString &label, const Estimate &estimate, const QSt
 std::vector<ChartColumn> phaseColumns(const Scenario &scenario, const Estimate &estimate);
 /// Capacity lines for the scenario's GPUs (+ a custom capacity when non-zero).
 std::vector<CapacityLine> capacityLines(const Scenario &scenario, std::uint64_t customBytes = 0);
+/// The index of the scenario's target GPU among capacityLines(scenario), or -1.
+int targetLineIndex(const Scenario &scenario);
+/// The chart of one scenario on its own (its title, subtitle, verdict, warnings), as the
+/// window draws it without pins; lessons and exports start from it.
+ChartData scenarioChartData(const Scenario &scenario, const Estimate &estimate, const QString &error,
+                            Unit unit, bool dark);
 /// What the window's chart shows for the model's current state.
 ChartData chartDataFor(const ScenarioModel &model);
 

@@ -41,22 +41,6 @@ int layoutDpi()
     return 96;
 }
 
-/// The width of the legend laid out in one row: a marker and a name per consumer shown.
-qreal legendRowWidth(const ChartData &data, const QFont &font)
-{
-    const QFontMetricsF metrics(font);
-    qreal width = 0;
-    for (int i = 0; i < kConsumerCount; ++i) {
-        bool any = false;
-        for (const ChartColumn &column : data.columns)
-            any = any || column.bytes[std::size_t(i)] > 0;
-        if (any)
-            width += metrics.horizontalAdvance(consumerDisplayName(ConsumerId(i))) +
-                     3 * metrics.height();
-    }
-    return width;
-}
-
 /// Builds a BudgetChart for `data` in a bare scene of `size` (a never-shown QChartView
 /// renders blank) and hands the laid-out scene to `paint`.
 template <typename Paint> void withChartScene(const ChartData &data, QSize size, Paint paint)
@@ -72,10 +56,6 @@ template <typename Paint> void withChartScene(const ChartData &data, QSize size,
     qchart->setGeometry(QRectF(QPointF(0, 0), QSizeF(size)));
     chart.setScale(exportTextScale(size));
     chart.setData(data);
-    // A narrow export gives the plot the width the side legend would take, when the legend
-    // fits in one row below it without shortening a name.
-    if (size.width() < 1100 && legendRowWidth(data, qchart->legend()->font()) < size.width() - 40)
-        qchart->legend()->setAlignment(Qt::AlignBottom);
     settleScene(scene);
     paint(scene, QRectF(QPointF(0, 0), QSizeF(size)));
     scene.removeItem(qchart); // the chart belongs to BudgetChart again
@@ -85,8 +65,9 @@ template <typename Paint> void withChartScene(const ChartData &data, QSize size,
 
 double exportTextScale(QSize size)
 {
-    // Larger text and lines for large exports, so that a 1920 x 1080 slide reads like the window.
-    return std::clamp(std::min(size.width() / 1280.0, size.height() / 720.0), 1.0, 4.0);
+    // Larger text and lines for large exports: a 1920 x 1080 slide at scale 1 reads from the back
+    // of a room (twice the window's text), a 3840 x 2160 one likewise.
+    return std::clamp(std::min(size.width() / 960.0, size.height() / 540.0), 1.0, 4.0);
 }
 
 void settleScene(QGraphicsScene &scene)

@@ -62,9 +62,4 @@ QColor consumerColor(ConsumerId id, bool dark)
     return color;
 }
 
-QString bytesText(std::uint64_t bytes, Unit unit)
-{
-    return QString::fromStdString(formatBytes(bytes, unit));
-}
-
 } // namespace headroom

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "displaytext.h"
 #include "estimate.h"
 
 #include <QColor>
@@ -14,7 +15,5 @@ QString consumerDisplayName(ConsumerId id);
 QString phaseDisplayName(PhaseId id);
 /// The consumer's fixed colour (Okabe-Ito based, colour-blind safe); `dark` for dark themes.
 QColor consumerColor(ConsumerId id, bool dark = false);
-/// Bytes shown in the chosen unit, e.g. "13.48 GB".
-QString bytesText(std::uint64_t bytes, Unit unit);
 
 } // namespace headroom

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "chart/sweepchart.h"
 #include "chart/chartlabels.h"
+#include "chart/chartlayout.h"
 
 #include "chart/budgetchart.h"
 #include "chart/chartdata.h"
@@ -25,30 +26,8 @@ namespace headroom {
 
 namespace {
 
-QColor textColor(bool dark)
-{
-    return dark ? QColor(0xE6E6E6) : QColor(0x202020);
-}
-QColor lineColor(bool dark)
-{
-    return dark ? QColor(0xFF6B6B) : QColor(0xC0392B);
-}
-QColor backgroundColor(bool dark)
-{
-    return dark ? QColor(0x1E1F22) : QColor(Qt::white);
-}
-
-/// A round axis maximum above `value`.
-double niceCeiling(double value)
-{
-    if (value <= 0)
-        return 1;
-    const double magnitude = std::pow(10.0, std::floor(std::log10(value)));
-    for (double step : {1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0})
-        if (step * magnitude >= value)
-            return step * magnitude;
-    return 10 * magnitude;
-}
+QColor textColor(bool dark) { return chartTextColor(dark); }
+QColor backgroundColor(bool dark) { return chartBackground(dark); }
 
 std::uint64_t consumerBytes(const Estimate &estimate, int id)
 {
@@ -133,7 +112,7 @@ void SweepChart::applyTheme()
     comparison.setWidthF(2.5 * m_scale);
     comparison.setStyle(Qt::DashLine);
     m_comparison->setPen(comparison);
-    m_crossings->setColor(lineColor(dark));
+    m_crossings->setColor(verdictColor(false, dark));
     m_crossings->setBorderColor(backgroundColor(dark));
     m_crossings->setMarkerSize(11 * m_scale);
 }
@@ -151,8 +130,17 @@ void SweepChart::setData(const SweepChartData &data)
                                     .arg(data.title.toHtmlEscaped(), data.subtitle.toHtmlEscaped());
     m_chart->setTitle(title);
 
-    // Running totals, bottom (weights) to top, in place on the fixed series.
+    // One scale for the axis and every value (GiB, or TiB when huge).
     const auto &points = data.sweep.points;
+    std::uint64_t largest = 0;
+    for (const SweepPoint &point : points)
+        largest = std::max(largest, point.estimate.peak.deviceBytes);
+    for (const auto &[value, bytes] : data.comparison)
+        largest = std::max(largest, bytes);
+    for (const SweepCrossing &crossing : data.sweep.crossings)
+        largest = std::max(largest, crossing.capacityBytes);
+    m_byteScale = scaleFor(largest, data.unit);
+    // Running totals, bottom (weights) to top, in place on the fixed series.
     std::vector<double> below(points.size(), 0.0);
     double top = 0;
     const auto markers = m_chart->legend()->markers();
@@ -164,7 +152,7 @@ void SweepChart::setData(const SweepChartData &data)
             lower.append({x, below[p]});
             const std::uint64_t bytes = consumerBytes(points[p].estimate, i);
             any = any || bytes > 0;
-            below[p] += toUnit(bytes, data.unit);
+            below[p] += toScale(bytes, m_byteScale);
             upper.append({x, below[p]});
             top = std::max(top, below[p]);
         }
@@ -178,7 +166,7 @@ void SweepChart::setData(const SweepChartData &data)
     }
     QList<QPointF> comparison;
     for (const auto &[value, bytes] : data.comparison)
-        comparison.append({double(value), toUnit(bytes, data.unit)});
+        comparison.append({double(value), toScale(bytes, m_byteScale)});
     m_comparison->replace(comparison);
     m_comparison->setName(data.comparisonLabel);
     m_comparison->setVisible(!comparison.isEmpty());
@@ -186,12 +174,15 @@ void SweepChart::setData(const SweepChartData &data)
         marker->setVisible(!comparison.isEmpty());
 
     for (const SweepCrossing &crossing : data.sweep.crossings)
-        top = std::max(top, toUnit(crossing.capacityBytes, data.unit));
-    const double max = niceCeiling(top * 1.1);
+        top = std::max(top, toScale(crossing.capacityBytes, m_byteScale));
+    for (const QPointF &point : comparison)
+        top = std::max(top, point.y());
+    const double step = niceStep(std::max(top * 1.08, 1e-9) / 5);
+    const double max = std::ceil(std::max(top * 1.08, 1e-9) / step - 1e-9) * step;
     m_axisY->setRange(0, max);
-    m_axisY->setLabelFormat(max < 10 ? QStringLiteral("%.1f") : QStringLiteral("%.0f"));
-    m_axisY->setTickCount(6);
-    m_axisY->setTitleText(QString::fromLatin1(unitName(data.unit)));
+    m_axisY->setLabelFormat(QStringLiteral("%.%1f").arg(decimalsFor(step)));
+    m_axisY->setTickCount(int(std::lround(max / step)) + 1);
+    m_axisY->setTitleText(QString::fromStdString(scaleName(m_byteScale)));
     // From 0, so that the ticks fall on round values (eighths of a power of two).
     if (!points.empty())
         m_axisX->setRange(points.front().value > points.back().value / 8 ? points.front().value : 0,
@@ -242,28 +233,28 @@ void SweepChart::updateLines()
     m_crossingPoints.clear();
     for (std::size_t i = 0; i < crossings.size(); ++i) {
         const SweepCrossing &crossing = crossings[i];
-        const double y = toUnit(crossing.capacityBytes, m_data.unit);
-        QPen pen(lineColor(m_data.dark));
+        const double y = toScale(crossing.capacityBytes, m_byteScale);
+        QPen pen(capacityLineColor(int(i), m_data.dark));
         pen.setWidthF(2.0 * m_scale);
-        pen.setStyle(i == 0 ? Qt::SolidLine : (i % 2 ? Qt::DashLine : Qt::DashDotLine));
+        pen.setStyle(capacityLineStyle(int(i)));
         m_lines[i]->setPen(pen);
         m_lines[i]->setName(QString::fromStdString(crossing.gpuName));
         if (!points.empty())
             m_lines[i]->replace(QList<QPointF>{{0, y}, {double(points.back().value), y}});
         const QString name = shortGpuName(QString::fromStdString(crossing.gpuName));
         m_lineLabels[i]->setText(
-            QStringLiteral("%1\n%2").arg(name, bytesText(crossing.capacityBytes, m_data.unit)));
+            QStringLiteral("%1\n%2").arg(name, capacityText(crossing.capacityBytes, m_data.unit)));
         m_lineLabels[i]->setFont(font);
-        m_lineLabels[i]->setBrush(lineColor(m_data.dark));
+        m_lineLabels[i]->setBrush(capacityLineColor(int(i), m_data.dark));
         QString mark;
         if (crossing.firstOver) {
             const std::size_t over = *crossing.firstOver;
             const double x1 = points[over].value,
-                         y1 = toUnit(points[over].estimate.peak.deviceBytes, m_data.unit);
+                         y1 = toScale(points[over].estimate.peak.deviceBytes, m_byteScale);
             double x = x1;
             if (over > 0) { // where the straight segment between the points meets the line
                 const double x0 = points[over - 1].value;
-                const double y0 = toUnit(points[over - 1].estimate.peak.deviceBytes, m_data.unit);
+                const double y0 = toScale(points[over - 1].estimate.peak.deviceBytes, m_byteScale);
                 x = y1 > y0 ? x0 + (x1 - x0) * (y - y0) / (y1 - y0) : x1;
             }
             marks.append({x, y});
@@ -274,7 +265,7 @@ void SweepChart::updateLines()
         }
         m_crossingLabels[i]->setText(mark);
         m_crossingLabels[i]->setFont(font);
-        m_crossingLabels[i]->setBrush(lineColor(m_data.dark));
+        m_crossingLabels[i]->setBrush(verdictColor(false, m_data.dark));
         m_crossingLabels[i]->setVisible(!mark.isEmpty());
     }
     m_crossings->replace(marks);
@@ -291,7 +282,7 @@ void SweepChart::layoutLabels()
     // Line names in the right margin beside their line.
     std::vector<qreal> lineY;
     for (std::size_t i = 0; i < m_lines.size(); ++i) {
-        const double y = toUnit(m_data.sweep.crossings[i].capacityBytes, m_data.unit);
+        const double y = toScale(m_data.sweep.crossings[i].capacityBytes, m_byteScale);
         lineY.push_back(m_chart->mapToPosition(QPointF(0, y), m_lines[i]).y());
     }
     if (!placeMarginLabels(m_chart, m_lineLabels, lineY))

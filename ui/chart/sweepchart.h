@@ -32,7 +32,7 @@ struct SweepChartData
     Sweep sweep;
     std::vector<std::pair<std::uint32_t, std::uint64_t>> comparison; ///< value, device bytes
     QString comparisonLabel;
-    Unit unit = Unit::GB;
+    Unit unit = Unit::GiB;
     bool dark = false;
 };
 
@@ -78,6 +78,7 @@ private:
     std::vector<QPointF> m_crossingPoints;
     SweepChartData m_data;
     double m_scale = 1;
+    ByteScale m_byteScale; ///< of the axis and every value
 };
 
 /// Evenly spaced values of an axis around a scenario's own value (32 to 64 points), so that

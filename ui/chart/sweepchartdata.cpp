@@ -82,10 +82,13 @@ SweepChartData sweepChartData(const Scenario &scenario, SweepAxis axis, std::opt
     const QString attentionName = shown.kernels.attention == Attention::Eager   ? tr("eager attention")
                                   : shown.kernels.attention == Attention::Flash ? tr("flash attention")
                                                                                 : tr("SDPA attention");
-    data.title = tr("Memory against %1, %2")
-                     .arg(seq ? (train ? tr("sequence length") : tr("context")) : (train ? tr("micro-batch") : tr("concurrent sequences")),
-                          attentionName);
-    data.subtitle = scenarioSummary(shown);
+    // The title is the scenario; the subtitle says what varies, then the other settings.
+    shown.name.clear();
+    data.title = scenarioTitleText(shown);
+    data.subtitle = tr("memory against %1, %2")
+                        .arg(seq ? (train ? tr("sequence length") : tr("context")) : (train ? tr("micro-batch") : tr("concurrent sequences")),
+                             attentionName) +
+                    QStringLiteral(" \u00b7 ") + scenarioSummary(shown);
     // The other of eager and flash, as a dashed total: quadratic against linear.
     Scenario other = shown;
     other.kernels.attention = shown.kernels.attention == Attention::Eager ? Attention::Flash : Attention::Eager;

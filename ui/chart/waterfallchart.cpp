@@ -5,6 +5,8 @@
 #include "chart/budgetchart.h"
 #include "chart/consumerstyle.h"
 
+#include "displaytext.h"
+
 #include <QFontMetricsF>
 #include <QPainter>
 #include <QPainterPath>
@@ -15,131 +17,193 @@ namespace headroom {
 
 namespace {
 
-QColor textColor(bool dark) { return dark ? QColor(0xE6E6E6) : QColor(0x202020); }
-QColor gridColor(bool dark) { return dark ? QColor(0x3A3B3F) : QColor(0xE3E3E3); }
-QColor lineColor(bool dark) { return dark ? QColor(0xFF6B6B) : QColor(0xC0392B); }
 const QColor kStartColor(0x777777);
 const QColor kSavingColor(0x009E73);
 const QColor kFitsColor(0x0072B2);
 const QColor kMissesColor(0xD55E00);
 
-/// A round axis step (1, 2, 2.5, 5 x 10^n) giving about `ticks` intervals up to `top`.
-double niceStep(double top, int ticks)
-{
-    const double raw = top / ticks;
-    const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-    for (double step : {1.0, 2.0, 2.5, 5.0, 10.0})
-        if (step * magnitude >= raw)
-            return step * magnitude;
-    return 10 * magnitude;
-}
-
-/// One bar: its label and the range it spans, in the display unit.
+/// One bar: its label and the range it spans, in the display scale.
 struct Bar
 {
     QString label;
     QString value;
-    double low = 0;
-    double high = 0;
+    std::uint64_t low = 0;
+    std::uint64_t high = 0;
     QColor color;
 };
 
-std::vector<Bar> barsOf(const Advice &advice, Unit unit)
+std::vector<Bar> barsOf(const Advice &advice, ByteScale scale)
 {
     std::vector<Bar> bars;
-    const double start = toUnit(advice.startPeakDeviceBytes, unit);
-    bars.push_back({WaterfallChart::tr("Now"), bytesText(advice.startPeakDeviceBytes, unit), 0, start, kStartColor});
-    double level = start;
-    for (std::size_t i = 0; i < advice.steps.size(); ++i) {
-        const AdviceStep &step = advice.steps[i];
-        const double after = toUnit(step.peakDeviceBytes, unit);
-        bars.push_back({leverDisplayName(step.lever),
-                        QStringLiteral("−") + bytesText(step.savedBytes, unit), after, level, kSavingColor});
-        level = after;
+    bars.push_back({WaterfallChart::tr("Now"), bytesText(advice.startPeakDeviceBytes, scale), 0,
+                    advice.startPeakDeviceBytes, kStartColor});
+    std::uint64_t level = advice.startPeakDeviceBytes;
+    for (const AdviceStep &step : advice.steps) {
+        bars.push_back({leverDisplayName(step.lever), QStringLiteral("−") + bytesText(step.savedBytes, scale),
+                        step.peakDeviceBytes, level, kSavingColor});
+        level = step.peakDeviceBytes;
     }
     if (!advice.steps.empty())
         bars.push_back({advice.fits ? WaterfallChart::tr("Fits") : WaterfallChart::tr("Still over"),
-                        bytesText(advice.finalPeakDeviceBytes(), unit), 0, level,
+                        bytesText(advice.finalPeakDeviceBytes(), scale), 0, level,
                         advice.fits ? kFitsColor : kMissesColor});
     return bars;
 }
 
+QFont sizedFont(const QFont &base, double points, bool bold = false)
+{
+    QFont font = base;
+    font.setPointSizeF(points);
+    font.setBold(bold);
+    return font;
+}
+
 } // namespace
+
+WaterfallLayout layoutWaterfall(const QRectF &rect, const Advice &advice, const WaterfallStyle &style,
+                                const QFont &base)
+{
+    WaterfallLayout out;
+    const double s = style.scale;
+    const QFont font = sizedFont(base, 9 * s);
+    const QFont bold = sizedFont(base, 9 * s, true);
+    const double line = lineHeight(font);
+    out.scale = scaleFor(std::max(advice.capacityBytes, advice.startPeakDeviceBytes), style.unit);
+    const auto value = [&](std::uint64_t bytes) { return toScale(bytes, out.scale); };
+    const std::vector<Bar> bars = barsOf(advice, out.scale);
+    const QColor text = chartTextColor(style.dark);
+
+    // The GPU's label in the right margin; the value axis on the left.
+    const QString gpuName = shortGpuName(QString::fromStdString(advice.gpuName));
+    const QString capacity = capacityText(advice.capacityBytes, style.unit);
+    const double labelWidth = std::max(textWidth(bold, gpuName), textWidth(font, capacity));
+    double top = std::max(value(advice.capacityBytes), value(advice.startPeakDeviceBytes)) * 1.08;
+    double step = niceStep(top / 5);
+    top = std::ceil(top / step - 1e-9) * step;
+    const double axisWidth = textWidth(font, QString::number(top * 2, 'f', decimalsFor(step))) + 0.6 * line;
+    const double slot0 = (rect.width() - axisWidth - labelWidth - 2.4 * line) / double(bars.size());
+    // Bar names wrap in their slot: the plot's bottom leaves room for the tallest.
+    std::vector<QStringList> names;
+    int nameLines = 1;
+    for (const Bar &bar : bars) {
+        names.push_back(limitLines(wrapPieces({bar.label}, QString(), font, slot0 - 6 * s), 3, font, slot0 - 6 * s));
+        nameLines = std::max(nameLines, int(names.back().size()));
+    }
+    out.plot = rect.adjusted(axisWidth + 0.8 * line, 2 * line, -labelWidth - 1.4 * line, -(nameLines + 0.8) * line);
+    const QRectF plot = out.plot;
+    const double slot = plot.width() / double(bars.size());
+    out.capacityWidth = 2 * s;
+
+    // Values above their bars, off the GPU's line: the axis grows until they all fit.
+    for (int attempt = 0; attempt < 10; ++attempt) {
+        const auto yOf = [&](double v) { return plot.bottom() - plot.height() * std::min(v, top) / top; };
+        out.texts.clear();
+        out.bars.clear();
+        out.colours.clear();
+        out.connectors.clear();
+        const double capacityY = yOf(value(advice.capacityBytes));
+        out.capacity = QLineF(plot.left(), capacityY, plot.right(), capacityY);
+        const QRectF band(QPointF(plot.left(), capacityY - out.capacityWidth / 2 - 1),
+                          QPointF(plot.right(), capacityY + out.capacityWidth / 2 + 1));
+        bool fits = true;
+        for (std::size_t i = 0; i < bars.size(); ++i) {
+            const Bar &bar = bars[i];
+            const double left = plot.left() + slot * (double(i) + 0.18);
+            const QRectF box(QPointF(left, yOf(value(bar.high))), QPointF(left + slot * 0.64, yOf(value(bar.low))));
+            out.bars.push_back(box);
+            out.colours.push_back(bar.color);
+            if (i + 1 < bars.size()) {
+                const double level = yOf(value(bars[i + 1].high));
+                out.connectors.emplace_back(QPointF(box.right(), level), QPointF(box.right() + slot * 0.36, level));
+            }
+            QString shownValue = bar.value;
+            if (textWidth(bold, shownValue) > slot - 4 * s) // the number alone; the axis names the unit
+                shownValue = (i > 0 && i + 1 < bars.size() ? QStringLiteral("−") : QString()) +
+                             QString::number(value(i > 0 && i + 1 < bars.size() ? bar.high - bar.low : bar.high), 'f', 1);
+            const double w = textWidth(bold, shownValue);
+            QRectF valueBox(plot.left() + slot * (double(i) + 0.5) - w / 2, box.top() - line - 2 * s, w, line);
+            if (valueBox.intersects(band))
+                valueBox.moveBottom(band.top() - 2 * s);
+            if (valueBox.top() < plot.top())
+                fits = false;
+            out.texts.push_back({ChartText::SegmentValue, shownValue, valueBox, bold, text, bar.value, int(i), -1});
+        }
+        if (fits || attempt == 9)
+            break;
+        top += step;
+        step = niceStep(top / 5);
+        top = std::ceil(top / step - 1e-9) * step;
+    }
+    out.axisMax = top;
+    out.step = step;
+    const auto yOf = [&](double v) { return plot.bottom() - plot.height() * std::min(v, top) / top; };
+    // Ticks and the unit.
+    const int decimals = decimalsFor(step);
+    for (int k = 0; k * step <= top + step / 2; ++k) {
+        const double at = yOf(k * step);
+        const QString label = QString::number(k * step, 'f', decimals);
+        const double w = textWidth(font, label);
+        out.texts.push_back({ChartText::AxisTick, label, QRectF(plot.left() - 0.6 * line - w, at - line / 2, w, line),
+                             font, text, QString(), -1, -1});
+    }
+    const QString unit = QString::fromStdString(scaleName(out.scale));
+    out.texts.push_back({ChartText::AxisUnit, unit,
+                         QRectF(rect.left(), plot.top() - 1.9 * line, textWidth(font, unit), line), font, text,
+                         QString(), -1, -1});
+    // Bar names under the plot.
+    for (std::size_t i = 0; i < names.size(); ++i)
+        for (int k = 0; k < names[i].size(); ++k) {
+            const double w = textWidth(font, names[i][k]);
+            out.texts.push_back({ChartText::Category, names[i][k],
+                                 QRectF(plot.left() + slot * (double(i) + 0.5) - w / 2, plot.bottom() + 0.3 * line + k * line, w, line),
+                                 font, text, bars[i].label, int(i), -1});
+        }
+    // The GPU's label beside its line.
+    const QColor lineColour = capacityLineColor(0, style.dark);
+    const double capacityY = out.capacity.y1();
+    const double labelTop = std::clamp(capacityY - line, rect.top(), rect.bottom() - 2 * line);
+    out.texts.push_back({ChartText::LineName, gpuName,
+                         QRectF(plot.right() + 0.6 * line, labelTop, textWidth(bold, gpuName), line), bold, lineColour,
+                         QString(), -1, -1});
+    out.texts.push_back({ChartText::LineName, capacity,
+                         QRectF(plot.right() + 0.6 * line, labelTop + line, textWidth(font, capacity), line), font,
+                         lineColour, QString(), -1, -1});
+    return out;
+}
 
 void paintWaterfall(QPainter &painter, const QRectF &rect, const Advice &advice, const WaterfallStyle &style)
 {
     painter.save();
     painter.setRenderHint(QPainter::Antialiasing);
-    painter.fillRect(rect, style.dark ? QColor(0x1E1F22) : QColor(Qt::white));
-    QFont font = painter.font();
-    font.setPointSizeF(9 * style.scale);
-    QFont bold = font;
-    bold.setBold(true);
-    const QFontMetricsF metrics(font);
-    const double line = metrics.height();
-    const std::vector<Bar> bars = barsOf(advice, style.unit);
-
-    double top = std::max(toUnit(advice.capacityBytes, style.unit), bars.front().high) * 1.08;
-    const double step = niceStep(top, 5);
-    top = std::ceil(top / step) * step;
-    const QString unitName = QString::fromLatin1(headroom::unitName(style.unit));
-    const double axisWidth = metrics.horizontalAdvance(QString::number(top, 'f', step < 1 ? 1 : 0)) + line;
-    // The capacity line's label sits in the right margin, beside its line.
-    const QString capacityLabel = QStringLiteral("%1\n%2").arg(shortGpuName(QString::fromStdString(advice.gpuName)),
-                                                               bytesText(advice.capacityBytes, style.unit));
-    const double labelWidth = QFontMetricsF(bold).boundingRect(QRectF(0, 0, 1e4, 1e4), 0, capacityLabel).width();
-    const QRectF plot = rect.adjusted(axisWidth + line, 2 * line, -labelWidth - 1.2 * line, -4.2 * line);
-
-    // Grid and y labels.
-    painter.setFont(font);
-    for (double y = 0; y <= top + step / 2; y += step) {
-        const double at = plot.bottom() - plot.height() * y / top;
-        painter.setPen(QPen(gridColor(style.dark), 1));
+    painter.fillRect(rect, chartBackground(style.dark));
+    const WaterfallLayout layout = layoutWaterfall(rect, advice, style, painter.font());
+    const QRectF &plot = layout.plot;
+    const double s = style.scale;
+    // Grid.
+    painter.setPen(QPen(style.dark ? QColor(0x3A3B3F) : QColor(0xE3E3E3), 1));
+    for (double y = 0; y <= layout.axisMax + layout.step / 2; y += layout.step) {
+        const double at = plot.bottom() - plot.height() * y / layout.axisMax;
         painter.drawLine(QPointF(plot.left(), at), QPointF(plot.right(), at));
-        painter.setPen(textColor(style.dark));
-        painter.drawText(QRectF(rect.left(), at - line / 2, axisWidth, line), Qt::AlignRight | Qt::AlignVCenter,
-                         QString::number(y, 'f', step < 1 ? 1 : 0));
     }
-    painter.drawText(QRectF(rect.left(), plot.top() - 1.8 * line, axisWidth + line, line),
-                     Qt::AlignLeft | Qt::AlignVCenter, unitName);
-
-    // Bars, joined by thin steps from one level to the next.
-    const double slot = plot.width() / double(bars.size());
-    const auto yOf = [&](double value) { return plot.bottom() - plot.height() * std::min(value, top) / top; };
-    for (std::size_t i = 0; i < bars.size(); ++i) {
-        const Bar &bar = bars[i];
-        const double left = plot.left() + slot * (double(i) + 0.18);
-        const QRectF box(QPointF(left, yOf(bar.high)), QPointF(left + slot * 0.64, yOf(bar.low)));
-        painter.fillRect(box, bar.color);
-        if (i + 1 < bars.size()) {
-            painter.setPen(QPen(textColor(style.dark), 1 * style.scale, Qt::DotLine));
-            const double level = yOf(bars[i + 1].high);
-            painter.drawLine(QPointF(box.right(), level), QPointF(box.right() + slot * 0.36, level));
-        }
-        painter.setFont(font);
-        painter.drawText(QRectF(plot.left() + slot * double(i) + 2, plot.bottom() + 0.3 * line, slot - 4, 3.8 * line),
-                         Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap, bar.label);
-    }
-
-    // The GPU's capacity line, labelled in the right margin.
-    const double capacity = yOf(toUnit(advice.capacityBytes, style.unit));
-    painter.setPen(QPen(lineColor(style.dark), 2 * style.scale, Qt::DashLine));
-    painter.drawLine(QPointF(plot.left(), capacity), QPointF(plot.right(), capacity));
-    painter.setFont(bold);
-    painter.setPen(lineColor(style.dark));
-    painter.drawText(QRectF(plot.right() + 0.6 * line, capacity - line, labelWidth + line, 2 * line),
-                     Qt::AlignLeft | Qt::AlignVCenter, capacityLabel);
-    // Each value above its bar, on a patch of background so that the line stays out of the way.
-    painter.setFont(bold);
-    for (std::size_t i = 0; i < bars.size(); ++i) {
-        const QRectF valueBox(plot.left() + slot * double(i), yOf(bars[i].high) - 1.3 * line, slot, line);
-        const QRectF textBox = painter.boundingRect(valueBox, Qt::AlignHCenter | Qt::AlignBottom, bars[i].value);
-        painter.fillRect(textBox.adjusted(-3, 0, 3, 0), style.dark ? QColor(0x1E1F22) : QColor(Qt::white));
-        painter.setPen(textColor(style.dark));
-        painter.drawText(valueBox, Qt::AlignHCenter | Qt::AlignBottom, bars[i].value);
-    }
-    painter.setPen(QPen(textColor(style.dark), 1));
+    // Bars and the steps between them.
+    for (std::size_t i = 0; i < layout.bars.size(); ++i)
+        painter.fillRect(layout.bars[i], layout.colours[i]);
+    painter.setPen(QPen(chartTextColor(style.dark), 1 * s, Qt::DotLine));
+    for (const QLineF &connector : layout.connectors)
+        painter.drawLine(connector);
+    // The GPU's line.
+    QPen capacity(capacityLineColor(0, style.dark), layout.capacityWidth, Qt::DashLine);
+    capacity.setCapStyle(Qt::FlatCap);
+    painter.setPen(capacity);
+    painter.drawLine(layout.capacity);
+    painter.setPen(QPen(chartTextColor(style.dark), 1));
     painter.drawLine(plot.bottomLeft(), plot.bottomRight());
+    // Every text where the layout put it.
+    for (const ChartText &text : layout.texts) {
+        painter.setFont(text.font);
+        painter.setPen(text.color);
+        painter.drawText(text.rect, Qt::AlignCenter, text.text);
+    }
     painter.restore();
 }
 

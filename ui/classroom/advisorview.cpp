@@ -3,6 +3,7 @@
 
 #include "advicetext.h"
 #include "chart/consumerstyle.h"
+#include "verdict.h"
 #include "document/scenariomodel.h"
 #include "chart/waterfallchart.h"
 
@@ -19,7 +20,7 @@ namespace headroom {
 
 AdvisorView::AdvisorView(ScenarioModel *model, QWidget *parent)
     : QDialog(parent), m_model(model), m_gpu(new QComboBox), m_summary(new QLabel),
-      m_waterfall(new WaterfallChart), m_table(new QTableWidget(0, 5))
+      m_waterfall(new WaterfallChart), m_table(new QTableWidget(0, 5)), m_skipped(new QLabel)
 {
     setWindowTitle(tr("What should I change?"));
     m_gpu->setAccessibleName(tr("GPU to fit"));
@@ -39,8 +40,11 @@ AdvisorView::AdvisorView(ScenarioModel *model, QWidget *parent)
     connect(m_table, &QTableWidget::cellDoubleClicked, this, [this](int row, int) { applyStep(row); });
 
     auto *picker = new QHBoxLayout;
-    picker->addWidget(new QLabel(tr("Fit on:")));
+    picker->addWidget(new QLabel(tr("Fit on (the scenario's verdict GPU):")));
     picker->addWidget(m_gpu, 1);
+    m_skipped->setWordWrap(true);
+    m_skipped->setAccessibleName(tr("Levers not used"));
+    m_skipped->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto *splitter = new QSplitter(Qt::Vertical);
     splitter->addWidget(m_waterfall);
     splitter->addWidget(m_table);
@@ -50,9 +54,19 @@ AdvisorView::AdvisorView(ScenarioModel *model, QWidget *parent)
     layout->addLayout(picker);
     layout->addWidget(m_summary);
     layout->addWidget(splitter, 1);
+    layout->addWidget(m_skipped);
     resize(980, 720);
 
-    connect(m_gpu, &QComboBox::activated, this, [this] { refresh(); });
+    // The picker is the scenario's target GPU: the status bar and the chart follow it.
+    connect(m_gpu, &QComboBox::activated, this, [this](int index) {
+        const std::string id = m_gpu->itemData(index).toString().toStdString();
+        m_model->apply(tr("Verdict for %1").arg(m_gpu->itemText(index)), [id](Scenario &s) {
+            if (std::find(s.gpus.begin(), s.gpus.end(), id) == s.gpus.end() && s.gpus.size() < 16)
+                s.gpus.push_back(id);
+            s.targetGpu = id;
+        });
+        refresh();
+    });
     connect(m_model, &ScenarioModel::changed, this, [this] {
         if (isVisible())
             refresh();
@@ -67,23 +81,23 @@ void AdvisorView::showEvent(QShowEvent *event)
 
 void AdvisorView::fillGpus()
 {
-    // The scenario's GPUs first, then the rest of the catalog.
+    // The scenario's GPUs first, then the rest of the catalog; the target chosen.
     std::vector<std::string> ids = m_model->scenario().gpus;
     for (const Gpu &gpu : m_model->catalog().gpus)
         if (std::find(ids.begin(), ids.end(), gpu.id) == ids.end())
             ids.push_back(gpu.id);
-    if (ids == m_gpuIds)
-        return;
-    const QString chosen = m_gpu->currentData().toString();
-    m_gpuIds = ids;
-    m_gpu->clear();
-    for (const std::string &id : ids)
-        if (const Gpu *gpu = m_model->catalog().findGpu(id))
-            m_gpu->addItem(QStringLiteral("%1 (%2)").arg(QString::fromStdString(gpu->name),
-                                                         bytesText(gpu->capacityBytes(), m_model->unit())),
-                           QString::fromStdString(id));
-    const int index = m_gpu->findData(chosen);
-    m_gpu->setCurrentIndex(index >= 0 ? index : 0);
+    if (ids != m_gpuIds || m_unit != m_model->unit()) {
+        m_gpuIds = ids;
+        m_unit = m_model->unit();
+        m_gpu->clear();
+        for (const std::string &id : ids)
+            if (const Gpu *gpu = m_model->catalog().findGpu(id))
+                m_gpu->addItem(gpuLabel(QString::fromStdString(gpu->name), gpu->capacityBytes(), m_model->unit()),
+                               QString::fromStdString(id));
+    }
+    const Gpu *target = targetGpu(m_model->scenario());
+    const int index = target ? m_gpu->findData(QString::fromStdString(target->id)) : -1;
+    m_gpu->setCurrentIndex(std::max(0, index));
 }
 
 void AdvisorView::refresh()
@@ -97,21 +111,32 @@ void AdvisorView::refresh()
     } catch (const std::exception &error) {
         m_summary->setText(tr("No advice: %1").arg(QString::fromStdString(error.what())));
         m_waterfall->setAdvice({}, {});
+        m_skipped->clear();
         return;
     }
-    const QString gpu = QString::fromStdString(m_advice.gpuName);
+    const QString gpu = shortGpuName(QString::fromStdString(m_advice.gpuName));
+    const QString start = tr("Peak %1: %2.")
+                              .arg(bytesText(m_advice.startPeakDeviceBytes, unit),
+                                   verdictText(QString::fromStdString(m_advice.gpuName),
+                                               std::int64_t(m_advice.capacityBytes) - std::int64_t(m_advice.startPeakDeviceBytes),
+                                               unit));
+    QString summary;
     if (m_advice.steps.empty())
-        m_summary->setText(m_advice.fits ? tr("Peak %1: it already fits %2.").arg(bytesText(m_advice.startPeakDeviceBytes, unit), gpu)
-                                         : tr("Peak %1: nothing the advisor knows makes it fit %2.")
-                                               .arg(bytesText(m_advice.startPeakDeviceBytes, unit), gpu));
+        summary = m_advice.fits ? start : start + QLatin1Char(' ') + tr("No lever the advisor knows makes it fit %1.").arg(gpu);
     else
-        m_summary->setText((m_advice.fits ? tr("Peak %1 on %2 (%3): %4 changes bring it to %5, which fits. "
-                                               "Apply a step to make it the scenario (Ctrl+Z undoes it).")
-                                          : tr("Peak %1 on %2 (%3): %4 changes bring it to %5, still over."))
-                               .arg(bytesText(m_advice.startPeakDeviceBytes, unit), gpu,
-                                    bytesText(m_advice.capacityBytes, unit))
-                               .arg(m_advice.steps.size())
-                               .arg(bytesText(m_advice.finalPeakDeviceBytes(), unit)));
+        summary = start + QLatin1Char(' ') +
+                  (m_advice.fits ? tr("%1 changes bring it to %2, which fits. Apply a step to make it the scenario "
+                                      "(Ctrl+Z undoes it).")
+                                 : tr("%1 changes bring it to %2, still over."))
+                      .arg(m_advice.steps.size())
+                      .arg(bytesText(m_advice.finalPeakDeviceBytes(), unit));
+    if (!m_advice.fits)
+        summary += QLatin1Char(' ') + whatWouldFitText(m_advice.final(), m_advice.gpuId, unit);
+    m_summary->setText(summary);
+    QStringList skipped;
+    for (const SkippedLever &lever : m_advice.skipped)
+        skipped << skippedLeverText(m_advice, lever);
+    m_skipped->setText(skipped.isEmpty() ? QString() : tr("Not used: %1.").arg(skipped.join(QStringLiteral("; "))));
     m_waterfall->setAdvice(m_advice, {unit, m_model->dark(), 1});
     m_table->setRowCount(int(m_advice.steps.size()));
     for (int row = 0; row < int(m_advice.steps.size()); ++row) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "advisor.h"
+#include "units.h"
 
 #include <QDialog>
 
@@ -29,6 +30,8 @@ public:
     QTableWidget *table() const { return m_table; }
     QComboBox *gpuPicker() const { return m_gpu; }
     QLabel *summary() const { return m_summary; }
+    /// Why each lever the advisor looked at was not used.
+    QLabel *skippedText() const { return m_skipped; }
     /// The Apply button of step `index` (null when there is none).
     QPushButton *applyButton(int index) const;
     /// Makes step `index`'s configuration the scenario (one undo step).
@@ -46,8 +49,10 @@ private:
     QLabel *m_summary;
     WaterfallChart *m_waterfall;
     QTableWidget *m_table;
+    QLabel *m_skipped;
     Advice m_advice;
     std::vector<std::string> m_gpuIds; ///< the picker's entries, in order
+    Unit m_unit = Unit::GiB;           ///< the picker's labels' unit
 };
 
 } // namespace headroom

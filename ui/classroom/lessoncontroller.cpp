@@ -2,6 +2,7 @@
 #include "classroom/lessoncontroller.h"
 
 #include "classroom/lessonplayer.h"
+#include "document/scenariomodel.h"
 #include "document/preferences.h"
 #include "inputfile.h"
 #include "scenariojson.h"
@@ -30,6 +31,10 @@ LessonController::LessonController(QMainWindow *window, ScenarioModel *model)
     bold.setPointSizeF(bold.pointSizeF() * 1.2);
     m_title->setFont(bold);
     m_title->setAccessibleName(tr("Lesson step title"));
+    // Long lesson titles wrap: they must never widen the window.
+    m_title->setWordWrap(true);
+    m_title->setMinimumWidth(120);
+    m_caption->setMinimumWidth(120);
     m_caption->setWordWrap(true);
     m_caption->setAccessibleName(tr("Lesson step caption"));
     m_caption->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -56,6 +61,7 @@ LessonController::LessonController(QMainWindow *window, ScenarioModel *model)
     layout->setColumnStretch(0, 1);
     m_bar->hide();
     connect(m_player, &LessonPlayer::stepChanged, this, &LessonController::refresh);
+    connect(model, &ScenarioModel::changed, this, &LessonController::refresh); // the caption's unit
 }
 
 void LessonController::addActions(QMenu *menu)
@@ -68,14 +74,17 @@ void LessonController::addActions(QMenu *menu)
             // Shipped lessons are tested to load; the id stands in otherwise.
         }
         const QString id = QString::fromUtf8(builtin.id.data(), qsizetype(builtin.id.size()));
-        QAction *action = menu->addAction(title, this, [this, id] { openBuiltin(id); });
+        QAction *action = menu->addAction(title, this, [this, id] {
+            if (!m_mayReplace || m_mayReplace())
+                openBuiltin(id);
+        });
         action->setData(id);
     }
     menu->addSeparator();
     menu->addAction(tr("&Open lesson file..."), this, [this] {
         const QString path = QFileDialog::getOpenFileName(m_window, tr("Open lesson"), prefs::lastFolder.get(),
                                                           tr("Headroom lessons (*.json);;All files (*)"));
-        if (!path.isEmpty())
+        if (!path.isEmpty() && (!m_mayReplace || m_mayReplace()))
             openFile(path);
     });
     menu->addSeparator();
@@ -83,9 +92,9 @@ void LessonController::addActions(QMenu *menu)
     m_next->setShortcut(Qt::ALT | Qt::Key_Right);
     m_previous = menu->addAction(tr("&Previous step"), m_player, &LessonPlayer::previous);
     m_previous->setShortcut(Qt::ALT | Qt::Key_Left);
-    QAction *back = menu->addAction(tr("&Back to the step's scenario"), m_player, &LessonPlayer::restoreStep);
-    back->setShortcut(Qt::ALT | Qt::Key_Home);
-    menu->addAction(tr("&Close lesson"), m_player, &LessonPlayer::stop);
+    m_back = menu->addAction(tr("&Back to the step's scenario"), m_player, &LessonPlayer::restoreStep);
+    m_back->setShortcut(Qt::ALT | Qt::Key_Home);
+    m_close = menu->addAction(tr("&Close lesson"), m_player, &LessonPlayer::stop);
     refresh();
 }
 
@@ -122,12 +131,14 @@ void LessonController::refresh()
     if (m_next) {
         m_next->setEnabled(step && m_player->stepIndex() + 1 < m_player->stepCount());
         m_previous->setEnabled(step && m_player->stepIndex() > 0);
+        m_back->setEnabled(step != nullptr);
+        m_close->setEnabled(step != nullptr);
     }
     if (!step)
         return;
     m_title->setText(tr("%1 — %2").arg(QString::fromStdString(m_player->lesson().title),
                                        QString::fromStdString(step->title)));
-    m_caption->setText(QString::fromStdString(step->caption));
+    m_caption->setText(m_player->captionText());
     m_counter->setText(m_player->counterText());
 }
 

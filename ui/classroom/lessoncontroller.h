@@ -41,6 +41,10 @@ public:
 
     /// Replaces the message box that reports failures (tests capture the text).
     void setMessageHandler(std::function<void(const QString &)> handler) { m_report = std::move(handler); }
+    /// Asked before the menu opens a lesson over the scenario (unsaved changes); false cancels.
+    void setReplaceQuestion(std::function<bool()> ask) { m_mayReplace = std::move(ask); }
+    QAction *backAction() const { return m_back; }
+    QAction *closeAction() const { return m_close; }
 
 private:
     void refresh();
@@ -53,7 +57,10 @@ private:
     QLabel *m_counter;
     QAction *m_next = nullptr;
     QAction *m_previous = nullptr;
+    QAction *m_back = nullptr;
+    QAction *m_close = nullptr;
     std::function<void(const QString &)> m_report;
+    std::function<bool()> m_mayReplace;
 };
 
 } // namespace headroom

@@ -78,25 +78,26 @@ void paintLessonStep(QPainter &painter, const QRectF &rect, const Lesson &lesson
     painter.drawText(box, Qt::AlignLeft | Qt::TextWordWrap, title);
     area.setTop(box.bottom() + smallLine * 0.3);
 
-    QFont body = small;
-    body.setPointSizeF(11.5 * scale);
-    painter.setFont(body);
-    const QString caption = QString::fromStdString(step.caption);
-    box = painter.boundingRect(area, Qt::AlignLeft | Qt::TextWordWrap, caption);
-    painter.drawText(box, Qt::AlignLeft | Qt::TextWordWrap, caption);
-    area.setTop(box.bottom() + smallLine * 0.6);
-
-    // The step's chart, as the window draws it: laid out at 1/scale of its place on the page and
-    // drawn scaled up, so that its text matches the page's.
+    // The step's chart, as the window draws it, on the lesson's one axis.
     ScenarioModel model;
     model.assign(step.scenario);
     model.setUnit(options.unit);
     model.setView(options.view);
     model.setDark(dark);
+    model.setAxisMinimumBytes(lessonPeakBytes(lesson));
+
+    QFont body = small;
+    body.setPointSizeF(11.5 * scale);
+    painter.setFont(body);
+    const QString caption = QString::fromStdString(expandCaption(step.caption, model.estimate(), options.unit));
+    box = painter.boundingRect(area, Qt::AlignLeft | Qt::TextWordWrap, caption);
+    painter.drawText(box, Qt::AlignLeft | Qt::TextWordWrap, caption);
+    area.setTop(box.bottom() + smallLine * 0.6);
+
+    // Laid out at 1/scale of its place on the page and drawn scaled up, so that its text matches
+    // the page's.
     ChartData data = chartDataFor(model);
     data.dark = dark;
-    // A "set" step keeps the name of the scenario it changes: the model names the chart instead.
-    data.title = modelName(step.scenario);
     const QRectF chartRect(rect.left(), area.top(), rect.width(), rect.bottom() - area.top());
     if (chartRect.height() > 40)
         paintChart(painter, chartRect, data, (chartRect.size() / scale).toSize());

@@ -16,7 +16,7 @@ namespace headroom {
 struct LessonExportOptions
 {
     ChartExportOptions chart; ///< page size (logical pixels), PNG scale, theme
-    Unit unit = Unit::GB;
+    Unit unit = Unit::GiB;
     ChartView view = ChartView::Bars;
 };
 

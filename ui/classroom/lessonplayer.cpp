@@ -15,6 +15,16 @@ void LessonPlayer::start(const Lesson &lesson)
 {
     m_lesson = lesson;
     m_index = 0;
+    m_estimates.clear();
+    for (const LessonStep &step : m_lesson.steps) {
+        try {
+            m_estimates.push_back(estimate(step.scenario));
+        } catch (const std::exception &) {
+            m_estimates.emplace_back();
+        }
+    }
+    // One y-axis for every step: the ladder visibly shrinks.
+    m_model->setAxisMinimumBytes(lessonPeakBytes(m_lesson));
     applyStep();
 }
 
@@ -22,7 +32,17 @@ void LessonPlayer::stop()
 {
     m_lesson = {};
     m_index = 0;
+    m_estimates.clear();
+    m_model->setAxisMinimumBytes(0);
     emit stepChanged();
+}
+
+QString LessonPlayer::captionText() const
+{
+    const LessonStep *step = currentStep();
+    if (!step)
+        return {};
+    return QString::fromStdString(expandCaption(step->caption, m_estimates.at(std::size_t(m_index)), m_model->unit()));
 }
 
 const LessonStep *LessonPlayer::currentStep() const

@@ -30,6 +30,9 @@ public:
     const LessonStep *currentStep() const;
     /// "3 / 6" (empty without a lesson).
     QString counterText() const;
+    /// The step's caption with its numbers filled in from the step's own estimate, in the
+    /// model's unit (empty without a lesson).
+    QString captionText() const;
     /// The scenario differs from the current step's own (the user changed a parameter).
     bool isModified() const;
 
@@ -51,6 +54,7 @@ private:
 
     ScenarioModel *m_model;
     Lesson m_lesson;
+    std::vector<Estimate> m_estimates; ///< one per step, for the captions (empty on an error)
     int m_index = 0;
 };
 

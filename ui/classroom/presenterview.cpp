@@ -132,27 +132,20 @@ void PresenterView::refresh()
     setLabelStyle(m_hint, 6 * m_scale, false, muted(dark));
 
     ChartData data = chartDataFor(*m_model);
-    // One line under the title: what the scenario is and its peak (the error band is in the window).
-    data.subtitle = scenarioSummary(m_model->scenario());
-    if (m_model->estimateError().isEmpty())
-        data.subtitle += QStringLiteral(" · ") + tr("peak %1").arg(bytesText(m_model->estimate().peak.deviceBytes, m_model->unit()));
+    const QString keys = tr("→ next   ← previous   R back to the step   C controls   Esc leave");
     if (const LessonStep *step = m_player->currentStep()) {
+        m_hint->setText(QString::fromStdString(m_player->lesson().title) + QStringLiteral("   \u00b7   ") + keys);
         m_title->setText(QString::fromStdString(step->title));
-        m_caption->setText(QString::fromStdString(step->caption));
+        m_caption->setText(m_player->captionText());
         QString counter = m_player->counterText();
         if (m_player->isModified())
             counter = tr("changed — R returns to the step\n%1").arg(counter);
         m_counter->setText(counter);
-        data.title = QString::fromStdString(m_player->lesson().title);
     } else {
+        m_hint->setText(keys);
         m_title->setText(data.title);
         m_caption->setText(tr("No lesson open: the Lessons menu has some, or open your own."));
         m_counter->clear();
-        data.title.clear();
-    }
-    if (data.title.isEmpty()) {
-        data.title = data.subtitle;
-        data.subtitle.clear();
     }
     m_chart->setData(data);
 }
@@ -165,7 +158,7 @@ void PresenterView::toggleControls()
         m_controlsScroll->setWidget(m_controls);
         m_controlsScroll->setWidgetResizable(true);
         m_controlsScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-        m_controlsScroll->setMinimumWidth(m_controls->sizeHint().width() + 24);
+        m_controlsScroll->setMinimumWidth(m_controls->minimumSizeHint().width() + 24);
         static_cast<QHBoxLayout *>(layout())->addWidget(m_controlsScroll);
         connect(m_model, &ScenarioModel::changed, m_controls, [this] {
             if (m_controlsScroll->isVisible())

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "controls/controlpanel.h"
 
+#include "displaytext.h"
 #include "names.h"
 #include "document/scenariomodel.h"
 #include "controls/sliderfield.h"
@@ -14,7 +15,9 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QSignalBlocker>
+#include <QSlider>
 #include <QVBoxLayout>
+#include <QWheelEvent>
 #include <algorithm>
 
 namespace headroom {
@@ -33,6 +36,9 @@ QComboBox *enumCombo(QWidget *parent, const QString &accessibleName,
 {
     auto *combo = new QComboBox(parent);
     combo->setAccessibleName(accessibleName);
+    // Long choices show whole in the popup; the closed combo must not widen the panel.
+    combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    combo->setMinimumContentsLength(14);
     for (const auto &[value, text] : items)
         combo->addItem(text, int(value));
     return combo;
@@ -105,7 +111,28 @@ ControlPanel::ControlPanel(ScenarioModel *model, QWidget *parent) : QWidget(pare
     layout->addWidget(buildGpuGroup());
     layout->addWidget(buildMeasuredGroup());
     layout->addStretch(1);
+    // The wheel scrolls the panel; it changes a value only in the field that has the focus.
+    for (QWidget *field : findChildren<QWidget *>()) {
+        if (!qobject_cast<QAbstractSpinBox *>(field) && !qobject_cast<QComboBox *>(field) &&
+            !qobject_cast<QAbstractSlider *>(field))
+            continue;
+        field->setFocusPolicy(Qt::StrongFocus);
+        field->installEventFilter(this);
+    }
     refresh();
+}
+
+bool ControlPanel::eventFilter(QObject *watched, QEvent *event)
+{
+    if (event->type() == QEvent::Wheel) {
+        auto *field = qobject_cast<QWidget *>(watched);
+        if (field && !field->hasFocus()) {
+            // Ignored and consumed: Qt passes it on to the parents, so the panel scrolls.
+            event->ignore();
+            return true;
+        }
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 SliderField *ControlPanel::addSlider(QWidget *parent, const QString &label, double min, double max,
@@ -125,6 +152,8 @@ QWidget *ControlPanel::buildModelGroup()
     QGroupBox *box = group(tr("Model"), this);
     m_preset = new QComboBox(box);
     m_preset->setAccessibleName(tr("Model preset"));
+    m_preset->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_preset->setMinimumContentsLength(14);
     for (const ModelPreset &preset : m_model->catalog().models)
         m_preset->addItem(QString::fromStdString(preset.name), QString::fromStdString(preset.id));
     connect(m_preset, &QComboBox::activated, this, [this](int index) {
@@ -424,8 +453,7 @@ QWidget *ControlPanel::buildGpuGroup()
     m_gpus->setAccessibleName(tr("GPU capacity lines"));
     m_gpus->setMinimumHeight(150);
     for (const Gpu &gpu : m_model->catalog().gpus) {
-        auto *item = new QListWidgetItem(
-            tr("%1 (%2 MiB)").arg(QString::fromStdString(gpu.name)).arg(gpu.capacityMiB), m_gpus);
+        auto *item = new QListWidgetItem(QString::fromStdString(gpu.name), m_gpus);
         item->setData(Qt::UserRole, QString::fromStdString(gpu.id));
         item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
         item->setCheckState(Qt::Unchecked);
@@ -440,9 +468,23 @@ QWidget *ControlPanel::buildGpuGroup()
                 s.gpus.push_back(id);
             if (!on && found != s.gpus.end())
                 s.gpus.erase(found);
+            if (!on && s.targetGpu == id) // the verdict goes back to the largest ticked GPU
+                s.targetGpu.clear();
         });
     });
     addRow(box, m_gpus);
+    // The one GPU the status bar, the chart's verdicts and the advisor talk about.
+    m_target = new QComboBox(box);
+    m_target->setAccessibleName(tr("Verdict for"));
+    m_target->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_target->setMinimumContentsLength(14);
+    m_target->setToolTip(tr("The GPU the status bar, the verdict above each bar and the advisor talk "
+                            "about. By default the largest GPU ticked above."));
+    connect(m_target, &QComboBox::activated, this, [this](int index) {
+        const std::string id = m_target->itemData(index).toString().toStdString();
+        m_model->apply(tr("Verdict for %1").arg(m_target->itemText(index)), [id](Scenario &s) { s.targetGpu = id; });
+    });
+    addRow(box, labelled(tr("&Verdict for"), m_target, box));
     m_customCapacity = new QDoubleSpinBox(box);
     m_customCapacity->setRange(0, 100000);
     m_customCapacity->setDecimals(1);
@@ -453,7 +495,8 @@ QWidget *ControlPanel::buildGpuGroup()
         m_model->setCustomCapacityBytes(std::uint64_t(value * perUnit));
     });
     addRow(box, labelled(tr("C&ustom capacity"), m_customCapacity, box));
-    m_unit = enumCombo<Unit>(box, tr("Units"), {{Unit::GB, tr("GB (10^9 bytes)")}, {Unit::GiB, tr("GiB (2^30 bytes)")}});
+    m_unit = enumCombo<Unit>(box, tr("Units"), {{Unit::GiB, tr("GiB (2^30 B: nvidia-smi, PyTorch)")},
+                                                {Unit::GB, tr("GB (10^9 B: the articles)")}});
     connect(m_unit, &QComboBox::activated, this, [this] { m_model->setUnit(comboValue<Unit>(m_unit)); });
     addRow(box, labelled(tr("U&nits"), m_unit, box));
     return box;
@@ -574,7 +617,41 @@ void ControlPanel::refresh()
             const std::string id = item->data(Qt::UserRole).toString().toStdString();
             item->setCheckState(std::find(s.gpus.begin(), s.gpus.end(), id) != s.gpus.end() ? Qt::Checked
                                                                                            : Qt::Unchecked);
+            if (const Gpu *gpu = m_model->catalog().findGpu(id)) {
+                const QString text = tr("%1 \u00b7 %2 (%3 MiB)")
+                                         .arg(QString::fromStdString(gpu->name),
+                                              capacityText(gpu->capacityBytes(), m_model->unit()),
+                                              QString::fromStdString(groupDigits(gpu->capacityMiB)));
+                if (item->text() != text)
+                    item->setText(text);
+            }
         }
+    }
+    {
+        const QSignalBlocker block(m_target);
+        const Gpu *largest = nullptr;
+        QStringList texts;
+        QStringList ids;
+        for (const std::string &id : s.gpus)
+            if (const Gpu *gpu = m_model->catalog().findGpu(id)) {
+                if (!largest || gpu->capacityMiB > largest->capacityMiB)
+                    largest = gpu;
+                texts << gpuLabel(QString::fromStdString(gpu->name), gpu->capacityBytes(), m_model->unit());
+                ids << QString::fromStdString(id);
+            }
+        texts.prepend(largest ? tr("Largest ticked (%1)").arg(shortGpuName(QString::fromStdString(largest->name)))
+                              : tr("No GPU ticked"));
+        ids.prepend(QString());
+        bool same = m_target->count() == texts.size();
+        for (int i = 0; same && i < texts.size(); ++i)
+            same = m_target->itemText(i) == texts[i] && m_target->itemData(i).toString() == ids[i];
+        if (!same) {
+            m_target->clear();
+            for (int i = 0; i < texts.size(); ++i)
+                m_target->addItem(texts[i], ids[i]);
+        }
+        m_target->setCurrentIndex(std::max(0, m_target->findData(QString::fromStdString(s.targetGpu))));
+        m_target->setEnabled(!s.gpus.empty());
     }
     setComboValue(m_unit, m_model->unit());
     // An unreadable entry keeps the message updateMeasured() showed.

@@ -38,6 +38,13 @@ public:
     QComboBox *preset() const { return m_preset; }
     QLineEdit *measuredText() const { return m_measuredText; }
     QLabel *measuredComparison() const { return m_measuredComparison; }
+    /// The GPU the verdicts are about ("Largest ticked" or one of the ticked GPUs).
+    QComboBox *target() const { return m_target; }
+    QDoubleSpinBox *loraDropout() const { return m_loraDropout; }
+    QListWidget *gpuList() const { return m_gpus; }
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     QWidget *buildModelGroup();
@@ -93,6 +100,7 @@ private:
     SliderField *m_sequences = nullptr;
     SliderField *m_context = nullptr;
     QListWidget *m_gpus = nullptr;
+    QComboBox *m_target = nullptr;
     QDoubleSpinBox *m_customCapacity = nullptr;
     QComboBox *m_unit = nullptr;
     QLineEdit *m_measuredText = nullptr;

@@ -288,12 +288,18 @@ bool DocumentController::exportTo(const QString &path, const ChartExportOptions 
 
 void DocumentController::chooseExport(ExportFormat format)
 {
-    ChartExportOptions options = m_exportOptions;
+    ChartExportOptions options = ExportDialog::remembered();
     if (format == ExportFormat::Png || format == ExportFormat::Svg || format == ExportFormat::Pdf) {
-        ExportDialog dialog(format, options, m_window);
+        const ChartData data = chartDataFor(*m_model);
+        ExportDialog dialog(format, options, [data](QSize size, double scale, bool dark) {
+            ChartData shown = data;
+            shown.dark = dark;
+            return renderChartImage(shown, size, scale);
+        }, m_window);
         if (dialog.exec() != QDialog::Accepted)
             return;
-        options = m_exportOptions = dialog.options();
+        options = dialog.options();
+        ExportDialog::remember(options);
     }
     const QString base = m_path.isEmpty() ? tr("headroom") : QFileInfo(m_path).completeBaseName().remove(QLatin1String(".headroom"));
     QString path = QFileDialog::getSaveFileName(m_window, tr("Export"),

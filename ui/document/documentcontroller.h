@@ -91,7 +91,6 @@ private:
     QChartView *m_chartView;
     QString m_path;
     std::vector<Scenario> m_savedPins;
-    ChartExportOptions m_exportOptions;
     std::function<void(const QString &)> m_report;
     std::function<QMessageBox::StandardButton()> m_ask;
     std::function<QMessageBox::StandardButton(const QString &)> m_askRestore;

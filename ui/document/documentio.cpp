@@ -72,19 +72,21 @@ QString writeDocumentFile(const QString &path, const ScenarioDocument &document)
 ScenarioDocument documentOf(const ScenarioModel &model)
 {
     ScenarioDocument document{model.scenario(), {}};
-    for (const Pin &pin : model.pins())
-        document.pins.push_back(pin.scenario);
+    for (const Pin &pin : model.pins()) {
+        // A pin's name travels as its scenario's name.
+        Scenario named = pin.scenario;
+        named.name = pin.name.toStdString();
+        document.pins.push_back(named);
+    }
     return document;
 }
 
 void loadDocument(ScenarioModel &model, const ScenarioDocument &document)
 {
     model.clearPins();
-    for (const Scenario &pin : document.pins) {
-        model.assign(pin);
-        model.pinCurrent();
-    }
     model.assign(document.current);
+    for (const Scenario &pin : document.pins)
+        model.addPin(pin, QString::fromStdString(pin.name));
 }
 
 } // namespace headroom

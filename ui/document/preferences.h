@@ -3,6 +3,7 @@
 
 #include <QMetaType>
 #include <QSettings>
+#include <QSize>
 #include <QString>
 #include <QStringList>
 #include <QVariant>
@@ -91,13 +92,21 @@ namespace prefs {
 inline const Preference<QByteArray> geometry{"window/geometry", {}, shortBytes};
 inline const Preference<QByteArray> splitters{"window/splitters", {}, shortBytes};
 inline const Preference<QString> scenario{"session/scenario", {}, shortText};
-inline const Preference<QString> unit{"display/unit", QStringLiteral("GB"), unitName};
+inline const Preference<QString> unit{"display/unit", QStringLiteral("GiB"), unitName};
 inline const Preference<QString> view{"display/view", QStringLiteral("bars"), viewName};
 inline const Preference<bool> dark{"display/dark", false};
 inline const Preference<double> customCapacity{"display/customCapacityBytes", 0.0, byteCount};
 inline const Preference<QStringList> recentFiles{"files/recent", {}, fewFiles};
 inline const Preference<QString> lastFolder{"files/lastFolder", {}, shortText};
 inline const Preference<QByteArray> userGpus{"gpus/user", {}, shortBytes}; ///< JSON list of name, bytes, shown
+inline bool exportSizeOk(const QSize &value)
+{
+    return value.width() >= 16 && value.height() >= 16 && value.width() <= 16384 && value.height() <= 16384;
+}
+inline bool exportScaleOk(const double &value) { return value >= 0.25 && value <= 8; }
+inline const Preference<QSize> exportSize{"export/size", QSize(1920, 1080), exportSizeOk};
+inline const Preference<double> exportScale{"export/scale", 2.0, exportScaleOk};
+inline const Preference<bool> exportDark{"export/dark", false};
 } // namespace prefs
 
 } // namespace headroom

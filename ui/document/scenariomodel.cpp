@@ -3,6 +3,9 @@
 
 #include "names.h"
 #include "scenariojson.h"
+#include "scenariotitle.h"
+#include "verdict.h"
+#include "displaytext.h"
 
 #include <QUndoCommand>
 #include <QUndoStack>
@@ -42,17 +45,25 @@ private:
     int m_mergeKey;
 };
 
-/// A short phrase for one scenario key and value ("batch 8", "ckpt full", "fused loss").
-QString describeChange(const std::string &key, const std::string &value)
+/// A short phrase for one scenario key (its dotted path) and value: "mb 8", "ckpt full".
+QString describeChange(const std::string &path, const std::string &value)
 {
     const QString v = QString::fromStdString(value);
+    const std::string key = path.substr(path.rfind('.') == std::string::npos ? 0 : path.rfind('.') + 1);
+    if (path == "train.method")
+        return value == "full" ? ScenarioModel::tr("full FT") : value == "lora" ? ScenarioModel::tr("LoRA") : ScenarioModel::tr("QLoRA");
+    if (path == "task")
+        return value == "inference" ? ScenarioModel::tr("serving") : ScenarioModel::tr("training");
+    if (path == "parallel.gpus")
+        return ScenarioModel::tr("%1 GPUs").arg(v);
     static const std::pair<const char *, const char *> formats[] = {
-        {"method", "%1"}, {"weights", "%1"}, {"attention", "%1"}, {"optimizer", "%1"},
-        {"preset", "%1"}, {"task", "%1"}, {"loss", "%1 loss"}, {"gradient_checkpointing", "ckpt %1"},
-        {"micro_batch", "batch %1"}, {"seq_len", "seq %1"}, {"grad_accum", "accum %1"},
-        {"grad_dtype", "grads %1"}, {"compute", "compute %1"}, {"rank", "r%1"}, {"kv_dtype", "KV %1"},
-        {"batch", "%1 seqs"}, {"context", "ctx %1"}, {"profile", "%1 profile"},
-        {"kv_cache", "%1 cache"}, {"prompt_logits", "%1 logits"}, {"activation", "%1"}};
+        {"weights", "%1"}, {"attention", "%1"}, {"optimizer", "%1"}, {"strategy", "%1"},
+        {"loss", "%1 loss"}, {"gradient_checkpointing", "ckpt %1"}, {"micro_batch", "mb %1"},
+        {"seq_len", "seq %1"}, {"grad_accum", "accum %1"}, {"grad_dtype", "grads %1"},
+        {"compute", "compute %1"}, {"rank", "r%1"}, {"kv_dtype", "KV %1"}, {"batch", "%1 seqs"},
+        {"context", "ctx %1"}, {"profile", "%1 profile"}, {"kv_cache", "%1 cache"},
+        {"prompt_logits", "%1 logits"}, {"activation", "%1"}, {"tensor", "TP %1"},
+        {"pipeline", "PP %1"}, {"dropout", "dropout %1"}, {"fragmentation", "frag %1"}};
     for (const auto &[name, format] : formats)
         if (key == name)
             return QString::fromLatin1(format).arg(v);
@@ -60,54 +71,82 @@ QString describeChange(const std::string &key, const std::string &value)
         return value == "true" ? ScenarioModel::tr("fp32 master") : ScenarioModel::tr("no master");
     if (key == "double_quant")
         return value == "true" ? ScenarioModel::tr("double quant") : ScenarioModel::tr("single quant");
+    if (key == "offload_optimizer")
+        return value == "true" ? ScenarioModel::tr("offload") : ScenarioModel::tr("no offload");
     return QString::fromStdString(key) + QLatin1Char(' ') + v;
 }
 
-/// "#2 lora<br>bf16 +3": the pin's number (categories must be unique) and its most telling
-/// differences, method and precision before kernels and sizes.
-QString pinCaption(int index, QStringList diff)
+/// Leaf differences of `after` from `before` as (path, value) pairs; a different model is one
+/// entry ("model").
+void differences(const nlohmann::json &after, const nlohmann::json &before, const std::string &prefix,
+                 std::vector<std::pair<std::string, std::string>> &out)
 {
-    static const char *priority[] = {"full", "lora", "qlora", "train", "inference", "fp32", "bf16",
-                                      "fp16", "nf4", "int4", "int8", "fp8", "fp4", "no master", "fp32 master"};
-    auto rank = [](const QString &phrase) {
-        for (int i = 0; i < int(std::size(priority)); ++i)
-            if (phrase == QLatin1String(priority[i]))
-                return i;
-        return int(std::size(priority));
-    };
-    std::stable_sort(diff.begin(), diff.end(),
-                     [&](const QString &a, const QString &b) { return rank(a) < rank(b); });
-    if (diff.isEmpty())
-        return ScenarioModel::tr("#%1 same").arg(index + 1);
-    QString label = ScenarioModel::tr("#%1 %2").arg(index + 1).arg(diff.mid(0, 2).join(QStringLiteral("<br>")));
-    if (diff.size() > 2)
-        label += ScenarioModel::tr(" +%1").arg(diff.size() - 2);
-    return label;
-}
-
-/// Leaf differences between two scenario documents, as short phrases.
-void differences(const nlohmann::json &pin, const nlohmann::json &current, const std::string &path,
-                 QStringList &out)
-{
-    for (const auto &item : pin.items()) {
-        if (item.key() == "name" || item.key() == "gpus" || item.key() == "format")
-            continue;
+    for (const auto &item : after.items()) {
         const std::string key = item.key();
-        const nlohmann::json *other = current.contains(key) ? &current.at(key) : nullptr;
-        if (item.value().is_object() && other && other->is_object()) {
-            differences(item.value(), *other, key, out);
+        if (prefix.empty() && (key == "name" || key == "gpus" || key == "target_gpu" || key == "format" ||
+                               key == "version"))
             continue;
-        }
+        const std::string path = prefix.empty() ? key : prefix + "." + key;
+        const nlohmann::json *other = before.contains(key) ? &before.at(key) : nullptr;
         if (other && *other == item.value())
             continue;
-        const std::string value =
-            item.value().is_string() ? item.value().get<std::string>() : item.value().dump();
-        out << describeChange(key, value);
+        if (path == "model") {
+            out.emplace_back("model", std::string());
+            continue;
+        }
+        if (item.value().is_object() && other && other->is_object()) {
+            differences(item.value(), *other, path, out);
+            continue;
+        }
+        std::string value = item.value().is_string() ? item.value().get<std::string>() : item.value().dump();
+        if (item.value().is_array()) { // LoRA targets
+            value.clear();
+            for (const auto &element : item.value())
+                value += (value.empty() ? "" : ",") + (element.is_string() ? element.get<std::string>() : element.dump());
+        }
+        out.emplace_back(path, value);
     }
-    (void)path;
 }
 
 } // namespace
+
+QString ScenarioModel::pinName(const Scenario &scenario, const Scenario *previous)
+{
+    const QString separator = QStringLiteral(" \u00b7 ");
+    if (!previous) {
+        QStringList facts;
+        if (scenario.task == Task::Inference) {
+            facts << tr("serving") << QString::fromLatin1(enumName(scenario.precision.weights))
+                  << tr("%1 x %2").arg(scenario.inference.batch).arg(scenario.inference.context);
+        } else {
+            facts << describeChange("train.method", enumName(scenario.train.method))
+                  << QString::fromLatin1(enumName(scenario.precision.weights))
+                  << tr("mb %1").arg(scenario.train.microBatch);
+        }
+        return facts.join(separator);
+    }
+    std::vector<std::pair<std::string, std::string>> diff;
+    differences(scenarioToJson(scenario), scenarioToJson(*previous), "", diff);
+    // Model, task, method and precision before kernels and sizes.
+    static const char *priority[] = {"model", "task", "train.method", "precision.weights", "precision.compute",
+                                      "train.master_weights"};
+    const auto rank = [](const std::string &path) {
+        for (int i = 0; i < int(std::size(priority)); ++i)
+            if (path == priority[i])
+                return i;
+        return int(std::size(priority));
+    };
+    std::stable_sort(diff.begin(), diff.end(), [&](const auto &a, const auto &b) { return rank(a.first) < rank(b.first); });
+    QStringList phrases;
+    for (const auto &[path, value] : diff)
+        phrases << (path == "model" ? QString::fromStdString(modelDisplayName(scenario)) : describeChange(path, value));
+    if (phrases.isEmpty())
+        return tr("same");
+    QString name = phrases.mid(0, 3).join(separator);
+    if (phrases.size() > 3)
+        name += tr(" +%1").arg(phrases.size() - 3);
+    return name;
+}
 
 ScenarioModel::ScenarioModel(QObject *parent) : QObject(parent), m_undo(new QUndoStack(this))
 {
@@ -140,10 +179,20 @@ void ScenarioModel::assign(const Scenario &scenario)
 {
     if (scenario == m_scenario)
         return;
+    if (scenario.name != m_scenario.name)
+        m_named = scenario;
     m_scenario = scenario;
     recompute();
-    relabelPins();
     emit changed();
+}
+
+bool ScenarioModel::nameDescribesScenario() const
+{
+    if (m_scenario.name.empty())
+        return false;
+    Scenario named = m_named;
+    named.name = m_scenario.name;
+    return named == m_scenario;
 }
 
 void ScenarioModel::recompute()
@@ -151,19 +200,59 @@ void ScenarioModel::recompute()
     try {
         m_estimate = headroom::estimate(m_scenario);
         m_error.clear();
+        // Learned positions have no row past the last one: such a run cannot start.
+        if (const auto limit = positionLimit(m_scenario); limit && limit->error) {
+            m_estimate = Estimate{};
+            m_error = positionLimitText(m_scenario, *limit);
+        }
     } catch (const std::exception &error) {
         m_estimate = Estimate{};
         m_error = QString::fromStdString(error.what());
     }
 }
 
+int ScenarioModel::duplicatePin() const
+{
+    // The name is a label, not a setting: a renamed pin of the same set-up is the same.
+    Scenario current = m_scenario;
+    current.name.clear();
+    for (int i = 0; i < int(m_pins.size()); ++i) {
+        Scenario pinned = m_pins[std::size_t(i)].scenario;
+        pinned.name.clear();
+        if (pinned == current)
+            return i;
+    }
+    return -1;
+}
+
 bool ScenarioModel::pinCurrent()
+{
+    if (int(m_pins.size()) >= kMaxPins || duplicatePin() >= 0)
+        return false;
+    return addPin(m_scenario);
+}
+
+bool ScenarioModel::addPin(const Scenario &scenario, const QString &name)
 {
     if (int(m_pins.size()) >= kMaxPins)
         return false;
-    m_pins.push_back({m_scenario, m_estimate, m_error});
-    m_pinDocuments.push_back(scenarioToJson(m_scenario));
-    relabelPins();
+    Pin pin;
+    pin.scenario = scenario;
+    if (scenario == m_scenario) {
+        pin.estimate = m_estimate;
+        pin.error = m_error;
+    } else {
+        try {
+            pin.estimate = headroom::estimate(scenario);
+        } catch (const std::exception &error) {
+            pin.error = QString::fromStdString(error.what());
+        }
+    }
+    for (const Pin &other : m_pins)
+        pin.number = std::max(pin.number, other.number);
+    ++pin.number;
+    pin.name = name.isEmpty() ? pinName(scenario, m_pins.empty() ? nullptr : &m_pins.back().scenario) : name;
+    m_pins.push_back(std::move(pin));
     emit changed();
     return true;
 }
@@ -173,8 +262,6 @@ void ScenarioModel::removePin(int index)
     if (index < 0 || index >= int(m_pins.size()))
         return;
     m_pins.erase(m_pins.begin() + index);
-    m_pinDocuments.erase(m_pinDocuments.begin() + index);
-    relabelPins();
     emit changed();
 }
 
@@ -183,27 +270,32 @@ void ScenarioModel::clearPins()
     if (m_pins.empty())
         return;
     m_pins.clear();
-    m_pinDocuments.clear();
-    m_pinLabels.clear();
+    emit changed();
+}
+
+void ScenarioModel::renamePin(int index, const QString &name)
+{
+    const QString trimmed = name.simplified();
+    if (index < 0 || index >= int(m_pins.size()) || trimmed.isEmpty() || m_pins[std::size_t(index)].name == trimmed)
+        return;
+    m_pins[std::size_t(index)].name = trimmed;
     emit changed();
 }
 
 QString ScenarioModel::pinLabel(int index) const
 {
-    return index >= 0 && index < m_pinLabels.size() ? m_pinLabels.at(index) : QString();
+    if (index < 0 || index >= int(m_pins.size()))
+        return {};
+    const Pin &pin = m_pins[std::size_t(index)];
+    return tr("#%1 %2").arg(pin.number).arg(pin.name);
 }
 
-void ScenarioModel::relabelPins()
+void ScenarioModel::setAxisMinimumBytes(std::uint64_t bytes)
 {
-    m_pinLabels.clear();
-    if (m_pins.empty())
+    if (bytes == m_axisMinimum)
         return;
-    const nlohmann::json current = scenarioToJson(m_scenario);
-    for (int index = 0; index < int(m_pins.size()); ++index) {
-        QStringList diff;
-        differences(m_pinDocuments[std::size_t(index)], current, "", diff);
-        m_pinLabels << pinCaption(index, diff);
-    }
+    m_axisMinimum = bytes;
+    emit changed();
 }
 
 void ScenarioModel::setUnit(Unit unit)

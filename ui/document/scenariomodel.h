@@ -22,12 +22,14 @@ namespace headroom {
 /// How the chart lays out its categories.
 enum class ChartView { Bars, Phases };
 
-/// A scenario pinned for comparison, with its estimate.
+/// A scenario pinned for comparison, with its estimate and its name.
 struct Pin
 {
     Scenario scenario;
     Estimate estimate;
     QString error; ///< non-empty when the estimate failed (e.g. beyond 2^64 bytes)
+    int number = 0; ///< "#2": given when pinned, never changed
+    QString name;   ///< what set it apart when it was pinned ("full FT · bf16 · mb 4"); editable
 };
 
 /// The window's single source of truth: the current scenario, its estimate, the pins and the
@@ -55,14 +57,27 @@ public:
     /// Sets the scenario without an undo step (undo commands and start-up use it).
     void assign(const Scenario &scenario);
     QUndoStack *undoStack() const { return m_undo; }
+    /// The scenario's own name still describes it: it has one and nothing but the name changed
+    /// since the name was given (a file, a lesson step). Edits make a name stale.
+    bool nameDescribesScenario() const;
 
     const std::vector<Pin> &pins() const { return m_pins; }
-    /// Pins the current scenario; false when kMaxPins are pinned already.
+    /// Pins the current scenario, named by what differs from the pin before it (or, for the
+    /// first, by its method, precision and micro-batch). False when kMaxPins are pinned or an
+    /// identical scenario is pinned already (duplicatePin() says which).
     bool pinCurrent();
+    /// The pin equal to the current scenario, or -1.
+    int duplicatePin() const;
+    /// Adds a pin as it was saved (a comparison file): its name, or one made as pinCurrent does.
+    bool addPin(const Scenario &scenario, const QString &name = {});
     void removePin(int index);
     void clearPins();
-    /// What differs between a pin and the current scenario, e.g. "micro_batch 8, eager".
+    /// Renames a pin (the name the user typed; empty keeps the old one).
+    void renamePin(int index, const QString &name);
+    /// "#2 full FT · bf16 · mb 4": the pin's number and name, as the chart labels it.
     QString pinLabel(int index) const;
+    /// A short name for `scenario` next to `previous` (what differs), or its key facts.
+    static QString pinName(const Scenario &scenario, const Scenario *previous);
 
     Unit unit() const { return m_unit; }
     void setUnit(Unit unit);
@@ -70,6 +85,9 @@ public:
     void setView(ChartView view);
     bool dark() const { return m_dark; }
     void setDark(bool dark);
+    /// The y-axis reaches at least this (a lesson's largest step: one axis for every step).
+    std::uint64_t axisMinimumBytes() const { return m_axisMinimum; }
+    void setAxisMinimumBytes(std::uint64_t bytes);
     /// A user-typed capacity line in bytes (0 = none).
     std::uint64_t customCapacityBytes() const { return m_customCapacity; }
     void setCustomCapacityBytes(std::uint64_t bytes);
@@ -88,15 +106,14 @@ signals:
 
 private:
     void recompute();
-    void relabelPins();
 
     Scenario m_scenario;
+    Scenario m_named; ///< the scenario as it was when its name was given
     Estimate m_estimate;
     QString m_error;
     std::vector<Pin> m_pins;
-    std::vector<nlohmann::json> m_pinDocuments; ///< written once per pin, for the labels
-    QStringList m_pinLabels;                    ///< what differs from the current scenario
-    Unit m_unit = Unit::GB;
+    Unit m_unit = Unit::GiB;
+    std::uint64_t m_axisMinimum = 0;
     ChartView m_view = ChartView::Bars;
     bool m_dark = false;
     std::uint64_t m_customCapacity = 0;

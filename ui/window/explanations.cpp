@@ -2,6 +2,7 @@
 #include "window/explanations.h"
 
 #include "chart/consumerstyle.h"
+#include "articles.h"
 #include "names.h"
 
 #include <QCoreApplication>
@@ -34,8 +35,9 @@ QString what(ConsumerId id, const Scenario &s)
         return tr("The parameters themselves: parameters times bytes per parameter. Fixed for the "
                   "whole run and rarely the surprise.");
     case ConsumerId::QuantMetadata:
-        return tr("Scales that 4- and 8-bit formats store beside the packed weights. They are why "
-                  "a 7B model in NF4 is about 3.9 GB, not 3.5 GB.");
+        return tr("Scales that 4- and 8-bit formats store beside the packed weights. With the "
+                  "embeddings, lm_head and norms kept in 16 bits, they are why a 7B model in NF4 takes "
+                  "about a tenth more than half a byte per parameter.");
     case ConsumerId::MasterWeights:
         return tr("An fp32 copy of the trainable parameters that mixed-precision training updates, "
                   "so small updates are not lost to 16-bit rounding.");
@@ -60,7 +62,10 @@ QString what(ConsumerId id, const Scenario &s)
                   "sequence. Longer contexts and more simultaneous requests make it the limit.");
     case ConsumerId::Workspace:
         return tr("Scratch buffers inside PyTorch's allocator: cuBLAS workspaces, dequantised "
-                  "weight copies, gathered shards, optimizer temporaries.");
+                  "weight copies, gathered shards, optimizer temporaries. In the optimizer step, "
+                  "PyTorch's default AdamW (the foreach path) makes temporary tensors the size of one "
+                  "optimizer state inside step(); AdamW(fused=True) and 8-bit optimizers avoid most of "
+                  "them (the phases view, Ctrl+2, shows that step's bar).");
     case ConsumerId::CudaContext:
         return tr("The CUDA context and loaded kernels. nvidia-smi shows it; "
                   "torch.cuda.max_memory_allocated() does not.");
@@ -135,7 +140,7 @@ QString explainConsumer(ConsumerId id, const Scenario &scenario, const Estimate 
         if (!consumer->assumptions.empty()) {
             html += QStringLiteral("<ul>");
             for (const std::string &assumption : consumer->assumptions)
-                html += QStringLiteral("<li>%1</li>").arg(QString::fromStdString(assumption).toHtmlEscaped());
+                html += QStringLiteral("<li>%1</li>").arg(QString::fromStdString(citeArticles(assumption)).toHtmlEscaped());
             html += QStringLiteral("</ul>");
         }
     }

@@ -19,8 +19,17 @@
 #include "controls/usergpudialog.h"
 #include "controls/usergpus.h"
 
+#include "classroom/lessonbuilder.h"
+#include "verdict.h"
+
 #include <QActionGroup>
 #include <QApplication>
+#include <QDir>
+#include <QFileDialog>
+#include <QInputDialog>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QScreen>
 #include <QChartView>
 #include <QCloseEvent>
 #include <QCursor>
@@ -45,10 +54,11 @@ MainWindow::MainWindow(QWidget *parent)
 
     m_controls = new ControlPanel(m_model);
     auto *scroll = new QScrollArea;
+    m_controlsScroll = scroll;
     scroll->setWidget(m_controls);
     scroll->setWidgetResizable(true);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scroll->setMinimumWidth(m_controls->sizeHint().width() + 24);
+    scroll->setMinimumWidth(m_controls->minimumSizeHint().width() + 24);
 
     // The chart view lives in a plain widget (no propagateSizeHints noise offscreen).
     auto *chartHolder = new QWidget;
@@ -57,7 +67,8 @@ MainWindow::MainWindow(QWidget *parent)
     m_chartView = new QChartView(m_chart->chart(), chartHolder);
     m_chartView->setRenderHint(QPainter::Antialiasing);
     m_chartView->setAccessibleName(tr("Memory chart"));
-    m_chartView->setMinimumSize(480, 320);
+    m_chartView->setMinimumSize(360, 240);
+    m_chartView->viewport()->installEventFilter(this);
     chartLayout->addWidget(m_chartView);
 
     m_breakdown = new BreakdownView(m_model);
@@ -70,14 +81,22 @@ MainWindow::MainWindow(QWidget *parent)
     m_mainSplitter->addWidget(scroll);
     m_mainSplitter->addWidget(m_rightSplitter);
     m_mainSplitter->setStretchFactor(1, 1);
+    m_mainSplitter->setCollapsible(0, true);
+    m_mainSplitter->setCollapsible(1, false);
+    m_rightSplitter->setCollapsible(0, false);
     setCentralWidget(m_mainSplitter);
 
     m_status = new QLabel;
     m_status->setAccessibleName(tr("Peak and fit"));
+    // A long status must not widen the window: it is cut at the right (the verdict comes first)
+    // and whole in the tooltip.
+    m_status->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_status->setMinimumWidth(0);
     statusBar()->addWidget(m_status, 1);
 
     m_document = new DocumentController(this, m_model, m_chartView);
     m_lessons = new LessonController(this, m_model);
+    m_lessons->setReplaceQuestion([this] { return m_document->maybeSave(); });
     chartLayout->insertWidget(0, m_lessons->captionBar());
     buildMenus();
     connect(m_model, &ScenarioModel::changed, this, &MainWindow::refresh);
@@ -95,6 +114,9 @@ MainWindow::MainWindow(QWidget *parent)
     if (const QByteArray splitters = prefs::splitters.get();
         !splitters.isEmpty() && !m_mainSplitter->restoreState(splitters))
         prefs::splitters.reset();
+    fitToScreen();
+    // Ctrl+Z and Ctrl+Shift+Z undo the scenario whatever widget has the focus.
+    qApp->installEventFilter(this);
     refresh();
     if (!resetPreferences().isEmpty())
         statusBar()->showMessage(tr("Some settings could not be read (another version wrote them, or "
@@ -102,6 +124,99 @@ MainWindow::MainWindow(QWidget *parent)
                                      .arg(resetPreferences().join(QLatin1String(", "))),
                                  30000);
     resetPreferences().clear();
+}
+
+void MainWindow::fitToScreen()
+{
+    const QScreen *screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen();
+    if (!screen)
+        return;
+    const QRect available = screen->availableGeometry();
+    // The frame (title bar, borders) comes on top of the window's own size.
+    const QMargins frame(8, 32, 8, 8);
+    const QSize most = available.marginsRemoved(frame).size();
+    if (isMaximized() || isFullScreen())
+        return;
+    resize(std::min(width(), most.width()), std::min(height(), most.height()));
+    QRect placed(pos(), size());
+    if (!available.contains(placed)) {
+        placed.moveLeft(std::clamp(placed.left(), available.left() + frame.left(),
+                                   std::max(available.left() + frame.left(), available.right() - frame.right() - placed.width())));
+        placed.moveTop(std::clamp(placed.top(), available.top() + frame.top(),
+                                  std::max(available.top() + frame.top(), available.bottom() - frame.bottom() - placed.height())));
+        move(placed.topLeft());
+    }
+}
+
+bool MainWindow::eventFilter(QObject *watched, QEvent *event)
+{
+    if (event->type() == QEvent::ShortcutOverride) {
+        // Text fields would take Ctrl+Z for their own text; the scenario's undo wins here.
+        auto *key = static_cast<QKeyEvent *>(event);
+        auto *widget = qobject_cast<QWidget *>(watched);
+        const QKeySequence pressed(key->keyCombination());
+        if (widget && widget->window() == this &&
+            (pressed == QKeySequence(QKeySequence::Undo) || pressed == QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z) ||
+             key->matches(QKeySequence::Redo) || key->matches(QKeySequence::Undo)))
+            return true; // not accepted: the window's shortcut fires
+    }
+    if (watched == m_chartView->viewport() && event->type() == QEvent::MouseButtonDblClick) {
+        // A double-click on a pin's name renames it.
+        const QPoint at = static_cast<QMouseEvent *>(event)->position().toPoint();
+        const QPointF inChart = m_chart->chart()->mapFromScene(m_chartView->mapToScene(at));
+        const int column = m_chart->categoryAt(inChart);
+        if (column >= 1 && m_model->view() == ChartView::Bars) {
+            renamePin(column - 1);
+            return true;
+        }
+    }
+    return QMainWindow::eventFilter(watched, event);
+}
+
+void MainWindow::renamePin(int index)
+{
+    if (index < 0 || index >= int(m_model->pins().size()))
+        return;
+    bool ok = false;
+    const QString name = QInputDialog::getText(this, tr("Rename pin"), tr("Name of %1:").arg(m_model->pinLabel(index)),
+                                               QLineEdit::Normal, m_model->pins()[std::size_t(index)].name, &ok);
+    if (ok)
+        m_model->renamePin(index, name);
+}
+
+void MainWindow::savePinsAsLesson()
+{
+    if (m_model->pins().empty())
+        return;
+    LessonBuilderDialog dialog(*m_model, this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    QString path = QFileDialog::getSaveFileName(this, tr("Save lesson"),
+                                                QDir(prefs::lastFolder.get()).filePath(tr("lesson.json")),
+                                                tr("Headroom lessons (*.json)"));
+    if (path.isEmpty())
+        return;
+    if (!path.endsWith(QLatin1String(".json")))
+        path += QStringLiteral(".json");
+    if (const QString error = writeLessonFile(path, dialog.lesson()); !error.isEmpty()) {
+        QMessageBox::warning(this, tr("Headroom"), tr("Cannot save the lesson: %1").arg(error));
+        return;
+    }
+    m_lessons->openFile(path);
+}
+
+void MainWindow::pinCurrent()
+{
+    if (const int same = m_model->duplicatePin(); same >= 0) {
+        statusBar()->showMessage(tr("This scenario is already pinned as %1.").arg(m_model->pinLabel(same)), 6000);
+        return;
+    }
+    if (!m_model->pinCurrent()) {
+        statusBar()->showMessage(tr("At most %1 pinned scenarios: remove one first.").arg(ScenarioModel::kMaxPins), 6000);
+        return;
+    }
+    statusBar()->showMessage(tr("Pinned as %1 (double-click its name on the chart to rename it).")
+                                 .arg(m_model->pinLabel(int(m_model->pins().size()) - 1)), 6000);
 }
 
 MainWindow::~MainWindow() = default;
@@ -138,9 +253,9 @@ void MainWindow::buildMenus()
     connect(phases, &QAction::triggered, this, [this] { m_model->setView(ChartView::Phases); });
     view->addSeparator();
     auto *units = new QActionGroup(this);
-    QAction *gb = view->addAction(tr("Sizes in &GB (10^9 bytes)"));
-    QAction *gib = view->addAction(tr("Sizes in G&iB (2^30 bytes)"));
-    for (QAction *action : {gb, gib}) {
+    QAction *gib = view->addAction(tr("Sizes in G&iB (2^30 bytes, as nvidia-smi and PyTorch print)"));
+    QAction *gb = view->addAction(tr("Sizes in &GB (10^9 bytes, as the articles write)"));
+    for (QAction *action : {gib, gb}) {
         action->setCheckable(true);
         units->addAction(action);
     }
@@ -161,17 +276,19 @@ void MainWindow::buildMenus()
     dark->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_D);
     connect(dark, &QAction::toggled, m_model, &ScenarioModel::setDark);
     view->addSeparator();
+    QAction *controls = view->addAction(tr("Show &controls"));
+    controls->setCheckable(true);
+    controls->setChecked(true);
+    controls->setShortcut(Qt::CTRL | Qt::Key_Backslash);
+    connect(controls, &QAction::toggled, m_controlsScroll, &QWidget::setVisible);
+    view->addSeparator();
     QAction *present = view->addAction(tr("&Presenter mode"), this, [this] { presenter()->toggle(); });
     present->setShortcuts({QKeySequence(Qt::Key_F5), QKeySequence(Qt::Key_F11)});
 
     QMenu *scenario = menuBar()->addMenu(tr("&Scenario"));
     QAction *pin = scenario->addAction(tr("&Pin for comparison"));
     pin->setShortcut(Qt::CTRL | Qt::Key_P);
-    connect(pin, &QAction::triggered, this, [this] {
-        if (!m_model->pinCurrent())
-            statusBar()->showMessage(tr("At most %1 pinned scenarios: remove one first.")
-                                         .arg(ScenarioModel::kMaxPins), 5000);
-    });
+    connect(pin, &QAction::triggered, this, &MainWindow::pinCurrent);
     QAction *unpin = scenario->addAction(tr("&Remove the last pin"));
     unpin->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_P);
     connect(unpin, &QAction::triggered, this, [this] { m_model->removePin(int(m_model->pins().size()) - 1); });
@@ -180,10 +297,17 @@ void MainWindow::buildMenus()
     connect(removePin, &QMenu::aboutToShow, this, [this, removePin] {
         removePin->clear();
         for (int i = 0; i < int(m_model->pins().size()); ++i)
-            removePin->addAction(QString(m_model->pinLabel(i)).replace(QStringLiteral("<br>"), QStringLiteral(", ")),
-                                 this, [this, i] { m_model->removePin(i); });
+            removePin->addAction(m_model->pinLabel(i), this, [this, i] { m_model->removePin(i); });
         if (m_model->pins().empty())
             removePin->addAction(tr("No pinned scenarios"))->setEnabled(false);
+    });
+    QMenu *rename = scenario->addMenu(tr("Re&name pin"));
+    connect(rename, &QMenu::aboutToShow, this, [this, rename] {
+        rename->clear();
+        for (int i = 0; i < int(m_model->pins().size()); ++i)
+            rename->addAction(m_model->pinLabel(i) + QStringLiteral("..."), this, [this, i] { renamePin(i); });
+        if (m_model->pins().empty())
+            rename->addAction(tr("No pinned scenarios"))->setEnabled(false);
     });
     scenario->addAction(tr("&Clear pins"), this, [this] { m_model->clearPins(); });
     scenario->addSeparator();
@@ -196,7 +320,12 @@ void MainWindow::buildMenus()
         sweeps()->raise();
     });
 
-    m_lessons->addActions(menuBar()->addMenu(tr("&Lessons")));
+    QMenu *lessons = menuBar()->addMenu(tr("&Lessons"));
+    m_lessons->addActions(lessons);
+    lessons->addSeparator();
+    m_savePinsAsLesson = lessons->addAction(tr("&Save pins as lesson..."), this, [this] { savePinsAsLesson(); });
+    connect(m_model, &ScenarioModel::changed, this, [this] { m_savePinsAsLesson->setEnabled(!m_model->pins().empty()); });
+    m_savePinsAsLesson->setEnabled(!m_model->pins().empty());
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Headroom"), this, [this] { AboutDialog(this).exec(); });
@@ -234,7 +363,7 @@ void MainWindow::restoreState()
             prefs::scenario.reset();
         }
     }
-    m_model->setUnit(prefs::unit.get() == QLatin1String("GiB") ? Unit::GiB : Unit::GB);
+    m_model->setUnit(prefs::unit.get() == QLatin1String("GB") ? Unit::GB : Unit::GiB);
     m_model->setView(prefs::view.get() == QLatin1String("phases") ? ChartView::Phases : ChartView::Bars);
     m_model->setDark(prefs::dark.get());
     std::uint64_t capacity = 0;
@@ -275,25 +404,31 @@ void MainWindow::refresh()
     m_chart->setData(chartDataFor(*m_model));
     m_breakdown->refresh();
 
-    const Estimate &e = m_model->estimate();
-    const Unit unit = m_model->unit();
-    if (!m_model->estimateError().isEmpty()) {
-        m_status->setText(tr("Cannot estimate: %1").arg(m_model->estimateError()));
-        return;
-    }
-    QString text = tr("Peak %1 on the device (%2 allocated, %3 phase)")
+    m_status->setText(statusText(*m_model));
+    m_status->setToolTip(m_status->text());
+}
+
+QString MainWindow::statusText(const ScenarioModel &model)
+{
+    const Estimate &e = model.estimate();
+    const Unit unit = model.unit();
+    if (!model.estimateError().isEmpty())
+        return tr("Cannot estimate: %1").arg(model.estimateError());
+    // The verdict first: when the bar is narrow, it is what stays visible.
+    QStringList parts;
+    if (const auto fit = targetFit(model.scenario(), e))
+        parts << verdictText(QString::fromStdString(fit->name), fit->headroomBytes, unit);
+    QString peak = tr("peak %1 on the device (%2 allocated, %3 phase)")
                        .arg(bytesText(e.peak.deviceBytes, unit), bytesText(e.peak.allocatedBytes, unit),
                             phaseDisplayName(e.peak.phase).toLower());
     if (e.errorBandPercent > 0)
-        text += tr(", typically within ±%1% for runs like this").arg(e.errorBandPercent);
-    if (!e.gpus.empty()) {
-        const GpuFit &first = e.gpus.front();
-        const std::uint64_t margin = std::uint64_t(first.headroomBytes < 0 ? -first.headroomBytes : first.headroomBytes);
-        text += QStringLiteral(" — ") +
-                (first.fits ? tr("fits %1 with %2 to spare") : tr("does not fit %1 by %2"))
-                    .arg(QString::fromStdString(first.name), bytesText(margin, unit));
-    }
-    m_status->setText(text);
+        peak += tr(", typically within ±%1% for runs like this").arg(e.errorBandPercent);
+    parts << peak;
+    if (const auto limit = positionLimit(model.scenario()))
+        parts << QStringLiteral("\u26a0 ") + positionLimitText(model.scenario(), *limit);
+    QString text = parts.join(QStringLiteral(" \u2014 "));
+    text[0] = text.at(0).toUpper();
+    return text;
 }
 
 } // namespace headroom

@@ -3,6 +3,7 @@
 
 #include <QMainWindow>
 
+class QAction;
 class QChartView;
 class QLabel;
 class QSplitter;
@@ -46,14 +47,25 @@ public:
 
     /// Saves geometry, the scenario and display settings (also done on close).
     void saveState() const;
+    /// Pins the current scenario, or says why not (already pinned, eight pins).
+    void pinCurrent();
+    /// Asks for a pin's new name.
+    void renamePin(int index);
+    /// Turns the pins into a lesson: captions in a dialog, saved as a lesson file and opened.
+    void savePinsAsLesson();
+    /// The status line: the verdict about the target GPU first, then the peak and any warning.
+    static QString statusText(const ScenarioModel &model);
 
 protected:
     void closeEvent(QCloseEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     void buildMenus();
     void restoreState();
     void refresh();
+    /// At most the screen's available size, and on it.
+    void fitToScreen();
 
     ScenarioModel *m_model;
     BudgetChart *m_chart;
@@ -66,6 +78,8 @@ private:
     PresenterView *m_presenter = nullptr;
     AdvisorView *m_advisor = nullptr;
     SweepView *m_sweeps = nullptr;
+    QWidget *m_controlsScroll = nullptr;
+    QAction *m_savePinsAsLesson = nullptr;
     QSplitter *m_mainSplitter;
     QSplitter *m_rightSplitter;
     bool m_darkApplied = false;

@@ -16,7 +16,10 @@ void applyApplicationTheme(bool dark)
         styled = true;
     }
     if (!dark) {
-        QApplication::setPalette(QApplication::style()->standardPalette());
+        const QPalette standard = QApplication::style()->standardPalette();
+        QApplication::setPalette(standard);
+        QApplication::setPalette(standard, "QCheckBox");
+        QApplication::setPalette(standard, "QAbstractItemView");
         return;
     }
     QPalette p;
@@ -41,6 +44,16 @@ void applyApplicationTheme(bool dark)
     for (auto role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
         p.setColor(QPalette::Disabled, role, disabled);
     QApplication::setPalette(p);
+    // Fusion draws a check box's frame in the window colour made darker: on a dark window that
+    // frame vanishes. A lighter window colour for check boxes and item views (whose check marks
+    // Fusion draws the same way) gives unchecked boxes a visible edge.
+    QPalette indicators = p;
+    indicators.setColor(QPalette::Window, QColor(0x9A9DA3));
+    indicators.setColor(QPalette::Base, base);
+    QApplication::setPalette(indicators, "QCheckBox");
+    QPalette views = p;
+    views.setColor(QPalette::Window, QColor(0x9A9DA3));
+    QApplication::setPalette(views, "QAbstractItemView");
 }
 
 } // namespace headroom

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "displaytext.h"
+
+#include "scenariotitle.h"
+
+#include <QCoreApplication>
+
+namespace headroom {
+
+namespace {
+
+QString tr(const char *text) { return QCoreApplication::translate("display", text); }
+
+} // namespace
+
+QString shortGpuName(const QString &name)
+{
+    QString shortName = name;
+    for (const char *prefix : {"NVIDIA ", "GeForce ", "Tesla ", "AMD ", "Instinct ", "Apple "})
+        if (shortName.startsWith(QLatin1String(prefix)))
+            shortName.remove(0, int(qstrlen(prefix)));
+    // "(one GCD; the 128 GB module is 2 devices)" belongs in a tooltip, not on a line.
+    if (const int paren = int(shortName.indexOf(QLatin1String(" ("))); paren > 0)
+        shortName.truncate(paren);
+    return shortName;
+}
+
+QString bytesText(std::uint64_t bytes, Unit unit)
+{
+    return QString::fromStdString(formatBytes(bytes, unit));
+}
+
+QString bytesText(std::uint64_t bytes, ByteScale scale)
+{
+    return QString::fromStdString(formatBytesIn(bytes, scale));
+}
+
+QString capacityText(std::uint64_t bytes, Unit unit)
+{
+    return QString::fromStdString(formatCapacity(bytes, unit));
+}
+
+QString gpuLabel(const QString &name, std::uint64_t bytes, Unit unit)
+{
+    return tr("%1 \u00b7 %2").arg(shortGpuName(name), capacityText(bytes, unit));
+}
+
+QString verdictText(const QString &gpuName, std::int64_t headroomBytes, Unit unit, VerdictStyle style)
+{
+    const QString gpu = shortGpuName(gpuName);
+    const std::uint64_t margin =
+        headroomBytes < 0 ? std::uint64_t(-(headroomBytes + 1)) + 1 : std::uint64_t(headroomBytes);
+    const QString amount = bytesText(margin, unit);
+    if (headroomBytes >= 0)
+        return style == VerdictStyle::Sentence ? tr("fits %1 with %2 to spare").arg(gpu, amount)
+                                               : tr("fits %1\n%2 spare").arg(gpu, amount);
+    switch (style) {
+    case VerdictStyle::Sentence: return tr("does not fit %1 by %2").arg(gpu, amount);
+    case VerdictStyle::TwoLines: return tr("does not fit %1\nby %2").arg(gpu, amount);
+    case VerdictStyle::Compact: return tr("over %1\nby %2").arg(gpu, amount);
+    }
+    return {};
+}
+
+QString positionLimitText(const Scenario &scenario, const PositionLimit &limit)
+{
+    const QString key = scenario.task == Task::Train ? QStringLiteral("train.seq_len") : QStringLiteral("inference.context");
+    const QString model = QString::fromStdString(modelDisplayName(scenario));
+    const QString tokens = QString::fromStdString(groupDigits(limit.tokens));
+    const QString positions = QString::fromStdString(groupDigits(std::uint64_t(limit.maxPositions)));
+    if (limit.error)
+        return tr("%1 %2 is beyond the %3 learned positions of %4 (model.max_positions): there is no "
+                  "position embedding for the later tokens, so the run cannot start")
+            .arg(key, tokens, positions, model);
+    return tr("%1 tokens is beyond the %2 positions %3 was trained on: RoPE runs, but quality "
+              "drops unless the positions are scaled (rope_scaling)")
+        .arg(tokens, positions, model);
+}
+
+} // namespace headroom
