@@ -67,6 +67,8 @@ void printText(const Scenario &scenario, const Estimate &e, Unit unit)
              .arg(q(groupDigits(e.totalParams)), q(groupDigits(e.trainableParams)))
       << (e.rough ? tr(" (rough model)") : QString()) << "\n\n";
 
+    // One scale for the size column: no TiB beside GiB.
+    const ByteScale column = scaleFor(e.peak.deviceBytes, unit);
     int nameWidth = 10;
     for (const Consumer &c : e.consumers)
         nameWidth = std::max(nameWidth, int(consumerDisplayName(c.id).size()));
@@ -74,7 +76,7 @@ void printText(const Scenario &scenario, const Estimate &e, Unit unit)
       << tr("Share").rightJustified(6) << "  " << tr("Formula") << '\n';
     for (const Consumer &c : e.consumers) {
         o << consumerDisplayName(c.id).leftJustified(nameWidth) << "  "
-          << bytesText(c.bytes, unit).rightJustified(11) << "  "
+          << bytesText(c.bytes, column).rightJustified(11) << "  "
           << (QString::number(consumerShare(e, c) * 100, 'f', 1) + QLatin1Char('%'))
                  .rightJustified(6)
           << "  " << q(c.formula(unit)) << '\n';

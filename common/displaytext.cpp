@@ -51,6 +51,8 @@ QString verdictText(const QString &gpuName, std::int64_t headroomBytes, Unit uni
     const std::uint64_t margin =
         headroomBytes < 0 ? std::uint64_t(-(headroomBytes + 1)) + 1 : std::uint64_t(headroomBytes);
     const QString amount = bytesText(margin, unit);
+    if (style == VerdictStyle::Tiny)
+        return (headroomBytes >= 0 ? tr("spare\n%1") : tr("over by\n%1")).arg(amount);
     if (headroomBytes >= 0)
         return style == VerdictStyle::Sentence ? tr("fits %1 with %2 to spare").arg(gpu, amount)
                                                : tr("fits %1\n%2 spare").arg(gpu, amount);
@@ -58,6 +60,7 @@ QString verdictText(const QString &gpuName, std::int64_t headroomBytes, Unit uni
     case VerdictStyle::Sentence: return tr("does not fit %1 by %2").arg(gpu, amount);
     case VerdictStyle::TwoLines: return tr("does not fit %1\nby %2").arg(gpu, amount);
     case VerdictStyle::Compact: return tr("over %1\nby %2").arg(gpu, amount);
+    case VerdictStyle::Tiny: break;
     }
     return {};
 }

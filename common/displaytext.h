@@ -26,6 +26,7 @@ enum class VerdictStyle {
     Sentence, ///< "does not fit RTX 4090 by 54.63 GiB" / "fits A100 80GB with 12.30 GiB to spare"
     TwoLines, ///< "does not fit RTX 4090\nby 54.63 GiB" / "fits A100 80GB\n12.30 GiB spare"
     Compact,  ///< "over RTX 4090\nby 54.63 GiB" / "fits A100 80GB\n12.30 GiB spare"
+    Tiny,     ///< "over by\n54.63 GiB" / "spare\n12.30 GiB": the GPU is the one whose line is bold
 };
 /// The one wording of a verdict (status bar, chart, advisor and command line say it alike).
 /// `headroomBytes` is capacity minus the device peak: negative when it does not fit.

@@ -40,14 +40,14 @@ private slots:
                                      QStringLiteral("rtx-4090")});
         QCOMPARE(run.exitCode, 0);
         QVERIFY(run.err.isEmpty());
-        for (const char *text : {"NVIDIA GeForce RTX 4090", "Step", "Lever", "Saves", "Peak", "Cost",
+        for (const char *text : {"RTX 4090 \u00b7 23.99 GiB", "Now: does not fit RTX 4090", "Step", "Lever", "Saves", "Peak", "Cost",
                                  "Current configuration", "Gradient checkpointing", "about +33% compute",
                                  "LoRA", "Fits after", "Final configuration:", "train.method=lora"})
-            QVERIFY2(run.out.contains(QLatin1String(text)), qPrintable(QLatin1String(text) + QStringLiteral("\n") + run.out));
+            QVERIFY2(run.out.contains(QString::fromUtf8(text)), qPrintable(QString::fromUtf8(text) + QStringLiteral("\n") + run.out));
         // The rows go down: each step's peak column is below the one before.
         const Advice advice = advise(scenarioFromJson(nlohmann::json::parse(readAll(m_ladder))), "rtx-4090");
-        QVERIFY(run.out.contains(QString::fromStdString(formatBytes(advice.finalPeakDeviceBytes(), Unit::GB))));
-        QVERIFY(run.out.contains(QString::fromStdString(formatBytes(advice.startPeakDeviceBytes, Unit::GB))));
+        QVERIFY(run.out.contains(QString::fromStdString(formatBytes(advice.finalPeakDeviceBytes(), Unit::GiB))));
+        QVERIFY(run.out.contains(QString::fromStdString(formatBytes(advice.startPeakDeviceBytes, Unit::GiB))));
     }
 
     void jsonIsTheAdviceFormat()
@@ -94,7 +94,8 @@ private slots:
         QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<QString>("message");
         const QString file = QStringLiteral("@ladder");
-        QTest::newRow("no-gpu") << QStringList{file} << QStringLiteral("--gpu");
+        QTest::newRow("no-gpu-ticked") << QStringList{file, QStringLiteral("--set"), QStringLiteral("gpus=[]")}
+                                       << QStringLiteral("--gpu");
         QTest::newRow("unknown-gpu") << QStringList{file, QStringLiteral("--gpu"), QStringLiteral("gtx-9999")}
                                      << QStringLiteral("unknown GPU gtx-9999");
         QTest::newRow("bad-format") << QStringList{file, QStringLiteral("--gpu"), QStringLiteral("t4"),

@@ -5,9 +5,14 @@
 #include "chart/chartexport.h"
 #include "chart/consumerstyle.h"
 #include "document/documentio.h"
+#include "document/exportdialog.h"
 #include "document/scenariomodel.h"
 
+#include <QComboBox>
 #include <QFile>
+#include <QLabel>
+#include <QSettings>
+#include <QStandardPaths>
 #include <QFontDatabase>
 #include <QImage>
 #include <QProcess>
@@ -67,6 +72,10 @@ private:
 private slots:
     void initTestCase()
     {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("HeadroomTest"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_chartexport"));
+        QSettings().clear();
         QVERIFY(m_dir.isValid());
         QVERIFY(!QFontDatabase::families().isEmpty());
     }
@@ -137,7 +146,8 @@ private slots:
             QVERIFY2(text.contains(consumerDisplayName(id)), qPrintable(consumerDisplayName(id)));
         for (const char *gpu : {"RTX 4090", "A100 80GB"})
             QVERIFY2(text.contains(QLatin1String(gpu)), gpu);
-        QVERIFY(text.contains(QLatin1String("Llama 2 7B, LoRA r8 on q,v")));
+        // The title is the scenario drawn (the file's name dropped out with the edit).
+        QVERIFY2(text.contains(QStringLiteral("Llama 2 7B \u00b7 LoRA r8 on q, v")), qPrintable(text.left(300)));
     }
 
     void pdfHasOnePage()
@@ -175,6 +185,36 @@ private slots:
             QVERIFY(nlohmann::json::parse(exported.toStdString()) == nlohmann::json::parse(expected.toStdString()));
         else
             QCOMPARE(exported, expected);
+    }
+
+    // The export dialog's presets set the size and scale, the preview draws the chart, and the
+    // last choice is what the next export starts from.
+    void exportPresetsPreviewAndMemory()
+    {
+        QCOMPARE(exportPresets().size(), std::size_t(4));
+        QCOMPARE(exportPresets()[0].options.size, QSize(1920, 1080));
+        // A paper column: 3.5 inches at 300 dpi is 1050 pixels wide.
+        const ChartExportOptions paper = exportPresets()[2].options;
+        QCOMPARE(qRound(paper.size.width() * paper.scale), 1050);
+        int previews = 0;
+        ScenarioModel model;
+        const ChartData data = chartDataFor(model);
+        ExportDialog dialog(ExportFormat::Png, ExportDialog::remembered(), [&](QSize size, double scale, bool dark) {
+            ++previews;
+            ChartData shown = data;
+            shown.dark = dark;
+            return renderChartImage(shown, size, scale);
+        });
+        QVERIFY(previews >= 1);
+        QVERIFY(!dialog.preview()->pixmap().isNull());
+        dialog.presets()->setCurrentIndex(1);
+        emit dialog.presets()->activated(1);
+        QCOMPARE(dialog.options().size, QSize(1440, 1080));
+        QVERIFY(previews >= 2);
+        ExportDialog::remember(dialog.options());
+        QCOMPARE(ExportDialog::remembered().size, QSize(1440, 1080));
+        // 1080p at scale 1 is laid out with twice the window's text, to read when projected.
+        QCOMPARE(exportTextScale(QSize(1920, 1080)), 2.0);
     }
 
     void badSizeIsAnError()

@@ -45,7 +45,7 @@ private slots:
     void textTable()
     {
         const QString path = write("lora.headroom.json", kScenario);
-        const Run run = runHeadroom({QStringLiteral("estimate"), path});
+        const Run run = runHeadroom({QStringLiteral("estimate"), path, QStringLiteral("--unit"), QStringLiteral("GB")});
         QCOMPARE(run.exitCode, 0);
         QVERIFY2(run.out.contains(QLatin1String("Weights")), qPrintable(run.out));
         // The base model and the LoRA adapters (2 targets x 8 x (4096 + 4096) x 32 layers, fp32).

@@ -27,7 +27,8 @@ std::uint64_t totalParams(const Run &run)
 }
 
 const char *kScenario = R"({"format": "headroom-scenario", "version": 1,
-  "model": {"preset": "llama-2-7b"}, "task": "inference", "gpus": ["a100-80gb"]})";
+  "model": {"preset": "llama-2-7b"}, "task": "inference", "inference": {"context": 512},
+  "gpus": ["a100-80gb"]})";
 
 } // namespace
 

@@ -71,7 +71,10 @@ private slots:
         }
         QTRY_VERIFY(counter.paints >= 1);
         QCoreApplication::processEvents();
-        QCOMPARE(counter.paints, 1);
+        // One estimate and one frame for the burst; the chart may repaint once more when the
+        // burst moves its axis to a new range (60 moves do, since the chart's own layout pass).
+        // What must never happen is a frame per move.
+        QVERIFY2(counter.paints <= 2, qPrintable(QString::number(counter.paints)));
         QCOMPARE(estimates.count(), 1);
         QCOMPARE(slider->value(), position);
         // The model, and so the painted chart, hold the latest position's value.

@@ -143,8 +143,9 @@ private slots:
         QVERIFY(documentOf(*again.model()).pins == pins);
         QVERIFY(again.model()->scenario() == current);
         QVERIFY(!again.isWindowModified());
-        QCOMPARE(again.model()->pinLabel(0), QStringLiteral("#1 sdpa<br>batch 4"));
-        QCOMPARE(again.model()->pinLabel(1), QStringLiteral("#2 batch 4"));
+        // The names given when pinned travel with the file.
+        QCOMPARE(again.model()->pinLabel(0), QStringLiteral("#1 LoRA \u00b7 bf16 \u00b7 mb 4"));
+        QCOMPARE(again.model()->pinLabel(1), QStringLiteral("#2 eager"));
     }
 
     void badFileKeepsTheScenarioAndNamesTheKey()
@@ -236,6 +237,8 @@ private slots:
         QFETCH(int, kvHeads);
         MainWindow w;
         w.show();
+        // Within every imported model's positions (GPT-2 and OPT have 1,024 or 2,048 learned ones).
+        w.model()->apply(QStringLiteral("seq"), [](Scenario &s) { s.train.seqLen = 1024; });
         const Scenario before = w.model()->scenario();
         const int steps = w.model()->undoStack()->count();
         QVERIFY(w.document()->importModel(kConfigs + file));
@@ -308,6 +311,7 @@ private slots:
         {
             MainWindow w;
             w.show();
+            w.model()->setUnit(Unit::GB); // the capacity is typed in the window's unit
             UserGpuDialog dialog(w.model(), &w);
             dialog.nameField()->setText(QStringLiteral("Lab card"));
             dialog.capacityField()->setValue(40);

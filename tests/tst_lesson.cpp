@@ -82,8 +82,8 @@ private slots:
 
     void requiredLessonsShip()
     {
-        for (const char *id : {"ladder", "seed000-where-the-memory-goes", "seed002-make-room",
-                               "seed003-memory-game", "serving-the-other-10-gb", "long-context"})
+        for (const char *id : {"ladder", "where-the-memory-actually-goes", "make-room-on-your-gpu",
+                               "the-memory-game", "serving-the-other-10-gb", "long-context"})
             QVERIFY2(!shipped(id).steps.empty(), id);
     }
 
@@ -114,9 +114,9 @@ private slots:
         QTest::addColumn<int>("step");
         QTest::addColumn<QString>("what");
         QTest::addColumn<qulonglong>("bytes");
-        const QString s000 = QStringLiteral("seed000-where-the-memory-goes");
-        const QString s002 = QStringLiteral("seed002-make-room");
-        const QString s003 = QStringLiteral("seed003-memory-game");
+        const QString s000 = QStringLiteral("where-the-memory-actually-goes");
+        const QString s002 = QStringLiteral("make-room-on-your-gpu");
+        const QString s003 = QStringLiteral("the-memory-game");
         const auto row = [](const char *name, const QString &lesson, int step, const char *what, qulonglong bytes) {
             QTest::newRow(name) << lesson << step << QString::fromLatin1(what) << bytes;
         };
@@ -204,22 +204,22 @@ private slots:
     void articleConclusions()
     {
         // Seed 000: QLoRA 7B at batch 2 x 2048 with its own c: ~11 GB, fits a T4 ...
-        const Estimate t4 = stepEstimate("seed000-where-the-memory-goes", 14);
+        const Estimate t4 = stepEstimate("where-the-memory-actually-goes", 14);
         QVERIFY(t4.peak.allocatedBytes > 10'000'000'000ull && t4.peak.allocatedBytes < 12'500'000'000ull);
         QVERIFY(t4.gpus.at(0).fits);
         // ... but counted tensor by tensor it does not, until checkpointing is on.
-        QVERIFY(!stepEstimate("seed000-where-the-memory-goes", 15).gpus.at(0).fits);
-        QVERIFY(stepEstimate("seed000-where-the-memory-goes", 16).gpus.at(0).fits);
+        QVERIFY(!stepEstimate("where-the-memory-actually-goes", 15).gpus.at(0).fits);
+        QVERIFY(stepEstimate("where-the-memory-actually-goes", 16).gpus.at(0).fits);
         // Seed 003: the 134 GB sum is not the peak.
-        const Estimate full = stepEstimate("seed003-memory-game", 1);
+        const Estimate full = stepEstimate("the-memory-game", 1);
         QVERIFY(full.peak.deviceBytes < 134'000'000'000ull);
         QVERIFY(test::phaseBytes(full, PhaseId::Forward, C::Activations) > 15'000'000'000ull);
         // Seed 003's recipe fits its 12 GB card, with LoRA state far under its 268 MB.
-        const Estimate recipe = stepEstimate("seed003-memory-game", 7);
+        const Estimate recipe = stepEstimate("the-memory-game", 7);
         QVERIFY(recipe.gpus.at(0).fits);
-        QVERIFY(!stepEstimate("seed003-memory-game", 8).gpus.at(0).fits);
+        QVERIFY(!stepEstimate("the-memory-game", 8).gpus.at(0).fits);
         // Seed 002: 126 GB is before activations; at batch 32 they add tens of GB.
-        QVERIFY(stepEstimate("seed002-make-room", 7).peak.allocatedBytes > 160'000'000'000ull);
+        QVERIFY(stepEstimate("make-room-on-your-gpu", 7).peak.allocatedBytes > 160'000'000'000ull);
         // Serving: four 4k conversations cross the 24 GB line; an fp8 cache brings them back.
         QVERIFY(!stepEstimate("serving-the-other-10-gb", 2).gpus.at(0).fits);
         QVERIFY(stepEstimate("serving-the-other-10-gb", 3).gpus.at(0).fits);

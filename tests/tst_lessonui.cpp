@@ -87,12 +87,16 @@ private slots:
         QCOMPARE(w.model()->undoStack()->count(), undoCount + 1);
         QVERIFY(w.lessons()->captionBar()->isVisible());
         QVERIFY(w.lessons()->titleLabel()->text().contains(QString::fromStdString(lesson.steps[0].title)));
-        QCOMPARE(w.lessons()->captionLabel()->text(), QString::fromStdString(lesson.steps[0].caption));
+        // The caption quotes the step's own numbers in the window's unit.
+        QCOMPARE(w.lessons()->captionLabel()->text(),
+                 QString::fromStdString(expandCaption(lesson.steps[0].caption, estimate(lesson.steps[0].scenario), w.model()->unit())));
+        QVERIFY(!w.lessons()->captionLabel()->text().contains(QLatin1Char('{')));
         QVERIFY(!w.lessons()->previousAction()->isEnabled());
 
         w.lessons()->nextAction()->trigger();
         QVERIFY(w.model()->scenario() == lesson.steps[1].scenario);
-        QCOMPARE(w.lessons()->captionLabel()->text(), QString::fromStdString(lesson.steps[1].caption));
+        QCOMPARE(w.lessons()->captionLabel()->text(),
+                 QString::fromStdString(expandCaption(lesson.steps[1].caption, estimate(lesson.steps[1].scenario), w.model()->unit())));
         QVERIFY(w.lessons()->previousAction()->isEnabled());
         w.lessons()->previousAction()->trigger();
         QVERIFY(w.model()->scenario() == lesson.steps[0].scenario);

@@ -110,7 +110,7 @@ private slots:
         MainWindow window;
         window.document()->setRestoreQuestion([](const QString &) { return QMessageBox::No; });
         QVERIFY(window.model()->estimateError().isEmpty());
-        QCOMPARE(window.model()->unit(), Unit::GB);
+        QCOMPARE(window.model()->unit(), Unit::GiB);
     }
 };
 

@@ -92,8 +92,8 @@ private slots:
         QVERIFY(file.open(QIODevice::ReadOnly));
         const QByteArray svg = file.readAll();
         QVERIFY(svg.contains("Current"));
-        QVERIFY(svg.contains("#1 full"));
-        QVERIFY(svg.contains("#2 qlora"));
+        QVERIFY(svg.contains("#1 full FT"));
+        QVERIFY(svg.contains("#2 QLoRA"));
     }
 
     void badInputExits2WithOneLine_data()

@@ -8,6 +8,7 @@
 #include <QBarSet>
 #include <QChart>
 #include <QFont>
+#include <QGraphicsLayout>
 #include <QGraphicsLineItem>
 #include <QGraphicsRectItem>
 #include <QGraphicsSimpleTextItem>
@@ -201,8 +202,15 @@ void BudgetChart::relayout()
     QFont base = m_chart->font();
     m_layout = layoutChart(m_data, size, m_scale, base);
     const ChartLayout &layout = m_layout;
-    if (m_chart->plotArea() != layout.plot)
+    if (m_chart->plotArea() != layout.plot) {
         m_chart->setPlotArea(layout.plot);
+        // Qt 6.4 moves the axis labels with a fixed plot area only when the chart's own geometry
+        // changes: lay the chart out now, or the tick labels stay where the last plot was.
+        if (QGraphicsLayout *chartLayout = m_chart->layout()) {
+            chartLayout->invalidate();
+            chartLayout->activate();
+        }
+    }
     if (m_axisY->min() != 0 || m_axisY->max() != layout.axisMax)
         m_axisY->setRange(0, layout.axisMax);
     if (m_axisY->tickCount() != layout.tickCount)
@@ -248,6 +256,19 @@ void BudgetChart::relayout()
         item->setBrush(layout.swatches[i].color);
         item->setPen(QPen(chartMutedColor(m_data.dark), 0.5));
         item->show();
+    }
+    while (m_patches.size() < layout.patches.size()) {
+        auto *item = new QGraphicsRectItem(m_chart);
+        item->setZValue(20.5);
+        item->setPen(Qt::NoPen);
+        m_patches.push_back(item);
+    }
+    for (std::size_t i = 0; i < m_patches.size(); ++i) {
+        m_patches[i]->setVisible(i < layout.patches.size());
+        if (i < layout.patches.size()) {
+            m_patches[i]->setRect(layout.patches[i]);
+            m_patches[i]->setBrush(chartBackground(m_data.dark));
+        }
     }
     m_measuredLine->setVisible(!layout.measuredLine.isNull());
     if (!layout.measuredLine.isNull()) {

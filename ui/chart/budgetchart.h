@@ -118,6 +118,7 @@ private:
     std::vector<QLineSeries *> m_lines;
     std::vector<QGraphicsSimpleTextItem *> m_texts; ///< a pool: one per ChartText, extras hidden
     std::vector<QGraphicsRectItem *> m_swatches;
+    std::vector<QGraphicsRectItem *> m_patches;
     QGraphicsLineItem *m_measuredLine = nullptr;
     ChartData m_data;
     ChartLayout m_layout;

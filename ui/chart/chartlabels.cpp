@@ -20,13 +20,21 @@ bool placeMarginLabels(QChart *chart, const std::vector<QGraphicsSimpleTextItem 
     }
     std::sort(order.begin(), order.end());
     qreal nextFree = plot.top() - 1e9;
+    std::vector<qreal> tops(labels.size());
     for (const auto &[y, i] : order) {
-        QGraphicsSimpleTextItem *label = labels[i];
-        const qreal height = label->boundingRect().height();
-        const qreal top = std::max(y - height / 2, nextFree);
-        label->setPos(plot.right() + 6, top);
-        nextFree = top + height + 2;
+        const qreal height = labels[i]->boundingRect().height();
+        tops[i] = std::max(y - height / 2, nextFree);
+        nextFree = tops[i] + height + 2;
     }
+    // Never below the plot: the axis's last tick label is there.
+    qreal limit = plot.bottom();
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+        const qreal height = labels[it->second]->boundingRect().height();
+        tops[it->second] = std::min(tops[it->second], limit - height);
+        limit = tops[it->second] - 2;
+    }
+    for (const auto &[y, i] : order)
+        labels[i]->setPos(plot.right() + 6, tops[i]);
     const int wanted = int(labelWidth) + 14;
     if (std::abs(chart->margins().right() - wanted) <= 2)
         return true;

@@ -65,6 +65,7 @@ struct ChartLayout
     double barWidth = 0.6;    ///< of a category, as QBarSeries takes it
     std::vector<ChartText> texts;
     std::vector<ChartSwatch> swatches;
+    std::vector<QRectF> patches; ///< background under texts that sit on the bars
     std::vector<double> lineY; ///< the capacity lines, chart coordinates
     std::vector<double> lineWidth; ///< their pen widths
     QLineF measuredLine;       ///< null when no measured peak is drawn

@@ -21,6 +21,7 @@
 #include <QValueAxis>
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace headroom {
 
@@ -183,12 +184,16 @@ void SweepChart::setData(const SweepChartData &data)
     m_axisY->setLabelFormat(QStringLiteral("%.%1f").arg(decimalsFor(step)));
     m_axisY->setTickCount(int(std::lround(max / step)) + 1);
     m_axisY->setTitleText(QString::fromStdString(scaleName(m_byteScale)));
-    // From 0, so that the ticks fall on round values (eighths of a power of two).
-    if (!points.empty())
-        m_axisX->setRange(points.front().value > points.back().value / 8 ? points.front().value : 0,
-                          points.back().value);
+    // Ticks on round values (eighths of a power of two) from the first point on: an axis from 0
+    // would put its "0" on the value axis's "0" in the corner.
+    if (!points.empty()) {
+        const double first = points.front().value, last = points.back().value;
+        m_axisX->setRange(first, last);
+        m_axisX->setTickType(QValueAxis::TicksDynamic);
+        m_axisX->setTickAnchor(0);
+        m_axisX->setTickInterval(niceStep(std::max(1.0, last / 8)));
+    }
     m_axisX->setTitleText(data.axisTitle);
-    m_axisX->setTickCount(9);
     updateLines();
     layoutLabels();
 }
@@ -287,23 +292,41 @@ void SweepChart::layoutLabels()
     }
     if (!placeMarginLabels(m_chart, m_lineLabels, lineY))
         return; // relayout: plotAreaChanged calls back here
-    // Crossing marks beside their point, on a patch of background so they read over the areas.
+    // Crossing marks beside their point, on a patch of background so they read over the areas;
+    // below or above, right or left, further out where another mark is in the way.
     std::size_t marked = 0;
+    std::vector<QRectF> placed;
+    const QRectF room = plot.adjusted(2, 2, -2, -2);
     for (std::size_t i = 0; i < m_crossingLabels.size(); ++i) {
         QGraphicsSimpleTextItem *mark = m_crossingLabels[i];
         auto *patch = static_cast<QGraphicsRectItem *>(m_crossingPatches[i]);
-        patch->setVisible(mark->isVisible());
-        if (!mark->isVisible() || marked >= m_crossingPoints.size())
+        const bool wanted = !mark->text().isEmpty() && marked < m_crossingPoints.size();
+        if (!wanted) {
+            mark->setVisible(false);
+            patch->setVisible(false);
             continue;
+        }
         const QPointF point = m_chart->mapToPosition(m_crossingPoints[marked++], m_crossings);
-        const QRectF box = mark->boundingRect();
-        // Right of the point and below its line; to the left where it would leave the plot.
-        double x = point.x() + 8 * m_scale;
-        if (x + box.width() > plot.right())
-            x = point.x() - 8 * m_scale - box.width();
-        mark->setPos(std::max(plot.left() + 2, x), point.y() + 5 * m_scale);
-        patch->setRect(QRectF(mark->pos(), box.size()).adjusted(-3, -1, 3, 1));
+        const QSizeF box = mark->boundingRect().size();
+        const double gap = 8 * m_scale;
+        std::optional<QRectF> chosen;
+        for (int step = 0; step < 8 && !chosen; ++step)
+            for (const double dy : {5 * m_scale + step * box.height(), -5 * m_scale - box.height() - step * box.height()})
+                for (const double x : {point.x() + gap, point.x() - gap - box.width()}) {
+                    const QRectF candidate(QPointF(x, point.y() + dy), box);
+                    const QRectF padded = candidate.adjusted(-3, -1, 3, 1);
+                    if (!chosen && room.contains(padded) &&
+                        std::none_of(placed.begin(), placed.end(), [&](const QRectF &other) { return other.intersects(padded); }))
+                        chosen = candidate;
+                }
+        mark->setVisible(chosen.has_value());
+        patch->setVisible(chosen.has_value());
+        if (!chosen)
+            continue;
+        mark->setPos(chosen->topLeft());
+        patch->setRect(chosen->adjusted(-3, -1, 3, 1));
         patch->setBrush(backgroundColor(m_data.dark));
+        placed.push_back(chosen->adjusted(-3, -1, 3, 1));
     }
 }
 

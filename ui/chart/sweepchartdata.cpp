@@ -79,15 +79,11 @@ SweepChartData sweepChartData(const Scenario &scenario, SweepAxis axis, std::opt
     const bool seq = axis == SweepAxis::SeqLen;
     data.axisTitle = seq ? (train ? tr("Sequence length (tokens)") : tr("Context (tokens)"))
                          : (train ? tr("Sequences per micro-batch") : tr("Concurrent sequences"));
-    const QString attentionName = shown.kernels.attention == Attention::Eager   ? tr("eager attention")
-                                  : shown.kernels.attention == Attention::Flash ? tr("flash attention")
-                                                                                : tr("SDPA attention");
     // The title is the scenario; the subtitle says what varies, then the other settings.
     shown.name.clear();
     data.title = scenarioTitleText(shown);
-    data.subtitle = tr("memory against %1, %2")
-                        .arg(seq ? (train ? tr("sequence length") : tr("context")) : (train ? tr("micro-batch") : tr("concurrent sequences")),
-                             attentionName) +
+    data.subtitle = tr("memory against %1")
+                        .arg(seq ? (train ? tr("sequence length") : tr("context")) : (train ? tr("micro-batch") : tr("concurrent sequences"))) +
                     QStringLiteral(" \u00b7 ") + scenarioSummary(shown);
     // The other of eager and flash, as a dashed total: quadratic against linear.
     Scenario other = shown;

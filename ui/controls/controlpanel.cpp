@@ -10,12 +10,16 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
+#include <QGridLayout>
 #include <QGroupBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QSignalBlocker>
+#include <QScrollBar>
 #include <QSlider>
+#include <QAbstractScrollArea>
+#include <QCoreApplication>
 #include <QVBoxLayout>
 #include <QWheelEvent>
 #include <algorithm>
@@ -39,6 +43,8 @@ QComboBox *enumCombo(QWidget *parent, const QString &accessibleName,
     // Long choices show whole in the popup; the closed combo must not widen the panel.
     combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     combo->setMinimumContentsLength(14);
+    // A narrow panel shortens the shown choice: the whole of it is in the tooltip.
+    QObject::connect(combo, &QComboBox::currentTextChanged, combo, &QWidget::setToolTip);
     for (const auto &[value, text] : items)
         combo->addItem(text, int(value));
     return combo;
@@ -127,8 +133,12 @@ bool ControlPanel::eventFilter(QObject *watched, QEvent *event)
     if (event->type() == QEvent::Wheel) {
         auto *field = qobject_cast<QWidget *>(watched);
         if (field && !field->hasFocus()) {
-            // Ignored and consumed: Qt passes it on to the parents, so the panel scrolls.
-            event->ignore();
+            // Not for this field: the scroll area around the panel scrolls instead.
+            for (QWidget *parent = field->parentWidget(); parent; parent = parent->parentWidget())
+                if (auto *area = qobject_cast<QAbstractScrollArea *>(parent)) {
+                    QCoreApplication::sendEvent(area->verticalScrollBar(), event);
+                    break;
+                }
             return true;
         }
     }
@@ -205,7 +215,8 @@ QWidget *ControlPanel::buildModelGroup()
     });
     for (SliderField *field : {m_params, m_layers, m_hidden, m_intermediate, m_heads, m_kvHeads, m_vocab})
         addRow(box, field);
-    m_tied = new QCheckBox(tr("&Tied embeddings (lm_head shares the embedding matrix)"), box);
+    m_tied = new QCheckBox(tr("&Tied embeddings"), box);
+    m_tied->setToolTip(tr("The lm_head shares the embedding matrix (one copy of vocab x hidden)."));
     connect(m_tied, &QCheckBox::toggled, this, [this](bool on) {
         m_model->apply(tr("Tie embeddings"), [on](Scenario &s) {
             s.model.tiedEmbeddings = on;
@@ -271,7 +282,8 @@ QWidget *ControlPanel::buildTrainingGroup()
         m_model->apply(tr("Change optimizer"), [value](Scenario &s) { s.train.optimizer = value; });
     });
     addRow(box, labelled(tr("&Optimizer"), m_optimizer, box));
-    m_masterWeights = new QCheckBox(tr("fp32 &master weights (mixed precision)"), box);
+    m_masterWeights = new QCheckBox(tr("fp32 &master weights"), box);
+    m_masterWeights->setToolTip(tr("Mixed precision that updates an fp32 copy of the trainable parameters."));
     connect(m_masterWeights, &QCheckBox::toggled, this, [this](bool on) {
         m_model->apply(tr("Master weights"), [on](Scenario &s) { s.train.masterWeights = on; });
     });
@@ -289,9 +301,10 @@ QWidget *ControlPanel::buildTrainingGroup()
                            [](Scenario &s, double v) { s.train.lora.rank = int(v); });
     addRow(box, m_loraRank);
     auto *targets = new QWidget(box);
-    auto *targetsLayout = new QHBoxLayout(targets);
+    // Two rows of four: a row of eight would set the panel's narrowest width.
+    auto *targetsLayout = new QGridLayout(targets);
     targetsLayout->setContentsMargins(0, 0, 0, 0);
-    targetsLayout->addWidget(new QLabel(tr("Targets:"), targets));
+    targetsLayout->addWidget(new QLabel(tr("Targets:"), targets), 0, 0);
     for (const auto &[target, name] : kTargets) {
         auto *check = new QCheckBox(QString::fromLatin1(name), targets);
         check->setAccessibleName(tr("LoRA target %1").arg(QString::fromLatin1(name)));
@@ -307,10 +320,11 @@ QWidget *ControlPanel::buildTrainingGroup()
                 std::sort(list.begin(), list.end());
             });
         });
-        targetsLayout->addWidget(check);
+        const int index = int(m_loraTargets.size());
+        targetsLayout->addWidget(check, index / 4, 1 + index % 4);
         m_loraTargets.push_back(check);
     }
-    targetsLayout->addStretch(1);
+    targetsLayout->setColumnStretch(5, 1);
     addRow(box, targets);
     m_loraDropout = new QDoubleSpinBox(box);
     m_loraDropout->setRange(0, 0.9);
@@ -342,7 +356,8 @@ QWidget *ControlPanel::buildPrecisionGroup()
         });
     });
     addRow(box, labelled(tr("&Weights"), m_weights, box));
-    m_doubleQuant = new QCheckBox(tr("Double &quantization (4-bit scales in 8 bits)"), box);
+    m_doubleQuant = new QCheckBox(tr("Double &quantization"), box);
+    m_doubleQuant->setToolTip(tr("The 4-bit format's scales stored in 8 bits (bitsandbytes bnb_4bit_use_double_quant)."));
     connect(m_doubleQuant, &QCheckBox::toggled, this, [this](bool on) {
         m_model->apply(tr("Double quantization"), [on](Scenario &s) { s.precision.doubleQuant = on; });
     });
@@ -618,12 +633,14 @@ void ControlPanel::refresh()
             item->setCheckState(std::find(s.gpus.begin(), s.gpus.end(), id) != s.gpus.end() ? Qt::Checked
                                                                                            : Qt::Unchecked);
             if (const Gpu *gpu = m_model->catalog().findGpu(id)) {
-                const QString text = tr("%1 \u00b7 %2 (%3 MiB)")
-                                         .arg(QString::fromStdString(gpu->name),
-                                              capacityText(gpu->capacityBytes(), m_model->unit()),
-                                              QString::fromStdString(groupDigits(gpu->capacityMiB)));
-                if (item->text() != text)
+                const QString text = tr("%1 \u00b7 %2").arg(QString::fromStdString(gpu->name),
+                                                             capacityText(gpu->capacityBytes(), m_model->unit()));
+                if (item->text() != text) {
                     item->setText(text);
+                    item->setToolTip(tr("nvidia-smi memory.total: %1 MiB\n%2")
+                                         .arg(QString::fromStdString(groupDigits(gpu->capacityMiB)),
+                                              QString::fromStdString(gpu->source)));
+                }
             }
         }
     }

@@ -79,6 +79,8 @@ void BreakdownView::refresh()
         return;
     }
     m_table->setRowCount(int(e.consumers.size()));
+    // One scale for the size column: no TiB beside GiB.
+    const ByteScale column = scaleFor(e.peak.deviceBytes, unit);
     int selectedRow = -1;
     for (int row = 0; row < int(e.consumers.size()); ++row) {
         const Consumer &c = e.consumers[std::size_t(row)];
@@ -98,7 +100,7 @@ void BreakdownView::refresh()
             name->setData(Qt::UserRole, int(c.id));
             name->setIcon(swatch(c.id, m_model->dark()));
         }
-        set(1, bytesText(c.bytes, unit), Qt::AlignRight);
+        set(1, bytesText(c.bytes, column), Qt::AlignRight);
         set(2, QString::number(consumerShare(e, c) * 100, 'f', 1) + QLatin1Char('%'), Qt::AlignRight);
         const QString formulaText = QString::fromStdString(c.formula(unit));
         QTableWidgetItem *formula = set(3, formulaText, Qt::AlignLeft);

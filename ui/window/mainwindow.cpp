@@ -115,6 +115,9 @@ MainWindow::MainWindow(QWidget *parent)
         !splitters.isEmpty() && !m_mainSplitter->restoreState(splitters))
         prefs::splitters.reset();
     fitToScreen();
+    // The controls at their narrowest readable width; the chart takes the rest.
+    if (prefs::splitters.get().isEmpty())
+        m_mainSplitter->setSizes({scroll->minimumWidth(), std::max(400, width() - scroll->minimumWidth())});
     // Ctrl+Z and Ctrl+Shift+Z undo the scenario whatever widget has the focus.
     qApp->installEventFilter(this);
     refresh();

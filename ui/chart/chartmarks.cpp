@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "chart/chartmarks.h"
+
+#include "chart/budgetchart.h"
+#include "chart/consumerstyle.h"
+#include "displaytext.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace headroom {
+
+namespace {
+
+const QString kSeparator = QStringLiteral(" \u00b7 ");
+
+bool collides(const QRectF &rect, const std::vector<QRectF> &others)
+{
+    return std::any_of(others.begin(), others.end(), [&](const QRectF &other) { return other.intersects(rect); });
+}
+
+/// Black or white, whichever reads on `background`.
+QColor textOn(const QColor &background)
+{
+    const double luminance = 0.2126 * background.redF() + 0.7152 * background.greenF() + 0.0722 * background.blueF();
+    return luminance > 0.5 ? QColor(0x111111) : QColor(Qt::white);
+}
+
+double widest(const QStringList &texts, const QFont &font)
+{
+    double w = 0;
+    for (const QString &text : texts)
+        w = std::max(w, textWidth(font, text));
+    return w;
+}
+
+/// The verdict lines of a column and their font: the full wording, else the compact one, else a
+/// smaller font; empty when even that is wider than `room`.
+QStringList verdictLines(const ChartData &data, const ChartColumn &column, double room, double s, QFont &font)
+{
+    if (!column.error.isEmpty())
+        return limitLines(wrapPieces({column.error}, kSeparator, font, room), 4, font, room);
+    if (data.targetLine < 0 || data.targetLine >= int(data.lines.size()))
+        return {};
+    const CapacityLine &line = data.lines[std::size_t(data.targetLine)];
+    const std::int64_t headroom = std::int64_t(line.bytes) - std::int64_t(column.totalBytes);
+    QStringList lines;
+    for (const VerdictStyle style : {VerdictStyle::TwoLines, VerdictStyle::Compact, VerdictStyle::Tiny}) {
+        lines = verdictText(line.name, headroom, data.unit, style).split(QLatin1Char('\n'));
+        if (widest(lines, font) <= room)
+            break;
+    }
+    while (widest(lines, font) > room && font.pointSizeF() > 6.5 * s)
+        font.setPointSizeF(font.pointSizeF() - 0.5 * s);
+    if (widest(lines, font) > room)
+        return {};
+    if (!column.note.isEmpty()) {
+        const QStringList note = wrapPieces({column.note}, kSeparator, font, room);
+        if (widest(note, font) <= room)
+            lines << note;
+    }
+    return lines;
+}
+
+} // namespace
+
+void placeInPlot(const ChartData &data, const PlotFrame &frame, ChartLayout &out)
+{
+    const QRectF &plot = frame.plot;
+    const double s = frame.scale;
+    const bool dark = data.dark;
+    const double columnWidth = frame.columnWidth, barPixels = frame.barPixels;
+    const auto value = [&](std::uint64_t bytes) { return toScale(bytes, out.scale); };
+    const auto columnCentre = [&](int c) { return plot.left() + columnWidth * (c + 0.5); };
+
+    std::uint64_t largest = std::max(data.axisMinimumBytes, data.measuredBytes);
+    for (const ChartColumn &column : data.columns)
+        largest = std::max(largest, column.totalBytes);
+    for (const CapacityLine &line : data.lines)
+        largest = std::max(largest, line.bytes);
+
+    // The axis: round steps, about one tick per 42 px, grown until every verdict fits in the plot.
+    const int tickTarget = std::clamp(int(plot.height() / (42 * s)), 2, 8);
+    double top = std::max(value(largest) * 1.04, 1e-9);
+    double step = niceStep(top / tickTarget);
+    double axisMax = std::ceil(top / step - 1e-9) * step;
+    const auto yOf = [&](double v) { return plot.bottom() - plot.height() * std::min(v, axisMax) / axisMax; };
+
+    std::vector<ChartText> marks;
+    std::vector<QRectF> obstacles;
+    const int attempts = 12;
+    for (int attempt = 0; attempt < attempts; ++attempt) {
+        const bool last = attempt + 1 == attempts;
+        marks.clear();
+        out.lineY.clear();
+        out.lineWidth.clear();
+        for (int i = 0; i < int(data.lines.size()); ++i) {
+            out.lineY.push_back(yOf(value(data.lines[std::size_t(i)].bytes)));
+            out.lineWidth.push_back((i == data.targetLine ? 2.6 : 1.8) * s);
+        }
+        obstacles = out.lineBands();
+        bool fitsInPlot = true;
+        // A shared axis (a lesson) keeps room for the verdict of its tallest bar, so that every
+        // step gets the same axis, whichever step is shown.
+        if (data.axisMinimumBytes > 0 && data.targetLine >= 0 &&
+            yOf(value(data.axisMinimumBytes)) - 3 * lineHeight(frame.smallFont) - 3 * s < plot.top() + 1)
+            fitsInPlot = false;
+        // The verdict above each bar, about the target line; lifted over lines and other marks.
+        for (int c = 0; c < int(data.columns.size()); ++c) {
+            const ChartColumn &column = data.columns[std::size_t(c)];
+            QFont font = frame.smallFont;
+            const double room = std::min(columnWidth - 4 * s, plot.width() - 2);
+            const QStringList lines = verdictLines(data, column, room, s, font);
+            if (lines.isEmpty())
+                continue;
+            const bool error = !column.error.isEmpty();
+            const QColor colour = error ? verdictColor(false, dark)
+                                        : verdictColor(column.totalBytes <= data.lines[std::size_t(data.targetLine)].bytes, dark);
+            const double barTop = error ? plot.center().y() : yOf(value(column.totalBytes));
+            const double h = lineHeight(font);
+            const double blockWidth = widest(lines, font);
+            const double x = std::clamp(columnCentre(c) - blockWidth / 2, plot.left() + 1,
+                                        std::max(plot.left() + 1, plot.right() - blockWidth - 1));
+            QRectF block(x, barTop - 3 * s - h * lines.size(), blockWidth, h * lines.size());
+            for (bool moved = true; moved;) {
+                moved = false;
+                for (const QRectF &obstacle : obstacles)
+                    if (obstacle.intersects(block)) {
+                        block.moveBottom(obstacle.top() - 2 * s);
+                        moved = true;
+                    }
+            }
+            if (block.top() < plot.top() + 1) {
+                fitsInPlot = false;
+                if (last) // no room even on the tallest axis tried: left out, not drawn over the title
+                    continue;
+            }
+            obstacles.push_back(block);
+            for (int i = 0; i < lines.size(); ++i) {
+                const double w = textWidth(font, lines[i]);
+                marks.push_back({ChartText::FitMark, lines[i], QRectF(block.center().x() - w / 2, block.top() + i * h, w, h),
+                                 font, colour, QString(), c, -1});
+            }
+        }
+        if (fitsInPlot)
+            break;
+        // Room for the verdicts: one more step, fewer ticks when there are too many.
+        top = axisMax + step;
+        if (top / step > tickTarget + 2)
+            step = niceStep(top / tickTarget);
+        axisMax = std::ceil(top / step - 1e-9) * step;
+    }
+    out.axisMax = axisMax;
+    out.tickCount = int(std::lround(axisMax / step)) + 1;
+    out.labelDecimals = decimalsFor(step);
+
+    // The measured peak: a bold line across the first bar, its label beside it, else over the
+    // bar (on a patch of background) above or below the line, further out until it meets
+    // nothing; the value alone where the words do not fit. Never a reason to grow the axis.
+    out.measuredLine = QLineF();
+    if (data.measuredBytes > 0 && !data.columns.empty()) {
+        const double my = yOf(value(data.measuredBytes));
+        const double left = columnCentre(0) - barPixels / 2 - 4 * s, right = columnCentre(0) + barPixels / 2 + 4 * s;
+        out.measuredLine = QLineF(left, my, right, my);
+        const QRectF band(QPointF(left, my - 2 * s), QPointF(right, my + 2 * s));
+        const double h = lineHeight(frame.boldSmall);
+        for (const QString &label : {data.measuredLabel, bytesText(data.measuredBytes, data.unit)}) {
+            const double w = textWidth(frame.boldSmall, label);
+            std::vector<QRectF> candidates;
+            const double xs[] = {right + 3 * s, left, columnCentre(0) - w / 2, plot.right() - w - 1, plot.left() + 1};
+            for (int step = 0; step < 6; ++step)
+                for (const double x : xs)
+                    for (const double sign : {-1.0, 1.0}) {
+                        const double top = sign < 0 ? my - h - 3 * s - step * h : my + 3 * s + step * h;
+                        candidates.emplace_back(x, x == xs[0] && step == 0 ? my - h / 2 : top, w, h);
+                    }
+            const auto clear = std::find_if(candidates.begin(), candidates.end(), [&](const QRectF &candidate) {
+                return plot.contains(candidate) && !collides(candidate, obstacles) && !band.intersects(candidate);
+            });
+            if (clear == candidates.end())
+                continue;
+            marks.push_back({ChartText::Measured, label, *clear, frame.boldSmall, chartTextColor(dark), data.measuredLabel, 0, -1});
+            out.patches.push_back(clear->adjusted(-2 * s, 0, 2 * s, 0));
+            obstacles.push_back(*clear);
+            break;
+        }
+        obstacles.push_back(band);
+    }
+    for (const ChartText &mark : marks)
+        out.texts.push_back(mark);
+
+    // The size on each segment tall and wide enough to hold it, off the lines and the marks.
+    for (int c = 0; c < int(data.columns.size()); ++c) {
+        const ChartColumn &column = data.columns[std::size_t(c)];
+        if (!column.error.isEmpty())
+            continue;
+        double below = 0;
+        for (int i = 0; i < kConsumerCount; ++i) {
+            const std::uint64_t bytes = column.bytes[std::size_t(i)];
+            if (!bytes)
+                continue;
+            const double low = yOf(below), high = yOf(below + value(bytes));
+            below += value(bytes);
+            const QRectF segment(QPointF(columnCentre(c) - barPixels / 2, high), QPointF(columnCentre(c) + barPixels / 2, low));
+            const double h = lineHeight(frame.valueFont);
+            if (segment.height() < h + 1)
+                continue;
+            QString text = bytesText(bytes, out.scale);
+            if (textWidth(frame.valueFont, text) > segment.width() - 4 * s)
+                text = QString::number(value(bytes), 'f', value(bytes) >= 100 ? 0 : 1);
+            const double w = textWidth(frame.valueFont, text);
+            if (w > segment.width() - 2 * s)
+                continue;
+            // Centred, else as high or as low as the segment allows: whichever misses the lines.
+            const double x = segment.center().x() - w / 2;
+            for (const double boxTop : {segment.center().y() - h / 2, segment.top() + 1, segment.bottom() - h - 1}) {
+                const QRectF box(x, boxTop, w, h);
+                if (!segment.contains(box) || !plot.contains(box) || collides(box, obstacles))
+                    continue;
+                out.texts.push_back({ChartText::SegmentValue, text, box, frame.valueFont,
+                                     textOn(consumerColor(ConsumerId(i), dark)), QString(), c, i});
+                obstacles.push_back(box);
+                break;
+            }
+        }
+    }
+}
+
+} // namespace headroom
