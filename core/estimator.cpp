@@ -103,6 +103,7 @@ void Estimator::trainingPhases(Estimate &e)
     e.phases.push_back(finishPhase(PhaseId::Load, load));
 
     const ActivationTerms act = activationTerms(c);
+    e.hostBytes = addChecked(e.hostBytes, act.hostBytes, "host memory");
     const bool accumulating = s.train.gradAccum > 1;
     const bool inBackward = s.train.optimizerInBackward;
     Term fullGrads = gradientsTerm(c, GradientsAlive::All);
@@ -202,7 +203,7 @@ void Estimator::inferencePhases(Estimate &e)
     const std::uint64_t perToken = inferenceWorkingBytesPerToken(s);
     const std::uint64_t batch = s.inference.batch;
     const std::uint64_t context = s.inference.context;
-    const std::uint64_t scoreBytes = s.kernels.profile == Profile::HuggingFace ? 4 + c.compute : c.compute;
+    const std::uint64_t scoreBytes = s.kernels.profile != Profile::Fused ? 4 + c.compute : c.compute;
     auto working = [&](std::uint64_t tokens, const char *label) {
         Term t;
         t.bytes = mulChecked(tokens, perToken, "activations") / s.parallel.tensor;
@@ -257,7 +258,8 @@ Estimate Estimator::run()
     e.totalParams = c.params.total;
     e.trainableParams = c.trainable.count;
     e.rough = m.rough;
-    e.errorBandPercent = errorBandPercent(s);
+    e.errorBands = errorBandsFor(s);
+    e.errorBandPercent = e.errorBands.empty() ? 0 : e.errorBands.front().percent;
     if (s.task == Task::Train)
         trainingPhases(e);
     else
