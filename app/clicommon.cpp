@@ -55,6 +55,18 @@ Scenario loadScenario(const QString &path, const QStringList &overrides,
         if (doc["model"].is_object())
             doc["model"]["params"] = *modelFiles.params;
     }
+    return scenarioFromDocument(doc, path, overrides);
+}
+
+Scenario scenarioFromDocument(nlohmann::json doc, const QString &path, const QStringList &overrides,
+                              std::optional<std::uint64_t> params)
+{
+    if (params) {
+        if (!doc.contains("model"))
+            doc["model"] = {{"preset", "llama-3-8b"}};
+        if (doc["model"].is_object())
+            doc["model"]["params"] = *params;
+    }
     for (const QString &assignment : overrides)
         applyOverride(doc, assignment.toStdString());
     return scenarioFromJson(doc, builtinCatalog(), configResolver(path));

@@ -8,6 +8,7 @@
 #include <QString>
 #include <QStringList>
 #include <QTextStream>
+#include <nlohmann/json.hpp>
 #include <cstdint>
 #include <optional>
 #include <optional>
@@ -34,6 +35,10 @@ struct ModelFiles
 /// relative to the scenario file. Throws ScenarioError.
 Scenario loadScenario(const QString &path, const QStringList &overrides,
                       const ModelFiles &modelFiles = {});
+/// Parses a scenario document already in memory with --set overrides (and the --model-weights
+/// parameter total); `model.config` paths are read relative to `path`. Throws ScenarioError.
+Scenario scenarioFromDocument(nlohmann::json doc, const QString &path, const QStringList &overrides,
+                              std::optional<std::uint64_t> params = std::nullopt);
 /// Reads a whole file; throws ScenarioError naming the problem.
 QByteArray readFile(const QString &path);
 /// Parses a command's arguments. Returns the exit code when the command should stop here (a

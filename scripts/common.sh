@@ -6,7 +6,7 @@ set -euo pipefail
 
 HEADROOM_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 HEADROOM_PACKAGES=(build-essential cmake ninja-build pkg-config qt6-base-dev libqt6opengl6-dev
-    qt6-charts-dev qt6-svg-dev qt6-qpa-plugins nlohmann-json3-dev fonts-dejavu-core)
+    qt6-charts-dev qt6-svg-dev qt6-qpa-plugins nlohmann-json3-dev libyaml-cpp-dev fonts-dejavu-core)
 
 # Installs the Debian packages that are missing (apt-get as root; otherwise says how).
 headroom_install() {
