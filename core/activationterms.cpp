@@ -363,7 +363,13 @@ Term lossBackwardTerm(const EstimateContext &c, const Term &forwardLogits)
         loss.backward.perChunkLogit == loss.forward.perChunkLogit &&
         loss.backward.perRow == loss.forward.perRow)
         return forwardLogits;
-    return lossTerm(c, loss.backward);
+    Term term = lossTerm(c, loss.backward);
+    if (c.formulas) {
+        const std::string framework = frameworkLossNote(c.s);
+        if (!framework.empty())
+            term.notes.push_back(framework);
+    }
+    return term;
 }
 
 } // namespace headroom::detail

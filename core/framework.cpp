@@ -198,7 +198,7 @@ public:
                       "PEFT's prepare_model_for_kbit_training casts every non-quantized parameter "
                       "to fp32 (src/peft/utils/other.py); TRL's SFTTrainer calls it unless the "
                       "QLoRA model is sharded");
-        if (lora() && sharded())
+        if (lora() && s.parallel.strategy == Strategy::Fsdp)
             behaviour("parallel.flat_params", true,
                       "FSDP1 (the Trainer's and Accelerate's default) with use_orig_params=True "
                       "flattens frozen and LoRA weights of a block into one FlatParameter");
@@ -268,7 +268,7 @@ void litgpt(Preset &p)
     if (p.lora() && p.quantized())
         p.behaviour("train.optimizer", "paged_adamw",
                     "with --quantize the script swaps in bitsandbytes.optim.PagedAdamW");
-    if (p.sharded()) {
+    if (s.parallel.strategy == Strategy::Fsdp) {
         p.behaviour("parallel.flat_params", true,
                     "Fabric's FSDPStrategy sets use_orig_params=True and wraps whole Blocks "
                     "(lightning/fabric/strategies/fsdp.py)");
@@ -444,6 +444,28 @@ std::vector<PresetSetting> applyPresetToDocument(json &doc, const Scenario &pars
         applied.push_back(std::move(setting));
     }
     return applied;
+}
+
+Scenario withFrameworkBehaviours(const Scenario &scenario)
+{
+    json doc = scenarioToJson(scenario);
+    for (const PresetSetting &setting : frameworkPreset(scenario)) {
+        if (!setting.behaviour)
+            continue;
+        json *node = &doc;
+        std::size_t start = 0;
+        while (true) {
+            const auto dot = setting.key.find('.', start);
+            const std::string part = setting.key.substr(start, dot == std::string::npos ? dot : dot - start);
+            if (dot == std::string::npos) {
+                (*node)[part] = setting.value;
+                break;
+            }
+            node = &(*node)[part];
+            start = dot + 1;
+        }
+    }
+    return scenarioFromJson(doc);
 }
 
 FrameworkChoice frameworkFromJson(const json &value)

@@ -57,6 +57,10 @@ std::set<std::string> explicitKeys(const nlohmann::json &doc);
 /// settings it applied. `parsed` is the document parsed without the preset.
 std::vector<PresetSetting> applyPresetToDocument(nlohmann::json &doc, const Scenario &parsed);
 
+/// The scenario with its framework's behaviours applied (overriding those knobs, as choosing a
+/// model preset replaces the architecture); the user's own settings (batch, LoRA rank...) stay.
+Scenario withFrameworkBehaviours(const Scenario &scenario);
+
 /// Reads `framework`: a name, or {"name", "version"}. Throws ScenarioError naming the key.
 FrameworkChoice frameworkFromJson(const nlohmann::json &value);
 /// The `framework` value as written ({"name": ..., "version": ...}; version only when set).
