@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "controls/controlpanel.h"
 
+#include "controls/frameworkgroup.h"
 #include "names.h"
 #include "document/scenariomodel.h"
 #include "controls/sliderfield.h"
@@ -101,9 +102,11 @@ ControlPanel::ControlPanel(ScenarioModel *model, QWidget *parent) : QWidget(pare
     layout->addWidget(buildTrainingGroup());
     layout->addWidget(buildInferenceGroup());
     layout->addWidget(buildPrecisionGroup());
+    layout->addWidget(new FrameworkGroup(model, this));
     layout->addWidget(buildTechniquesGroup());
     layout->addWidget(buildGpuGroup());
     layout->addWidget(buildMeasuredGroup());
+    layout->addWidget(new ImplementationDetailsGroup(model, this));
     layout->addStretch(1);
     refresh();
 }
