@@ -56,6 +56,12 @@ json estimateToJson(const Estimate &e, Unit unit)
                 {"assumptions", e.assumptions}};
     if (e.errorBandPercent > 0)
         doc["error_band_percent"] = e.errorBandPercent;
+    if (!e.errorBands.empty()) {
+        nlohmann::json bands = nlohmann::json::array();
+        for (const ErrorBand &band : e.errorBands)
+            bands.push_back({{"reading", band.reading}, {"percent", band.percent}, {"held_out_cases", band.cases}});
+        doc["error_bands"] = bands;
+    }
     return doc;
 }
 

@@ -274,8 +274,11 @@ void MainWindow::refresh()
     QString text = tr("Peak %1 on the device (%2 allocated, %3 phase)")
                        .arg(bytesText(e.peak.deviceBytes, unit), bytesText(e.peak.allocatedBytes, unit),
                             phaseDisplayName(e.peak.phase).toLower());
-    if (e.errorBandPercent > 0)
-        text += tr(", typically within ±%1% for runs like this").arg(e.errorBandPercent);
+    if (!e.errorBands.empty())
+        text += tr(", typically within ±%1% for runs like this (%2 peak, %3 held-out runs)")
+                    .arg(e.errorBands.front().percent)
+                    .arg(QString::fromLatin1(e.errorBands.front().reading))
+                    .arg(e.errorBands.front().cases);
     if (!e.gpus.empty()) {
         const GpuFit &first = e.gpus.front();
         const std::uint64_t margin = std::uint64_t(first.headroomBytes < 0 ? -first.headroomBytes : first.headroomBytes);
