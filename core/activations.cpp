@@ -48,8 +48,6 @@ LayerInventory trainingInventory(const Scenario &s)
     auto inputKept = [&](std::initializer_list<LoraTarget> consumers) {
         if (bnb)
             return true;
-        if (compiled)
-            return false;
         if (full)
             return true;
         for (LoraTarget target : consumers)
@@ -63,6 +61,10 @@ LayerInventory trainingInventory(const Scenario &s)
     // Norms: the eager Hugging Face / torchtune / LitGPT RMSNorm keeps its fp32 upcast input;
     // nn.LayerNorm keeps its input as it comes (fp32 under autocast); fused kernels and compiled
     // blocks keep the input in the compute dtype and an fp32 statistic per row.
+    // torch.compile fuses each elementwise chain into one kernel: what the chain computes inside
+    // (a norm's fp32 upcast and normalised tensor, the gated MLP's activation, gelu_new's tanh
+    // terms) is recomputed in backward; what the chains read and what the matmuls and attention
+    // read (the norm outputs, q/k/v, the o_proj and down inputs) is kept as in eager mode.
     const bool rms = m.norm == Norm::RmsNorm;
     const bool upcastInput = !compiled && ((eagerUpcast && rms) || autocast);
     const std::uint64_t normInputBytes = upcastInput ? 4 : a;
@@ -80,29 +82,27 @@ LayerInventory trainingInventory(const Scenario &s)
             t.push_back({"norm rstd", 1, 4, "fp32 statistic per row"});
         if (normalizedBytes)
             t.push_back({normalized, h, normalizedBytes, "the norm weight's gradient needs it"});
-        if (!compiled || bnb)
-            t.push_back({output, h, a, "input of the projections"});
+        t.push_back({output, h, a, "input of the projections"});
     };
 
     addNorm("attention norm input", "attention norm normalised", "attention norm output (q/k/v input)");
     t.push_back({"q (after RoPE)", qWidth, a, "saved by the attention kernel"});
-    // Eager code repeats grouped KV heads before attention (repeat_kv); a compiled block
-    // recomputes the copy from the un-repeated K/V.
-    const bool repeated = eagerUpcast && !compiled;
+    // Eager code repeats grouped KV heads before attention (repeat_kv); attention keeps the copy.
+    const bool repeated = eagerUpcast;
     const std::uint64_t savedKv = repeated ? qWidth : kvWidth;
     t.push_back({"k", savedKv, a, repeated ? "repeat_kv expands KV heads to all heads" : "saved by attention"});
     t.push_back({"v", savedKv, a, repeated ? "repeat_kv expands KV heads to all heads" : "saved by attention"});
     t.push_back({"attention output", qWidth, a, "saved by the attention kernel"});
     if (s.kernels.attention != Attention::Eager)
         t.push_back({"log-sum-exp", std::uint64_t(m.heads), 4, "fp32 per head and token (SDPA/flash)"});
-    if (s.kernels.attention != Attention::Flash && !compiled)
+    if (s.kernels.attention != Attention::Flash)
         t.push_back({"o_proj input (contiguous copy)", qWidth, a,
                      "transpose(1, 2).contiguous() before o_proj, kept by o_proj"});
     if (m.normsPerLayer != 1)
         addNorm("MLP norm input", "MLP norm normalised", "MLP norm output (MLP input)");
     const bool downKept = inputKept({LoraTarget::Down});
     if (m.mlp == Mlp::Gated) {
-        t.push_back({"gate projection", f * active, a, compiled ? "compiled SwiGLU keeps its two inputs" : "input of SiLU/GELU"});
+        t.push_back({"gate projection", f * active, a, "input of SiLU/GELU"});
         t.push_back({"up projection", f * active, a, "factor of the product"});
         if (eagerUpcast && !compiled)
             t.push_back({"activation(gate)", f * active, a, "factor of the product"});
@@ -123,8 +123,7 @@ LayerInventory trainingInventory(const Scenario &s)
         t.push_back({"router logits", std::uint64_t(m.experts), 4, "fp32 softmax over experts"});
 
     // LoRA: a dropped copy of each target's input (LitGPT's fused q/k/v adapter shares one), or a
-    // cast copy when the adapter dtype differs, and the rank-r intermediate. A compiled block
-    // keeps only the dropout masks.
+    // cast copy when the adapter dtype differs, and the rank-r intermediate.
     if (!full) {
         const std::uint64_t rank = s.train.lora.rank;
         struct Input { LoraTarget target; std::uint64_t width; std::uint64_t copies; };
@@ -152,11 +151,10 @@ LayerInventory trainingInventory(const Scenario &s)
             intermediates += rank * input.copies;
         }
         if (dropped) {
-            if (!compiled)
-                t.push_back({"LoRA dropout outputs", dropped, loraBytes, "dropout(x) feeds lora_A"});
+            t.push_back({"LoRA dropout outputs", dropped, loraBytes, "dropout(x) feeds lora_A"});
             t.push_back({"LoRA dropout masks", dropped, 1, "bool mask per dropped value"});
         }
-        if (castCopies && !compiled)
+        if (castCopies)
             t.push_back({"LoRA input casts", castCopies, loraBytes, "x cast to the adapter dtype"});
         if (intermediates)
             t.push_back({"LoRA rank-r intermediates", intermediates, loraBytes, "lora_A output"});

@@ -208,9 +208,9 @@ LossPhases lossPhases(const EstimateContext &c)
                                  "compute dtype"}};
     case Loss::Chunked:
         if (s.train.compile)
-            return {{a, 8, 8, 4, "logits; the compiled upcast and cross-entropy work on one of 8 "
-                                 "chunks and keep a log-sum-exp per row"},
-                    {a, 8, 8, 4, "the chunk logits the compiled loss saved, and one chunk's fp32 "
+            return {{a, 0, 8, 4, "logits; the compiled upcast and cross-entropy of each chunk keep "
+                                 "the chunk and a log-sum-exp per row"},
+                    {a, a, 8, 4, "the chunk logits the compiled loss saved, and one chunk's "
                                  "gradient"}};
         return {{a + 4, 4, 8, 0, "logits, every chunk's fp32 log-softmax, and one of 8 chunks' "
                                  "fp32 upcast"},
