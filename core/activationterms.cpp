@@ -197,6 +197,9 @@ LossPhases lossPhases(const EstimateContext &c)
     switch (loss) {
     case Loss::Standard:
         if (s.kernels.profile == Profile::Fused)
+            // The logits and one fp32 copy (the accounting of "Where the memory actually goes",
+            // example 6); Unsloth's older fused kernel keeps less (bf16 logits and a log-sum-exp
+            // per row), so this over-counts it.
             return {{a + 4, 0, 1, 0, "logits in the compute dtype and an fp32 log-softmax"},
                     {a + 4, 0, 1, 0, "logits in the compute dtype and an fp32 log-softmax"}};
         return {{a + 8, 0, 1, 0, "logits, their fp32 upcast and the fp32 log-softmax"},
