@@ -63,15 +63,21 @@ Scenario loadScenario(const QString &path, const QStringList &overrides,
         throw ScenarioError("", "the scenario is not a JSON object");
     if (!modelFiles.configPath.isEmpty())
         doc["model"] = {{"config", QFileInfo(modelFiles.configPath).absoluteFilePath().toStdString()}};
-    if (modelFiles.params) {
-        if (!doc.contains("model"))
-            doc["model"] = {{"preset", "llama-3-8b"}};
-        if (doc["model"].is_object())
-            doc["model"]["params"] = *modelFiles.params;
-    }
     // The file's name described the file's scenario: with changes it no longer does.
     if (!overrides.isEmpty() || !modelFiles.configPath.isEmpty() || modelFiles.params)
         doc.erase("name");
+    return scenarioFromDocument(doc, path, overrides, modelFiles.params);
+}
+
+Scenario scenarioFromDocument(nlohmann::json doc, const QString &path, const QStringList &overrides,
+                              std::optional<std::uint64_t> params)
+{
+    if (params) {
+        if (!doc.contains("model"))
+            doc["model"] = {{"preset", "llama-3-8b"}};
+        if (doc["model"].is_object())
+            doc["model"]["params"] = *params;
+    }
     for (const QString &assignment : overrides)
         applyOverride(doc, assignment.toStdString());
     Scenario scenario = scenarioFromJson(doc, builtinCatalog(), configResolver(path));
@@ -95,7 +101,8 @@ std::optional<int> parseCommand(QCommandLineParser &parser, const QStringList &a
         out().flush();
         return ExitOk;
     }
-    if (parser.positionalArguments().size() != 1 + help.arguments.size())
+    const qsizetype given = parser.positionalArguments().size(), most = 1 + help.arguments.size();
+    if (given > most || given < most - help.optionalArguments)
         return fail(tr("usage: %1").arg(help.usage));
     return std::nullopt;
 }

@@ -9,6 +9,7 @@
 #include <QString>
 #include <QStringList>
 #include <QTextStream>
+#include <nlohmann/json.hpp>
 #include <cstdint>
 #include <exception>
 #include <optional>
@@ -41,6 +42,10 @@ struct ModelFiles
 /// relative to the scenario file. Throws ScenarioError.
 Scenario loadScenario(const QString &path, const QStringList &overrides,
                       const ModelFiles &modelFiles = {});
+/// Parses a scenario document already in memory with --set overrides (and the --model-weights
+/// parameter total); `model.config` paths are read relative to `path`. Throws ScenarioError.
+Scenario scenarioFromDocument(nlohmann::json doc, const QString &path, const QStringList &overrides,
+                              std::optional<std::uint64_t> params = std::nullopt);
 /// Reads a whole scenario, comparison or lesson file under the input policy (a regular file of at
 /// most limits::kDocumentBytes); throws ScenarioError naming the problem.
 QByteArray readFile(const QString &path);

@@ -19,6 +19,7 @@ struct CommandHelp
     QString usage;       ///< "headroom estimate FILE [--set key.path=value]..." (synopsis)
     QList<std::pair<QString, QString>> arguments; ///< positional arguments after the name
     QList<QCommandLineOption> options;            ///< --help is added to these
+    int optionalArguments = 0; ///< how many of the last `arguments` may be left out
 };
 
 /// Describes the command to `parser`: description, positional arguments, --help and options.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // `headroom estimate FILE [--set key=value]... [--format text|json|csv] [--unit GiB|GB]
 //  [--model-config config.json] [--model-weights model.safetensors|index.json]`
+// `headroom estimate [FILE] --train-config CONFIG... [--train-arg ARG]... [--train-format F]`
 #include "architecture.h"
 #include "articles.h"
 #include "cli.h"
@@ -11,6 +12,7 @@
 #include "scenariojson.h"
 #include "scenariotitle.h"
 #include "verdict.h"
+#include "trainconfigimport.h"
 
 #include <QCoreApplication>
 #include <nlohmann/json.hpp>
@@ -56,6 +58,55 @@ void printImports(const Scenario &scenario, const QString &configPath,
         o << '\n';
 }
 
+/// What each training configuration file said, what it could not say, and what the framework
+/// filled in.
+void printTrainImport(const ImportedRun &run)
+{
+    QTextStream &o = out();
+    for (const TrainImport &import : run.imports) {
+        o << tr("Training config: %1 (%2)").arg(q(import.file), QString::fromLatin1(formatName(import.format)))
+          << '\n';
+        for (const std::string &line : import.mapped)
+            o << "  " << q(line) << '\n';
+        for (const std::string &line : import.defaults)
+            o << "  " << tr("default: %1").arg(q(line)) << '\n';
+        for (const std::string &line : import.warnings)
+            o << "  " << tr("warning: %1").arg(q(line)) << '\n';
+        if (!import.ignored.empty()) {
+            QStringList ignored;
+            for (const std::string &line : import.ignored)
+                ignored << q(line);
+            o << "  " << tr("ignored: %1").arg(ignored.join(QStringLiteral("; "))) << '\n';
+        }
+    }
+    if (!run.modelNote.empty())
+        o << tr("Model: %1").arg(q(run.modelNote)) << '\n';
+    if (!run.frameworkDefaults.empty()) {
+        o << tr("Framework defaults for what the files leave out:") << '\n';
+        for (const PresetSetting &setting : run.frameworkDefaults)
+            o << "  " << q(setting.key) << " = "
+              << q(setting.value.is_string() ? setting.value.get<std::string>() : setting.value.dump()) << "  ("
+              << q(setting.why) << ")\n";
+    }
+    o << '\n';
+}
+
+nlohmann::json importJson(const ImportedRun &run)
+{
+    nlohmann::json files = nlohmann::json::array();
+    for (const TrainImport &import : run.imports)
+        files.push_back({{"file", import.file},
+                         {"format", formatName(import.format)},
+                         {"mapped", import.mapped},
+                         {"defaults", import.defaults},
+                         {"warnings", import.warnings},
+                         {"ignored", import.ignored}});
+    nlohmann::json defaults = nlohmann::json::array();
+    for (const PresetSetting &setting : run.frameworkDefaults)
+        defaults.push_back({{"key", setting.key}, {"value", setting.value}, {"why", setting.why}});
+    return {{"files", files}, {"framework_defaults", defaults}, {"model", run.modelNote}};
+}
+
 void printText(const Scenario &scenario, const Estimate &e, Unit unit)
 {
     QTextStream &o = out();
@@ -86,10 +137,13 @@ void printText(const Scenario &scenario, const Estimate &e, Unit unit)
              .arg(phaseDisplayName(e.peak.phase), bytesText(e.peak.allocatedBytes, unit),
                   bytesText(e.peak.reservedBytes, unit), bytesText(e.peak.deviceBytes, unit))
       << '\n';
-    if (e.errorBandPercent > 0)
-        o << tr("  typically within %1%2% for runs like this (measured cases, docs/accuracy.md)")
+    for (const ErrorBand &band : e.errorBands)
+        o << tr("  typically within %1%2% of the %3 peak for runs like this (%4 held-out measured "
+                "runs, docs/accuracy.md)")
                  .arg(QString::fromUtf8("\u00b1"))
-                 .arg(e.errorBandPercent)
+                 .arg(band.percent)
+                 .arg(QString::fromLatin1(band.reading))
+                 .arg(band.cases)
           << '\n';
     if (e.hostBytes)
         o << tr("Offloaded to CPU RAM: %1").arg(bytesText(e.hostBytes, unit)) << '\n';
@@ -118,8 +172,11 @@ CommandHelp estimateHelp()
     return {QStringLiteral("estimate"), tr("print the memory budget of a scenario"),
             tr("Estimate the GPU memory of a scenario."),
             tr("headroom estimate FILE [--set key.path=value]... [--format text|json|csv] "
-               "[--unit GiB|GB] [--model-config config.json] [--model-weights PATH]"),
-            {{QStringLiteral("FILE"), tr("A .headroom.json scenario.")}},
+               "[--unit GiB|GB] [--model-config config.json] [--model-weights PATH]\n"
+               "       headroom estimate [FILE] --train-config CONFIG... [--train-arg key=value]... "
+               "[--model-config config.json]"),
+            {{QStringLiteral("FILE"), tr("A .headroom.json scenario (optional with --train-config: "
+                                         "the scenario the configs change).")}},
             {QCommandLineOption(QStringLiteral("set"),
                                 tr("Override a scenario key, e.g. train.micro_batch=8."),
                                 QStringLiteral("key.path=value")),
@@ -132,9 +189,25 @@ CommandHelp estimateHelp()
                                    ".safetensors file, model.safetensors.index.json or their "
                                    "folder)."),
                                 QStringLiteral("path")),
+             QCommandLineOption(
+                 QStringLiteral("train-config"),
+                 tr("A training configuration (torchtune or LitGPT YAML, TrainingArguments / PEFT "
+                    "adapter / BitsAndBytesConfig / DeepSpeed JSON, Accelerate or Axolotl YAML); "
+                    "repeat for several."),
+                 QStringLiteral("CONFIG")),
+             QCommandLineOption(QStringLiteral("train-arg"),
+                                tr("An override for the torchtune or LitGPT config, as its launcher "
+                                   "takes it (key=value; a leading dash pair is allowed)."),
+                                QStringLiteral("ARG")),
+             QCommandLineOption(QStringLiteral("train-format"),
+                                tr("The config format when it cannot be told from the file: "
+                                   "torchtune, litgpt, training_args, peft, bnb, deepspeed, "
+                                   "accelerate, axolotl."),
+                                QStringLiteral("format")),
              QCommandLineOption(QStringLiteral("format"), tr("text, json or csv."),
                                 QStringLiteral("format"), QStringLiteral("text")),
-             unitOption()}};
+             unitOption()},
+            1};
 }
 
 int runEstimate(const QStringList &arguments)
@@ -142,6 +215,11 @@ int runEstimate(const QStringList &arguments)
     QCommandLineParser parser;
     if (const auto stop = parseCommand(parser, arguments, estimateHelp()))
         return *stop;
+    const bool fromTrainConfig = parser.isSet(QStringLiteral("train-config"));
+    if (!fromTrainConfig && parser.positionalArguments().size() < 2)
+        return fail(tr("usage: %1").arg(estimateHelp().usage));
+    if (!fromTrainConfig && (parser.isSet(QStringLiteral("train-arg")) || parser.isSet(QStringLiteral("train-format"))))
+        return fail(tr("--train-arg and --train-format need --train-config"));
     const QStringList positional = parser.positionalArguments();
     const QString format = parser.value(QStringLiteral("format"));
     if (format != QLatin1String("text") && format != QLatin1String("json") &&
@@ -150,7 +228,7 @@ int runEstimate(const QStringList &arguments)
     Unit unit = Unit::GiB;
     if (!parseUnit(parser.value(QStringLiteral("unit")), unit))
         return ExitBadInput;
-    const QString path = positional.at(1);
+    const QString path = positional.value(1);
     const QString configPath = parser.value(QStringLiteral("model-config"));
     const QString weightsPath = parser.value(QStringLiteral("model-weights"));
     std::optional<HfImport> config;
@@ -170,24 +248,47 @@ int runEstimate(const QStringList &arguments)
     } catch (const std::exception &error) {
         return fail(tr("--model-weights: %1").arg(errorText(error)));
     }
+    std::optional<ImportedRun> imported;
+    const QString label = path.isEmpty() ? parser.values(QStringLiteral("train-config")).value(0) : path;
     try {
         ModelFiles modelFiles{configPath, std::nullopt};
         if (weights)
             modelFiles.params = weights->params;
-        const Scenario scenario = loadScenario(path, parser.values(QStringLiteral("set")), modelFiles);
+        Scenario scenario;
+        if (fromTrainConfig) {
+            std::optional<nlohmann::json> base;
+            if (!path.isEmpty()) {
+                const QByteArray bytes = readFile(path);
+                base = parseJsonText(std::string_view(bytes.constData(), std::size_t(bytes.size())));
+            }
+            imported = importTrainConfigs(parser.values(QStringLiteral("train-config")), parser.values(QStringLiteral("train-arg")),
+                                          parser.value(QStringLiteral("train-format")), configPath, base);
+            scenario = scenarioFromDocument(imported->document, path.isEmpty() ? label : path,
+                                            parser.values(QStringLiteral("set")), modelFiles.params);
+        } else {
+            scenario = loadScenario(path, parser.values(QStringLiteral("set")), modelFiles);
+        }
         const Estimate e = estimate(scenario);
-        if (format == QLatin1String("json"))
-            out() << q(estimateToJson(e, unit).dump(2)) << '\n';
+        if (format == QLatin1String("json")) {
+            nlohmann::json doc = estimateToJson(e, unit);
+            if (imported)
+                doc["imported"] = importJson(*imported);
+            out() << q(doc.dump(2)) << '\n';
+        }
         else if (format == QLatin1String("csv"))
             out() << q(estimateToCsv(e, unit));
         else {
+            if (imported)
+                printTrainImport(*imported);
             printImports(scenario, configPath, config, weightsPath, weights, unit);
             printText(scenario, e, unit);
         }
         out().flush();
         return ExitOk;
     } catch (const std::exception &error) {
-        return fail(path + QLatin1String(": ") + errorText(error));
+        if (dynamic_cast<const TrainConfigError *>(&error))
+            return fail(errorText(error));
+        return fail(label + QLatin1String(": ") + errorText(error));
     }
 }
 

@@ -74,15 +74,16 @@ void printText(const ValidationReport &report)
     o << '\n' << tr("Absolute error, (estimate - measured) / measured:") << '\n';
     printSummaryHeader(o, width);
     printSummary(o, tr("all"), report.overall, width);
-    for (const auto *groups : {&report.bySplit, &report.byMethod, &report.bySource}) {
+    for (const auto *groups : {&report.bySplit, &report.byMethod, &report.byFramework, &report.bySource}) {
         o << '\n';
         for (const GroupSummary &g : *groups)
             printSummary(o, q(g.name), g.summary, width);
     }
-    o << '\n' << tr("Error bands (80th percentile of |error| per method):");
+    o << '\n' << tr("Error bands (80th percentile of |error| over held-out cases, per method and reading):")
+      << '\n';
     for (const ErrorBand &b : computeErrorBands(report))
-        o << ' ' << b.method << " " << QString::fromUtf8("\u00b1") << b.percent << '%';
-    o << '\n';
+        o << "  " << b.method << ' ' << b.reading << ' ' << QString::fromUtf8("\u00b1") << b.percent
+          << "% " << tr("(%1 held-out cases)").arg(b.cases) << '\n';
     o.flush();
 }
 

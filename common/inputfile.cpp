@@ -3,6 +3,7 @@
 
 #include "checked.h"
 #include "hfconfig.h"
+#include "importers/trainimport.h"
 #include "inputpolicy.h"
 #include "safetensors.h"
 #include "units.h"
@@ -127,7 +128,7 @@ QString errorMessage(const std::exception &error)
         return QCoreApplication::translate("inputfile", "not enough memory to read this input");
     if (dynamic_cast<const InputError *>(&error) || dynamic_cast<const OverflowError *>(&error) ||
         dynamic_cast<const HfConfigError *>(&error) || dynamic_cast<const SafetensorsError *>(&error) ||
-        dynamic_cast<const ValidationError *>(&error))
+        dynamic_cast<const ValidationError *>(&error) || dynamic_cast<const TrainConfigError *>(&error))
         return QString::fromStdString(error.what());
     // Anything else is a reader's bug: say so without the library's words.
     return QCoreApplication::translate(

@@ -34,8 +34,5 @@ LayerInventory trainingInventory(const Scenario &scenario);
 /// Bytes per token of one block's transient working set in inference (nothing is saved).
 std::uint64_t inferenceWorkingBytesPerToken(const Scenario &scenario);
 
-/// Bytes per value of the logits and loss buffers for the scenario's loss kernel and profile.
-/// Fused losses return 0 here: see fusedLossBytes.
-std::uint64_t logitBytesPerValue(const Scenario &scenario);
 
 } // namespace headroom

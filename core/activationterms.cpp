@@ -2,6 +2,7 @@
 #include "activationterms.h"
 
 #include "activations.h"
+#include "framework.h"
 #include "checked.h"
 #include "names.h"
 #include "units.h"
@@ -47,6 +48,18 @@ ActivationTerms activationTerms(const EstimateContext &ctx)
     const std::uint64_t stored = addChecked(
         mulChecked(mulChecked(tokens, keptPerToken, what), layers, what), finalNormBytes, what);
     savedActivations.bytes = ceilDiv(mulChecked(stored, inFlight, what), tensor);
+    // Activation offloading moves each block's saved tensors (with checkpointing: its input) to
+    // pinned CPU memory as the forward goes on; the GPU keeps the block in flight, and in
+    // backward the block brought back (torchtune OffloadActivations, Unsloth's and DeepSpeed's
+    // CPU checkpoints).
+    const bool offload = s.train.offloadActivations && layers > 1;
+    std::uint64_t oneBlock = 0;
+    if (offload) {
+        oneBlock = ceilDiv(mulChecked(tokens, keptPerToken, what), tensor);
+        const std::uint64_t onGpu = addChecked(oneBlock, ceilDiv(finalNormBytes, tensor), what);
+        out.hostBytes = savedActivations.bytes > onGpu ? savedActivations.bytes - onGpu : 0;
+        savedActivations.bytes = std::min(savedActivations.bytes, onGpu);
+    }
     if (formulas) {
         if (c > 0 && ckpt != Checkpointing::Full) {
             savedActivations.expression = n(s.train.microBatch) + " batch x " + n(s.train.seqLen) +
@@ -68,6 +81,18 @@ ActivationTerms activationTerms(const EstimateContext &ctx)
                 "(" + savedActivations.expression + ") x " + n(inFlight) + " micro-batches in flight";
         if (tensor > 1)
             savedActivations.expression += " / " + n(tensor) + " (tensor parallel)";
+        if (offload) {
+            savedActivations.expression = "1 block in flight: " + n(tokens) + " tokens x " +
+                                          n(keptPerToken) + " B" +
+                                          (finalNormBytes ? " + final norm" : std::string()) +
+                                          " (the other blocks' " + formatBytes(out.hostBytes, Unit::GB) +
+                                          " are in CPU RAM)";
+            savedActivations.notes.push_back(
+                "Activation offloading copies each block's saved tensors to pinned CPU memory "
+                "during the forward and brings them back one block at a time in backward "
+                "(torchtune OffloadActivations keeps up to 5 tensors in flight and everything the "
+                "output layer saves on the GPU).");
+        }
         if (c > 0) {
             savedActivations.notes.push_back("The rule of thumb of \"Where the memory actually goes\" "
                                              "with c = " + formatDecimal(c) +
@@ -99,6 +124,12 @@ ActivationTerms activationTerms(const EstimateContext &ctx)
         if (formulas)
             recomputeLayer.expression =
                 "1 recomputed layer: " + n(tokens) + " tokens x " + n(perToken) + " B";
+    } else if (offload) {
+        // Without checkpointing the block brought back from CPU RAM is the one being worked on.
+        recomputeLayer.bytes = oneBlock;
+        if (formulas)
+            recomputeLayer.expression = "1 block brought back from CPU RAM: " + n(tokens) +
+                                        " tokens x " + n(keptPerToken) + " B";
     }
 
     if (s.kernels.attention == Attention::Eager) {
@@ -114,8 +145,13 @@ ActivationTerms activationTerms(const EstimateContext &ctx)
         if (ckpt == Checkpointing::None) {
             savedScores.bytes = mulChecked(mulChecked(oneLayer, layers, "attention scores"), inFlight,
                                            "attention scores");
+            if (offload) {
+                out.hostBytes = addChecked(out.hostBytes, savedScores.bytes - oneLayer, "host memory");
+                savedScores.bytes = oneLayer;
+            }
             if (formulas)
-                savedScores.expression = n(layers) + " layers x " + oneLayerText;
+                savedScores.expression = (offload ? std::string("1 layer in flight (the rest in CPU RAM) x ")
+                                                  : n(layers) + " layers x ") + oneLayerText;
         }
         transientScores.bytes = oneLayer;
         if (formulas)
@@ -131,6 +167,149 @@ ActivationTerms activationTerms(const EstimateContext &ctx)
     }
     return out;
 }
+
+namespace {
+
+/// What a loss holds at one moment, per logit (tokens x vocab) and per row (token).
+struct LossShape
+{
+    std::uint64_t perLogit = 0;      ///< bytes per logit held for the whole logits
+    std::uint64_t perChunkLogit = 0; ///< bytes per logit of one chunk (divided by `chunks`)
+    std::uint64_t chunks = 1;
+    std::uint64_t perRow = 0;        ///< bytes per token (log-sum-exp)
+    const char *why = "";
+};
+
+struct LossPhases
+{
+    LossShape forward;  ///< the loss's peak in the forward pass
+    LossShape backward; ///< when backward starts
+};
+
+/// The loss kernels, as their code keeps tensors (docs/estimator.md, docs/frameworks.md).
+LossPhases lossPhases(const EstimateContext &c)
+{
+    const Scenario &s = c.s;
+    const std::uint64_t a = c.compute;
+    // Under autocast (fp32 weights, 16-bit compute) log_softmax runs in fp32 whatever the code.
+    const bool autocast = dtypeBits(s.precision.weights) > dtypeBits(s.precision.compute);
+    Loss loss = s.kernels.loss;
+    if (autocast && loss == Loss::StandardNoUpcast)
+        loss = Loss::Standard;
+    switch (loss) {
+    case Loss::Standard:
+        if (s.kernels.profile == Profile::Fused)
+            // The logits and one fp32 copy (the accounting of "Where the memory actually goes",
+            // example 6); Unsloth's older fused kernel keeps less (bf16 logits and a log-sum-exp
+            // per row), so this over-counts it.
+            return {{a + 4, 0, 1, 0, "logits in the compute dtype and an fp32 log-softmax"},
+                    {a + 4, 0, 1, 0, "logits in the compute dtype and an fp32 log-softmax"}};
+        return {{a + 8, 0, 1, 0, "logits, their fp32 upcast and the fp32 log-softmax"},
+                {12, 0, 1, 0, "log-softmax's saved fp32 output, the gradient from nll_loss and "
+                              "its own output gradient"}};
+    case Loss::StandardNoUpcast:
+        return {{2 * a, 0, 1, 0, "logits and their log-softmax in the compute dtype"},
+                {3 * a, 0, 1, 0, "the saved log-softmax, the logits and the gradient, in the "
+                                 "compute dtype"}};
+    case Loss::Chunked:
+        if (s.train.compile)
+            return {{a, 0, 8, 4, "logits; the compiled upcast and cross-entropy of each chunk keep "
+                                 "the chunk and a log-sum-exp per row"},
+                    {a, a, 8, 4, "the chunk logits the compiled loss saved, and one chunk's "
+                                 "gradient"}};
+        return {{a + 4, 4, 8, 0, "logits, every chunk's fp32 log-softmax, and one of 8 chunks' "
+                                 "fp32 upcast"},
+                {4, 8, 8, 0, "every chunk's saved fp32 log-softmax, and one chunk's gradients"}};
+    case Loss::ChunkedNoUpcast: {
+        const std::uint64_t chunks = std::max<std::uint64_t>(1, ceilDiv(s.train.seqLen, 128));
+        if (autocast)
+            return {{a + 4, 4, chunks, 0, "logits chunks and their fp32 log-softmax (autocast)"},
+                    {a + 4, 8, chunks, 0, "logits chunks, their fp32 log-softmax and one chunk's "
+                                          "gradients"}};
+        return {{2 * a, 0, chunks, 0, "128-position logits chunks and their log-softmax"},
+                {2 * a, 2 * a, chunks, 0, "the logits chunks, their log-softmax and one chunk's "
+                                          "gradients"}};
+    }
+    case Loss::LinearChunked:
+        return {{4, a + 4, 8, 0, "each chunk's fp32 log-softmax; one chunk's logits and upcast "
+                                 "at a time"},
+                {4, 8, 8, 0, "every chunk's saved fp32 log-softmax, and one chunk's gradients"}};
+    case Loss::Fused:
+        break;
+    }
+    return {};
+}
+
+/// Bytes of one loss phase for the scenario's tokens and vocabulary.
+Term lossTerm(const EstimateContext &c, const LossShape &shape)
+{
+    const Scenario &s = c.s;
+    Term term;
+    const char *what = "logits";
+    const std::uint64_t tokens = std::uint64_t(s.train.microBatch) * s.train.seqLen;
+    const std::uint64_t logits = mulChecked(tokens, std::uint64_t(c.m.vocab), what);
+    std::uint64_t bytes = mulChecked(logits, shape.perLogit, what);
+    bytes = addChecked(bytes, ceilDiv(mulChecked(logits, shape.perChunkLogit, what), shape.chunks), what);
+    bytes = addChecked(bytes, mulChecked(tokens, shape.perRow, what), what);
+    term.bytes = ceilDiv(bytes, s.parallel.tensor);
+    if (c.formulas) {
+        std::string perValue = n(shape.perLogit);
+        if (shape.perChunkLogit)
+            perValue = "(" + perValue + " + " + n(shape.perChunkLogit) + " / " + n(shape.chunks) + " chunks)";
+        term.expression = n(tokens) + " tokens x " + n(c.m.vocab) + " vocab x " + perValue + " B";
+        if (shape.perRow)
+            term.expression += " + " + n(tokens) + " tokens x " + n(shape.perRow) + " B";
+        if (s.parallel.tensor > 1)
+            term.expression += " / " + n(s.parallel.tensor) + " (tensor parallel)";
+        term.notes.push_back(std::string("Loss: ") + shape.why + ".");
+    }
+    return term;
+}
+
+/// Liger / Cut Cross Entropy: the lm_head and the loss run chunk by chunk in the input dtype;
+/// the gradient of the hidden states is computed in forward (and of the lm_head when it trains).
+Term fusedLossTerm(const EstimateContext &c, bool backward)
+{
+    const Scenario &s = c.s;
+    const ModelArch &m = c.m;
+    const char *what = "logits";
+    Term term;
+    const std::uint64_t a = c.compute;
+    const std::uint64_t tokens = std::uint64_t(s.train.microBatch) * s.train.seqLen;
+    const std::uint64_t vocab = m.vocab;
+    const std::uint64_t hidden = m.hidden;
+    const std::uint64_t chunks = std::max<std::uint64_t>(1, ceilDiv(vocab, hidden));
+    const std::uint64_t chunkTokens = ceilDiv(tokens, chunks);
+    const std::uint64_t inputGradient = productChecked(what, tokens, hidden, a);
+    const std::uint64_t rows = mulChecked(tokens, 4, what);
+    const bool headTrains = s.train.method == Method::Full;
+    if (backward) {
+        term.bytes = addChecked(inputGradient, rows, what);
+        if (c.formulas)
+            term.expression = n(tokens) + " tokens x " + n(hidden) + " hidden x " + n(a) +
+                              " B (input gradient, scaled in place) + " + n(tokens) + " x 4 B";
+        return term;
+    }
+    term.bytes = addChecked(addChecked(productChecked(what, chunkTokens, vocab, a), inputGradient, what),
+                            rows, what);
+    if (headTrains)
+        term.bytes = addChecked(term.bytes, productChecked(what, vocab, hidden, a), what);
+    if (c.formulas) {
+        term.expression = n(chunkTokens) + " tokens per chunk x " + n(vocab) + " vocab x " + n(a) +
+                          " B + " + n(tokens) + " tokens x " + n(hidden) + " hidden x " + n(a) +
+                          " B (input gradient) + " + n(tokens) + " x 4 B (per-row loss)";
+        if (headTrains)
+            term.expression += " + " + n(vocab) + " x " + n(hidden) + " x " + n(a) + " B (lm_head gradient)";
+        term.notes.push_back("Fused linear cross-entropy never materialises the full logits; the "
+                             "chunk logits and the gradients stay in the input dtype.");
+        const std::string framework = frameworkLossNote(s);
+        if (!framework.empty())
+            term.notes.push_back(framework);
+    }
+    return term;
+}
+
+} // namespace
 
 Term logitsTerm(const EstimateContext &c)
 {
@@ -166,57 +345,34 @@ Term logitsTerm(const EstimateContext &c)
         }
         return term;
     }
-    if (s.kernels.loss == Loss::Fused) {
-        // Liger-style fused linear cross-entropy: chunks of ~tokens / ceil(vocab / hidden)
-        // rows, plus the precomputed fp32 gradient of the hidden states.
-        const std::uint64_t chunks = std::max<std::uint64_t>(1, ceilDiv(vocab, m.hidden));
-        const std::uint64_t chunkTokens = ceilDiv(tokens, chunks);
-        term.bytes = addChecked(productChecked(what, chunkTokens, vocab, compute + 4),
-                                productChecked(what, tokens, std::uint64_t(m.hidden), 4), what);
-        if (formulas) {
-            term.expression = n(chunkTokens) + " tokens per chunk x " + n(vocab) + " vocab x " +
-                              n(compute + 4) + " B + " + n(tokens) + " tokens x " + n(m.hidden) +
-                              " hidden x 4 B (fp32 input gradient)";
-            term.notes.push_back("Fused linear cross-entropy never materialises the full logits.");
-        }
-        return term;
-    }
-    const std::uint64_t perValue = logitBytesPerValue(s);
-    term.bytes = productChecked(what, tokens, vocab, perValue) / s.parallel.tensor;
+    const LossPhases loss = lossPhases(c);
+    if (s.kernels.loss == Loss::Fused)
+        return fusedLossTerm(c, false);
+    term = lossTerm(c, loss.forward);
     if (formulas) {
-        term.expression = n(tokens) + " tokens x " + n(vocab) + " vocab x " + n(perValue) + " B";
-        if (s.kernels.loss == Loss::Chunked)
-            term.notes.push_back("Logits in the compute dtype; one of 8 chunks upcast to fp32 with "
-                                 "its log-softmax at a time.");
-        else if (s.kernels.profile == Profile::HuggingFace)
-            term.notes.push_back("Logits in the compute dtype, an fp32 upcast and the fp32 "
-                                 "log-softmax (or its gradient): often all at once.");
-        else
-            term.notes.push_back("Logits in the compute dtype and an fp32 log-softmax.");
+        const std::string framework = frameworkLossNote(s);
+        if (!framework.empty())
+            term.notes.push_back(framework);
     }
     return term;
 }
 
-
-/// The loss buffers when backward starts. The fp32 path (Hugging Face: logits upcast, then
-/// log-softmax in fp32) runs log_softmax's backward with three fp32 tensors alive: the saved
-/// output, its incoming gradient (from nll_loss) and the gradient it produces.
+/// The loss buffers when backward starts: the saved log-softmax (or the compiled loss's inputs),
+/// the gradient flowing in and the gradient it produces.
 Term lossBackwardTerm(const EstimateContext &c, const Term &forwardLogits)
 {
-    const Scenario &s = c.s;
-    const ModelArch &m = c.m;
-    const bool formulas = c.formulas;
-    if (s.kernels.loss != Loss::Standard || s.kernels.profile != Profile::HuggingFace)
+    if (c.s.kernels.loss == Loss::Fused)
+        return fusedLossTerm(c, true);
+    const LossPhases loss = lossPhases(c);
+    if (loss.backward.perLogit == loss.forward.perLogit &&
+        loss.backward.perChunkLogit == loss.forward.perChunkLogit &&
+        loss.backward.perRow == loss.forward.perRow)
         return forwardLogits;
-    Term term;
-    const std::uint64_t tokens = std::uint64_t(s.train.microBatch) * s.train.seqLen;
-    term.bytes = productChecked("logits", tokens, std::uint64_t(m.vocab), 12) / s.parallel.tensor;
-    if (formulas) {
-        term.expression = n(tokens) + " tokens x " + n(m.vocab) + " vocab x 12 B";
-        if (s.parallel.tensor > 1)
-            term.expression += " / " + n(s.parallel.tensor) + " (tensor parallel)";
-        term.notes.push_back("Backward through the fp32 log-softmax: its saved output, the incoming "
-                             "gradient and the input gradient, 4 B each.");
+    Term term = lossTerm(c, loss.backward);
+    if (c.formulas) {
+        const std::string framework = frameworkLossNote(c.s);
+        if (!framework.empty())
+            term.notes.push_back(framework);
     }
     return term;
 }

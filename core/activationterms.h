@@ -14,6 +14,7 @@ struct ActivationTerms
     Term recomputeLayer;  ///< one block recomputed in backward (checkpointing)
     Term savedScores;     ///< eager scores kept for backward
     Term transientScores; ///< eager scores of one layer recomputed in backward
+    std::uint64_t hostBytes = 0; ///< saved activations offloaded to pinned CPU memory
 };
 
 ActivationTerms activationTerms(const EstimateContext &c);

@@ -4,23 +4,34 @@
 #include "scenario.h"
 
 #include <span>
+#include <vector>
 
 namespace headroom {
 
-/// The expected error of an estimate for one kind of run, measured by `headroom validate`.
+/// The expected error of an estimate for one kind of run and one kind of reading, measured by
+/// `headroom validate` on held-out cases only (cases the physics was never developed against).
 struct ErrorBand
 {
-    const char *method; ///< full, lora, qlora or inference (see methodGroup)
-    int percent;        ///< 80th percentile of |error| over the measured cases of that method
-    int cases;          ///< how many measured cases it rests on
+    const char *method;  ///< full, lora, qlora or inference (see methodGroup)
+    const char *reading; ///< allocated, reserved or device (see readingName)
+    int percent;         ///< 80th percentile of |error| over those held-out cases, rounded up
+    int cases;           ///< how many held-out cases it rests on
+    bool operator==(const ErrorBand &) const = default;
 };
 
-/// The stored band table (docs/accuracy.md); tst_validation recomputes it from
-/// tests/data/measured and fails when it is stale.
+/// A band is shown only when at least this many held-out cases support it.
+inline constexpr int kMinBandCases = 5;
+
+/// The stored band table (docs/accuracy.md), every method and reading with a held-out case;
+/// tst_validation recomputes it from tests/data/measured and fails when it is stale.
 std::span<const ErrorBand> errorBands();
 
-/// "Typically within +/-N%" for runs like this scenario: the band of its method, or 0 when
-/// none is known.
+/// The bands that apply to this scenario's method, with at least kMinBandCases held-out cases,
+/// in the order allocated, reserved, device.
+std::vector<ErrorBand> errorBandsFor(const Scenario &scenario);
+
+/// "Typically within +/-N%" for runs like this scenario: the first band of errorBandsFor, or 0
+/// when none is known.
 int errorBandPercent(const Scenario &scenario);
 
 } // namespace headroom

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "catalog.h"
+#include "errorband.h"
 #include "scenario.h"
 #include "units.h"
 
@@ -90,9 +91,11 @@ struct Estimate
     std::uint64_t hostBytes = 0; ///< offloaded to CPU RAM
     bool rough = false;
     std::vector<std::string> assumptions; ///< scenario-wide assumptions
-    /// Expected error for runs like this: 80th percentile of |error| over the measured cases of
-    /// its method (docs/accuracy.md); 0 when unknown.
+    /// Expected error for runs like this: 80th percentile of |error| over the held-out measured
+    /// cases of its method (docs/accuracy.md), for the first reading with enough cases; 0 when
+    /// unknown. `errorBands` has every reading's band with its case count.
     int errorBandPercent = 0;
+    std::vector<ErrorBand> errorBands;
 
     const Consumer *consumer(ConsumerId id) const;
     /// Bytes of one consumer in the peak composition (0 when absent).

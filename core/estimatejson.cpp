@@ -71,6 +71,12 @@ json estimateToJson(const Estimate &e, Unit unit)
                 {"assumptions", cited(e.assumptions)}};
     if (e.errorBandPercent > 0)
         doc["error_band_percent"] = e.errorBandPercent;
+    if (!e.errorBands.empty()) {
+        nlohmann::json bands = nlohmann::json::array();
+        for (const ErrorBand &band : e.errorBands)
+            bands.push_back({{"reading", band.reading}, {"percent", band.percent}, {"held_out_cases", band.cases}});
+        doc["error_bands"] = bands;
+    }
     return doc;
 }
 

@@ -103,6 +103,7 @@ void Estimator::trainingPhases(Estimate &e)
     e.phases.push_back(finishPhase(PhaseId::Load, load));
 
     const ActivationTerms act = activationTerms(c);
+    e.hostBytes = addChecked(e.hostBytes, act.hostBytes, "host memory");
     const bool accumulating = s.train.gradAccum > 1;
     const bool inBackward = s.train.optimizerInBackward;
     Term fullGrads = gradientsTerm(c, GradientsAlive::All);
@@ -146,18 +147,24 @@ void Estimator::trainingPhases(Estimate &e)
     at(forward, C::Logits) = logitTerm;
     e.phases.push_back(finishPhase(PhaseId::Forward, forward));
 
-    // Backward: at its start everything saved is alive (plus one recomputed layer); at its end
-    // the gradients are complete and one layer's activations remain. The phase is the larger.
+    // Backward runs the loss first, then the lm_head, then the blocks from the last one. At the
+    // loss everything saved is alive with the loss's backward buffers; the last block is
+    // recomputed (checkpointing) or brought back (offloading) only after those are freed; at the
+    // end the gradients are complete and one layer's activations remain. The phase is the
+    // busiest of the three moments.
     Composition start = forward;
     if (!accumulating || inBackward)
         at(start, C::Gradients) =
             gradientsTerm(c, inBackward ? GradientsAlive::LargestTensor : GradientsAlive::FirstOnly);
-    at(start, C::Activations) = combine(act.saved, act.recomputeLayer, formulas);
+    at(start, C::Activations) = act.saved;
     at(start, C::Logits) = lossBackwardTerm(c, logitTerm);
     if (checkpointed)
         at(start, C::Weights) = at(base, C::Weights);
+    Composition block = start;
+    at(block, C::Logits) = Term{};
+    at(block, C::Activations) = combine(act.saved, act.recomputeLayer, formulas);
     if (s.train.checkpointing != Checkpointing::None)
-        at(start, C::AttentionScores) = act.transientScores;
+        at(block, C::AttentionScores) = act.transientScores;
     Composition end = base;
     at(end, C::Gradients) = inBackward ? gradientsTerm(c, GradientsAlive::LargestTensor) : fullGrads;
     Term lastLayer = act.recomputeLayer;
@@ -172,12 +179,17 @@ void Estimator::trainingPhases(Estimate &e)
     at(end, C::Activations) = lastLayer;
     // The block being finished keeps its attention scores too (recomputed or saved).
     at(end, C::AttentionScores) = act.transientScores;
-    std::uint64_t startTotal = 0, endTotal = 0;
-    for (int i = 0; i < kConsumerCount; ++i) {
-        startTotal += start[static_cast<std::size_t>(i)].bytes;
-        endTotal += end[static_cast<std::size_t>(i)].bytes;
-    }
-    e.phases.push_back(finishPhase(PhaseId::Backward, startTotal >= endTotal ? start : end));
+    auto total = [](const Composition &parts) {
+        std::uint64_t sum = 0;
+        for (const Term &term : parts)
+            sum += term.bytes;
+        return sum;
+    };
+    const Composition *busiest = &start;
+    for (const Composition *moment : {&block, &end})
+        if (total(*moment) > total(*busiest))
+            busiest = moment;
+    e.phases.push_back(finishPhase(PhaseId::Backward, *busiest));
 
     Composition step = base;
     if (!inBackward)
@@ -202,7 +214,7 @@ void Estimator::inferencePhases(Estimate &e)
     const std::uint64_t perToken = inferenceWorkingBytesPerToken(s);
     const std::uint64_t batch = s.inference.batch;
     const std::uint64_t context = s.inference.context;
-    const std::uint64_t scoreBytes = s.kernels.profile == Profile::HuggingFace ? 4 + c.compute : c.compute;
+    const std::uint64_t scoreBytes = s.kernels.profile != Profile::Fused ? 4 + c.compute : c.compute;
     auto working = [&](std::uint64_t tokens, const char *label) {
         Term t;
         t.bytes = mulChecked(tokens, perToken, "activations") / s.parallel.tensor;
@@ -257,7 +269,8 @@ Estimate Estimator::run()
     e.totalParams = c.params.total;
     e.trainableParams = c.trainable.count;
     e.rough = m.rough;
-    e.errorBandPercent = errorBandPercent(s);
+    e.errorBands = errorBandsFor(s);
+    e.errorBandPercent = e.errorBands.empty() ? 0 : e.errorBands.front().percent;
     if (s.task == Task::Train)
         trainingPhases(e);
     else

@@ -64,7 +64,9 @@ Term weightsTerm(const EstimateContext &c)
                               par.note(sharded);
     } else {
         // Block matrices quantized; embeddings, lm_head, norms and biases stay 16-bit.
-        const DType keep = dtypeBits(s.precision.compute) == 16 ? s.precision.compute : DType::BF16;
+        const DType keep = s.precision.unquantized ? *s.precision.unquantized
+                           : dtypeBits(s.precision.compute) == 16 ? s.precision.compute
+                                                                  : DType::BF16;
         const std::uint64_t kept = c.params.embeddings + c.params.lmHead + c.params.smallTensors;
         const std::uint64_t bytes =
             addChecked(bitsToBytes(c.params.blockLinear, dtypeBits(s.precision.weights), "weights"),
@@ -77,8 +79,11 @@ Term weightsTerm(const EstimateContext &c)
                 term.expression += " + " + n(kept) + " embedding, lm_head and norm params x " +
                                    perValue(keep);
             term.expression += par.note(sharded);
-            term.notes.push_back("Embeddings, lm_head, norms and biases are not quantized "
-                                 "(bitsandbytes and GPTQ keep them 16-bit).");
+            term.notes.push_back(dtypeBits(keep) == 32
+                                     ? "Embeddings, lm_head, norms and biases are not quantized; "
+                                       "PEFT's prepare_model_for_kbit_training upcast them to fp32."
+                                     : "Embeddings, lm_head, norms and biases are not quantized "
+                                       "(bitsandbytes and GPTQ keep them 16-bit).");
         }
     }
     if (c.formulas && sharded)
@@ -354,7 +359,11 @@ Term optimizerTemporariesTerm(const EstimateContext &c)
     Term term;
     // torch.optim's foreach path makes temporaries the size of one state; fused and
     // bitsandbytes kernels do not.
-    if (s.kernels.profile != Profile::HuggingFace ||
+    const bool foreach = s.train.optimizerImpl == OptimizerImpl::Auto
+                             ? s.kernels.profile == Profile::HuggingFace
+                             : s.train.optimizerImpl == OptimizerImpl::Foreach;
+    // An offloaded optimizer steps on the CPU: no temporaries on the GPU.
+    if (!foreach || s.parallel.offloadOptimizer ||
         (s.train.optimizer != Optimizer::AdamW && s.train.optimizer != Optimizer::Lion))
         return term;
     term.bytes = c.parallel.perRank(mulChecked(t.count, byteSize(t.stateDType), "optimizer temporaries"),

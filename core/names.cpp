@@ -38,9 +38,23 @@ HEADROOM_ENUM_TABLE(Position, {Position::Rope, "rope"}, {Position::Alibi, "alibi
                     {Position::Learned, "learned"})
 HEADROOM_ENUM_TABLE(Attention, {Attention::Eager, "eager"}, {Attention::Sdpa, "sdpa"},
                     {Attention::Flash, "flash"})
-HEADROOM_ENUM_TABLE(Loss, {Loss::Standard, "standard"}, {Loss::Chunked, "chunked"},
-                    {Loss::Fused, "fused"})
-HEADROOM_ENUM_TABLE(Profile, {Profile::HuggingFace, "huggingface"}, {Profile::Fused, "fused"})
+HEADROOM_ENUM_TABLE(Loss, {Loss::Standard, "standard"}, {Loss::StandardNoUpcast, "standard_no_upcast"},
+                    {Loss::Chunked, "chunked"}, {Loss::ChunkedNoUpcast, "chunked_no_upcast"},
+                    {Loss::LinearChunked, "linear_chunked"}, {Loss::Fused, "fused"})
+HEADROOM_ENUM_TABLE(Profile, {Profile::HuggingFace, "huggingface"}, {Profile::Fused, "fused"},
+                    {Profile::Litgpt, "litgpt"})
+HEADROOM_ENUM_TABLE(OptimizerImpl, {OptimizerImpl::Auto, "auto"}, {OptimizerImpl::Foreach, "foreach"},
+                    {OptimizerImpl::Fused, "fused"})
+HEADROOM_ENUM_TABLE(Quantizer, {Quantizer::Bitsandbytes, "bitsandbytes"},
+                    {Quantizer::Torchao, "torchao"})
+HEADROOM_ENUM_TABLE(Framework, {Framework::None, "none"},
+                    {Framework::HfTransformers, "hf_transformers"},
+                    {Framework::Torchtune, "torchtune"}, {Framework::Litgpt, "litgpt"},
+                    {Framework::Torchtitan, "torchtitan"}, {Framework::Axolotl, "axolotl"},
+                    {Framework::Unsloth, "unsloth"}, {Framework::Deepspeed, "deepspeed"},
+                    {Framework::Accelerate, "accelerate"}, {Framework::HfGenerate, "hf_generate"},
+                    {Framework::Vllm, "vllm"}, {Framework::Sglang, "sglang"},
+                    {Framework::LlamaCpp, "llama_cpp"})
 HEADROOM_ENUM_TABLE(Strategy, {Strategy::None, "none"}, {Strategy::Ddp, "ddp"},
                     {Strategy::Zero1, "zero1"}, {Strategy::Zero2, "zero2"},
                     {Strategy::Zero3, "zero3"}, {Strategy::Fsdp, "fsdp"})

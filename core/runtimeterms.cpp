@@ -2,6 +2,7 @@
 #include "runtimeterms.h"
 
 #include "checked.h"
+#include "architecture.h"
 #include "kvcache.h"
 #include "modelstate.h"
 #include "names.h"
@@ -27,9 +28,17 @@ Term workspaceTerm(const EstimateContext &c, bool withOptimizerTemporaries)
     if (formulas)
         term.expression = formatDecimal(s.overhead.workspaceMiB) + " MiB (cuBLAS/cuDNN workspace)";
     if (isQuantized(s.precision.weights)) {
-        // Dequantisation makes a transient 16-bit copy of one matrix at a time (the largest
-        // may be the lm_head: LitGPT's bitsandbytes precision quantizes every Linear).
-        const std::uint64_t largest = c.params.largestMatrix;
+        // Dequantisation makes a transient 16-bit copy of one quantized matrix at a time: the
+        // block matrices, and the lm_head only where it is quantized too (LitGPT's bitsandbytes
+        // precision replaces every Linear; bitsandbytes through Transformers and torchtune's
+        // QLoRA keep the output projection 16-bit).
+        std::uint64_t largest = c.params.largestMatrix;
+        if (s.kernels.profile != Profile::Litgpt && !m.rough) {
+            largest = 0;
+            for (const MatrixShape &shape : matrixShapes(m))
+                if (shape.kind != LoraTarget::LmHead)
+                    largest = std::max(largest, shape.inFeatures * shape.outFeatures);
+        }
         const std::uint64_t copy = mulChecked(largest, 2, "workspace");
         term.bytes = addChecked(term.bytes, copy, "workspace");
         if (formulas)

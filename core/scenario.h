@@ -21,6 +21,9 @@ enum class Optimizer { AdamW, AdamW8bit, PagedAdamW8bit, Sgd, SgdMomentum, Adafa
 /// Selective: attention scores only (Megatron); SelectiveOp: torchtitan's op-level policy.
 enum class Checkpointing { None, Full, Selective, SelectiveOp };
 enum class GradDType { Auto, FP32, BF16, FP16 };
+/// How the optimizer step runs: torch.optim's foreach path (temporaries the size of one state),
+/// a fused kernel (none), or `auto`: foreach under the Hugging Face profile (the old rule).
+enum class OptimizerImpl { Auto, Foreach, Fused };
 enum class Mlp { Gated, Standard };
 /// The MLP's activation; gelu_new (and gelu_fast) are composed of elementwise ops in eager PyTorch.
 enum class Activation { Silu, Gelu, GeluTanh, GeluNew, Relu };
@@ -30,14 +33,38 @@ enum class Norm { RmsNorm, LayerNorm };
 enum class Bias { None, Qkv, All };
 enum class Position { Rope, Alibi, Learned };
 enum class Attention { Eager, Sdpa, Flash };
-enum class Loss { Standard, Chunked, Fused };
+/// The loss kernel. `standard`: one cross-entropy over all logits, upcast to fp32 (Hugging Face,
+/// torchtitan); `standard_no_upcast`: the same in the compute dtype (LitGPT pretraining);
+/// `chunked`: torchtune's CEWithChunkedOutputLoss (logits in chunks, each upcast on its own);
+/// `chunked_no_upcast`: LitGPT's lm_head_chunk_size + chunked_cross_entropy (no upcast);
+/// `linear_chunked`: torchtune's LinearCrossEntropyLoss (lm_head and loss per chunk);
+/// `fused`: Liger / Cut Cross Entropy / Unsloth (no full logits).
+enum class Loss { Standard, Chunked, Fused, StandardNoUpcast, ChunkedNoUpcast, LinearChunked };
 /// How the KV cache grows: one buffer for the whole context, or torch.cat into a new tensor per
 /// step while the previous one is alive (Hugging Face's legacy tuple caches).
 enum class KvCache { Preallocated, Concat };
 /// Which positions the prefill runs the lm_head on.
 enum class PromptLogits { Last, All };
-/// What the framework keeps beyond the textbook inventory (see docs/estimator.md).
-enum class Profile { HuggingFace, Fused };
+/// What the framework keeps beyond the textbook inventory (see docs/estimator.md). `litgpt`: the
+/// Hugging Face inventory with LitGPT's fused q/k/v LoRA (one dropout) and fp32 norm-weight product.
+enum class Profile { HuggingFace, Fused, Litgpt };
+/// Which library runs the 4/8-bit matmuls: bitsandbytes keeps each quantized layer's input for
+/// backward (MatMul4Bit saves A), torchao's NF4 linear keeps only the weight.
+enum class Quantizer { Bitsandbytes, Torchao };
+/// The frameworks and serving engines a scenario can name (docs/frameworks.md); one set of names
+/// for training presets and serving engines.
+enum class Framework {
+    None, HfTransformers, Torchtune, Litgpt, Torchtitan, Axolotl, Unsloth, Deepspeed, Accelerate,
+    HfGenerate, Vllm, Sglang, LlamaCpp
+};
+
+/// The framework a run uses and its version ("4.46", "0.5"; empty: the current release).
+struct FrameworkChoice
+{
+    Framework name = Framework::None;
+    std::string version;
+    bool operator==(const FrameworkChoice &) const = default;
+};
 enum class Strategy { None, Ddp, Zero1, Zero2, Zero3, Fsdp };
 /// A LoRA target matrix.
 enum class LoraTarget { Q, K, V, O, Gate, Up, Down, LmHead };
@@ -88,10 +115,16 @@ struct TrainConfig
     std::uint32_t gradAccum = 1;
     Optimizer optimizer = Optimizer::AdamW;
     bool optimizerInBackward = false;
+    OptimizerImpl optimizerImpl = OptimizerImpl::Auto;
     bool masterWeights = false;
     GradDType gradDType = GradDType::Auto;
     Checkpointing checkpointing = Checkpointing::None;
     double activationConstant = 0; ///< seed 000's c; 0 = count saved tensors one by one
+    /// Saved activations go to pinned CPU memory (torchtune OffloadActivations, DeepSpeed
+    /// cpu_checkpointing, offloaded gradient checkpointing); the GPU keeps what is in flight.
+    bool offloadActivations = false;
+    /// torch.compile on the blocks (and the loss where the framework compiles it).
+    bool compile = false;
     LoraConfig lora;
     bool operator==(const TrainConfig &) const = default;
 };
@@ -111,6 +144,10 @@ struct PrecisionConfig
     DType weights = DType::BF16;
     bool doubleQuant = false;
     DType compute = DType::BF16;
+    /// The dtype of the parameters a 4/8-bit base keeps unquantized (embeddings, lm_head, norms):
+    /// 16-bit normally; fp32 after PEFT's prepare_model_for_kbit_training.
+    std::optional<DType> unquantized;
+    Quantizer quantizer = Quantizer::Bitsandbytes;
     bool operator==(const PrecisionConfig &) const = default;
 };
 
@@ -147,6 +184,7 @@ struct OverheadConfig
 struct Scenario
 {
     std::string name;
+    FrameworkChoice framework;
     ModelArch model;
     Task task = Task::Train;
     TrainConfig train;

@@ -3,6 +3,7 @@
 
 #include "architecture.h"
 #include "checked.h"
+#include "framework.h"
 #include "hfconfig.h"
 #include "names.h"
 #include "units.h"
@@ -393,6 +394,9 @@ TrainConfig readTrain(const json *node)
     train.gradAccum = readCount(r, "grad_accum", 1'000'000, train.gradAccum);
     train.optimizer = r.choice("optimizer", train.optimizer);
     train.optimizerInBackward = r.boolean("optimizer_in_backward", train.optimizerInBackward);
+    train.optimizerImpl = r.choice("optimizer_impl", train.optimizerImpl);
+    train.offloadActivations = r.boolean("offload_activations", train.offloadActivations);
+    train.compile = r.boolean("compile", train.compile);
     train.masterWeights = r.boolean("master_weights", train.masterWeights);
     train.gradDType = r.choice("grad_dtype", train.gradDType);
     train.checkpointing = r.choice("gradient_checkpointing", train.checkpointing);
@@ -420,8 +424,10 @@ Scenario parseScenario(std::string_view text, const Catalog &catalog,
     return scenarioFromJson(parseJsonText(text), catalog, resolveConfig);
 }
 
-Scenario scenarioFromJson(const json &doc, const Catalog &catalog,
-                          const ConfigResolver &resolveConfig)
+namespace {
+
+Scenario readScenarioDocument(const json &doc, const Catalog &catalog,
+                              const ConfigResolver &resolveConfig)
 {
     ObjectReader root(doc, "");
     if (!root.has("format") || root.text("format", "") != "headroom-scenario")
@@ -435,6 +441,8 @@ Scenario scenarioFromJson(const json &doc, const Catalog &catalog,
     if (s.name.size() > limits::kTitleBytes)
         throw ScenarioError("name", "at most " + std::to_string(limits::kTitleBytes) +
                                         " bytes (got " + std::to_string(s.name.size()) + ")");
+    if (const json *framework = root.child("framework"))
+        s.framework = frameworkFromJson(*framework);
     s.model = readModel(root.child("model"), catalog, resolveConfig);
     s.task = root.choice("task", s.task);
     s.train = readTrain(root.child("train"));
@@ -447,8 +455,13 @@ Scenario scenarioFromJson(const json &doc, const Catalog &catalog,
         s.precision.weights = r.choice("weights", s.precision.weights);
         s.precision.doubleQuant = r.boolean("double_quant", s.precision.doubleQuant);
         s.precision.compute = r.choice("compute", s.precision.compute);
+        if (r.has("unquantized"))
+            s.precision.unquantized = r.choice("unquantized", DType::BF16);
+        s.precision.quantizer = r.choice("quantizer", s.precision.quantizer);
         r.finish();
     }
+    if (s.precision.unquantized && dtypeBits(*s.precision.unquantized) < 16)
+        throw ScenarioError("precision.unquantized", "must be one of fp32, bf16, fp16");
     if (dtypeBits(s.precision.compute) < 16)
         throw ScenarioError("precision.compute", "must be one of fp32, bf16, fp16");
     if (s.task == Task::Train && s.train.method == Method::Full && isQuantized(s.precision.weights))
@@ -536,6 +549,22 @@ Scenario scenarioFromJson(const json &doc, const Catalog &catalog,
     return s;
 }
 
+} // namespace
+
+Scenario scenarioFromJson(const json &doc, const Catalog &catalog,
+                          const ConfigResolver &resolveConfig)
+{
+    // A framework fills in every key the document leaves out: parse once to learn the run
+    // (method, precision, parallelism), write the preset into the gaps, parse again.
+    if (doc.is_object() && doc.contains("framework") &&
+        frameworkFromJson(doc.at("framework")).name != Framework::None) {
+        json withPreset = doc;
+        applyPresetToDocument(withPreset, readScenarioDocument(doc, catalog, resolveConfig));
+        return readScenarioDocument(withPreset, catalog, resolveConfig);
+    }
+    return readScenarioDocument(doc, catalog, resolveConfig);
+}
+
 json scenarioToJson(const Scenario &s)
 {
     const ModelArch &m = s.model;
@@ -585,6 +614,9 @@ json scenarioToJson(const Scenario &s)
           {"grad_accum", s.train.gradAccum},
           {"optimizer", enumName(s.train.optimizer)},
           {"optimizer_in_backward", s.train.optimizerInBackward},
+          {"optimizer_impl", enumName(s.train.optimizerImpl)},
+          {"offload_activations", s.train.offloadActivations},
+          {"compile", s.train.compile},
           {"master_weights", s.train.masterWeights},
           {"grad_dtype", enumName(s.train.gradDType)},
           {"gradient_checkpointing", enumName(s.train.checkpointing)},
@@ -603,7 +635,8 @@ json scenarioToJson(const Scenario &s)
         {"precision",
          {{"weights", enumName(s.precision.weights)},
           {"double_quant", s.precision.doubleQuant},
-          {"compute", enumName(s.precision.compute)}}},
+          {"compute", enumName(s.precision.compute)},
+          {"quantizer", enumName(s.precision.quantizer)}}},
         {"kernels",
          {{"attention", enumName(s.kernels.attention)},
           {"loss", enumName(s.kernels.loss)},
@@ -623,6 +656,10 @@ json scenarioToJson(const Scenario &s)
         {"gpus", s.gpus}};
     if (!s.targetGpu.empty())
         doc["target_gpu"] = s.targetGpu;
+    if (s.framework.name != Framework::None)
+        doc["framework"] = frameworkToJson(s.framework);
+    if (s.precision.unquantized)
+        doc["precision"]["unquantized"] = enumName(*s.precision.unquantized);
     return doc;
 }
 

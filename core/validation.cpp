@@ -115,6 +115,7 @@ MeasurementCase parseMeasurementCase(std::string_view text, const std::string &f
         r.fail(error.key.empty() ? std::string("scenario") : "scenario." + error.key, error.what());
     }
     c.method = methodGroup(c.scenario);
+    c.framework = enumName(c.scenario.framework.name);
 
     const std::string reading = r.string("reading");
     if (reading == "allocated")
@@ -269,6 +270,8 @@ ValidationReport validate(const std::vector<MeasurementCase> &cases)
     report.byMethod = groupBy(report.cases, [](const CaseResult &c) { return c.measurement.method; },
                               {"full", "lora", "qlora", "inference"});
     report.bySource = groupBy(report.cases, [](const CaseResult &c) { return c.measurement.source; });
+    report.byFramework =
+        groupBy(report.cases, [](const CaseResult &c) { return c.measurement.framework; });
     return report;
 }
 
@@ -276,14 +279,17 @@ std::vector<ErrorBand> computeErrorBands(const ValidationReport &report)
 {
     std::vector<ErrorBand> bands;
     for (const char *method : {"full", "lora", "qlora", "inference"}) {
-        std::vector<double> abs;
-        for (const CaseResult &c : report.cases)
-            if (c.measurement.method == method)
-                abs.push_back(std::fabs(c.error));
-        if (abs.empty())
-            continue;
-        const int percent = static_cast<int>(std::ceil(percentile(abs, 0.8) * 100 - 1e-9));
-        bands.push_back({method, percent, static_cast<int>(abs.size())});
+        for (const Reading reading : {Reading::Allocated, Reading::Reserved, Reading::Device}) {
+            std::vector<double> abs;
+            for (const CaseResult &c : report.cases)
+                if (c.measurement.method == method && c.measurement.reading == reading &&
+                    c.measurement.split == Split::Holdout)
+                    abs.push_back(std::fabs(c.error));
+            if (abs.empty())
+                continue;
+            const int percent = static_cast<int>(std::ceil(percentile(abs, 0.8) * 100 - 1e-9));
+            bands.push_back({method, readingName(reading), percent, static_cast<int>(abs.size())});
+        }
     }
     return bands;
 }
@@ -292,7 +298,10 @@ json reportToJson(const ValidationReport &report)
 {
     json bands = json::array();
     for (const ErrorBand &b : computeErrorBands(report))
-        bands.push_back({{"method", b.method}, {"percent", b.percent}, {"cases", b.cases}});
+        bands.push_back({{"method", b.method},
+                         {"reading", b.reading},
+                         {"percent", b.percent},
+                         {"held_out_cases", b.cases}});
     json cases = json::array();
     for (const CaseResult &c : report.cases)
         cases.push_back({{"id", c.measurement.id},
@@ -300,6 +309,7 @@ json reportToJson(const ValidationReport &report)
                          {"reading", readingName(c.measurement.reading)},
                          {"split", splitName(c.measurement.split)},
                          {"source", c.measurement.source},
+                         {"framework", c.measurement.framework},
                          {"measured_bytes", c.measurement.measuredBytes},
                          {"estimated_bytes", c.estimatedBytes},
                          {"error", c.error}});
@@ -310,6 +320,7 @@ json reportToJson(const ValidationReport &report)
             {"by_split", groupsJson(report.bySplit)},
             {"by_method", groupsJson(report.byMethod)},
             {"by_source", groupsJson(report.bySource)},
+            {"by_framework", groupsJson(report.byFramework)},
             {"error_bands", bands}};
 }
 

@@ -47,6 +47,7 @@ struct MeasurementCase
     Split split = Split::Train;
     std::string source; ///< "repo path" (or the paper), the source group of the summaries
     std::string method; ///< full, lora, qlora or inference
+    std::string framework; ///< the scenario's framework name ("none" when it names none)
 };
 
 /// Parses a measurement case; `fileName` (e.g. "lg-03.json") names it in errors and must
@@ -107,13 +108,15 @@ struct ValidationReport
     std::vector<GroupSummary> bySplit;
     std::vector<GroupSummary> byMethod;
     std::vector<GroupSummary> bySource;
+    std::vector<GroupSummary> byFramework;
 };
 
 /// Estimates every case and summarizes the errors.
 ValidationReport validate(const std::vector<MeasurementCase> &cases);
 
-/// The error band table recomputed from a report: per method (full, lora, qlora, inference),
-/// the 80th percentile of |error| over its cases, rounded up to a whole percent.
+/// The error band table recomputed from a report: per method (full, lora, qlora, inference)
+/// and reading (allocated, reserved, device), the 80th percentile of |error| over its HELD-OUT
+/// cases, rounded up to a whole percent, with the number of cases.
 std::vector<ErrorBand> computeErrorBands(const ValidationReport &report);
 
 /// The report as JSON ("headroom-validation" v1).

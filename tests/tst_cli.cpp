@@ -179,6 +179,80 @@ private slots:
             QVERIFY2(run.err.contains(path), qPrintable(run.err));
     }
 
+    // `headroom estimate --train-config CONFIG`: the scenario from a framework's own config.
+    void trainConfigWithoutScenario()
+    {
+        const QString recipe = QStringLiteral(HEADROOM_SOURCE_DIR "/examples/train-configs/torchtune_llama3_1_8B_qlora_single_device.yaml");
+        const Run run = runHeadroom({QStringLiteral("estimate"), QStringLiteral("--train-config"), recipe,
+                                     QStringLiteral("--train-arg"), QStringLiteral("tokenizer.max_seq_len=2048")});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(run.out.contains(QLatin1String("Training config:")), qPrintable(run.out));
+        QVERIFY2(run.out.contains(QLatin1String("batch_size -> train.micro_batch = 2")), qPrintable(run.out));
+        // The builder names the catalog model; torchtune's preset fills in the rest and says so.
+        QVERIFY2(run.out.contains(QLatin1String("Llama 3.1 8B (catalog llama-3.1-8b)")), qPrintable(run.out));
+        QVERIFY2(run.out.contains(QLatin1String("kernels.profile = huggingface")), qPrintable(run.out));
+        QVERIFY2(run.out.contains(QLatin1String("ignored:")), qPrintable(run.out));
+        QVERIFY(run.out.contains(QLatin1String("Peak (")));
+
+        const Run json = runHeadroom({QStringLiteral("estimate"), QStringLiteral("--train-config"), recipe,
+                                      QStringLiteral("--format"), QStringLiteral("json")});
+        QCOMPARE(json.exitCode, 0);
+        const nlohmann::json doc = nlohmann::json::parse(json.out.toStdString());
+        QCOMPARE(doc["imported"]["files"][0]["format"].get<std::string>(), std::string("torchtune recipe config"));
+        QVERIFY(!doc["imported"]["files"][0]["warnings"].empty()); // max_seq_len: null
+    }
+
+    void trainConfigsTogetherWithAModelConfig()
+    {
+        const QString dir = QStringLiteral(HEADROOM_SOURCE_DIR "/examples/train-configs/");
+        const Run run = runHeadroom(
+            {QStringLiteral("estimate"), QStringLiteral("--train-config"),
+             dir + QStringLiteral("transformers_TrainingArguments_qlora_COMPOSED.json"),
+             QStringLiteral("--train-config"), dir + QStringLiteral("peft_adapter_config_llama-3.2-3B-rank32.json"),
+             QStringLiteral("--train-config"), dir + QStringLiteral("bitsandbytes_qlora_COMPOSED.json"),
+             QStringLiteral("--model-config"), QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/configs/llama-3.2-1b.json"),
+             QStringLiteral("--set"), QStringLiteral("train.seq_len=1024"), QStringLiteral("--format"), QStringLiteral("json")});
+        QCOMPARE(run.exitCode, 0);
+        const nlohmann::json doc = nlohmann::json::parse(run.out.toStdString());
+        QCOMPARE(doc["imported"]["files"].size(), std::size_t(3));
+        // QLoRA: r 32 on q and v of 16 layers (2048 in, 2048 / 512 out) = 32 x 16 x (4096 + 2560).
+        QCOMPARE(doc["params"]["trainable"].get<std::uint64_t>(), std::uint64_t(32) * 16 * (4096 + 2560));
+    }
+
+    void trainConfigOverAScenarioFile()
+    {
+        const QString path = write("base.headroom.json", kScenario);
+        const Run run = runHeadroom({QStringLiteral("estimate"), path, QStringLiteral("--train-config"),
+                                     QStringLiteral(HEADROOM_SOURCE_DIR "/examples/train-configs/deepspeed_zero3_offload_transformers_tests.json"),
+                                     QStringLiteral("--set"), QStringLiteral("parallel.gpus=2"), QStringLiteral("--format"),
+                                     QStringLiteral("json")});
+        QCOMPARE(run.exitCode, 0);
+        const nlohmann::json doc = nlohmann::json::parse(run.out.toStdString());
+        QVERIFY(doc["host_bytes"].get<std::uint64_t>() > 0); // ZeRO-3 offloads parameters and optimizer
+    }
+
+    void badTrainConfigsExitTwoNamingTheKey_data()
+    {
+        QTest::addColumn<QByteArray>("content");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("torchtune-batch") << QByteArray("model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\nbatch_size: -2\n")
+                                         << "batch_size: must be a whole number";
+        QTest::newRow("unknown-model") << QByteArray("base_model: someone/frankenmodel-3b\nsequence_len: 512\n")
+                                       << "not in Headroom's catalog: give --model-config";
+        QTest::newRow("yaml") << QByteArray("model: [\n") << "not valid YAML/JSON: line";
+    }
+    void badTrainConfigsExitTwoNamingTheKey()
+    {
+        QFETCH(QByteArray, content);
+        QFETCH(QString, message);
+        const QString path = write("bad-config.yaml", content);
+        const Run run = runHeadroom({QStringLiteral("estimate"), QStringLiteral("--train-config"), path});
+        QCOMPARE(run.exitCode, 2);
+        QCOMPARE(run.err.count(QLatin1Char('\n')), 1);
+        QVERIFY2(run.err.contains(message), qPrintable(run.err));
+        QVERIFY2(run.err.contains(QLatin1String("bad-config.yaml")), qPrintable(run.err));
+    }
+
     void versionAndHelp()
     {
         const Run version = runHeadroom({QStringLiteral("--version")});

@@ -37,7 +37,11 @@ Scenario everyField()
     t.activationConstant = 12.5;
     t.lora = {32, {LoraTarget::Gate, LoraTarget::Down, LoraTarget::LmHead}, 0.1, DType::BF16};
     s.inference = {5, 8192, DType::FP8};
-    s.precision = {DType::NF4, true, DType::FP16};
+    s.precision = {DType::NF4, true, DType::FP16, DType::FP32, Quantizer::Torchao};
+    s.framework = {Framework::Torchtune, "0.5"};
+    t.offloadActivations = true;
+    t.compile = true;
+    t.optimizerImpl = OptimizerImpl::Fused;
     s.kernels = {Attention::Eager, Loss::Fused, Profile::Fused};
     s.parallel = {8, Strategy::Fsdp, 2, 2, true, true, true};
     s.overhead = {700, 0.2, 64};

@@ -57,11 +57,13 @@ private slots:
         e.peak.reservedBytes = 22'000'000'000;
         e.peak.deviceBytes = 23'000'000'000;
         e.errorBandPercent = 12;
+        e.errorBands = {ErrorBand{"lora", "allocated", 12, 9}};
         // (21 - 20) / 20 = +5.0% for the allocated reading.
         const QString text = compareText(e, Measurement{20'000'000'000, Reading::Allocated}, Unit::GB);
         QVERIFY2(text.contains(QLatin1String("+5.0%")), qPrintable(text));
         QVERIFY(text.contains(QLatin1String("22.00 GB")));
         QVERIFY(text.contains(QLatin1String("12%")));
+        QVERIFY2(text.contains(QLatin1String("9 held-out runs")), qPrintable(text));
         // (23 - 25) / 25 = -8.0% for nvidia-smi.
         const QString device = compareText(e, Measurement{25'000'000'000, Reading::Device}, Unit::GB);
         QVERIFY2(device.contains(QLatin1String("-8.0%")), qPrintable(device));

@@ -11,6 +11,7 @@
 #include "classroom/lessoncontroller.h"
 #include "classroom/lessonplayer.h"
 #include "document/documentcontroller.h"
+#include "displaytext.h"
 #include "document/scenariomodel.h"
 #include "estimate.h"
 #include "lesson.h"
@@ -60,6 +61,9 @@ QString mismatch(const MainWindow &window)
     QString error;
     try {
         fresh = estimate(model.scenario());
+        // A run past a model's learned positions cannot start: the window says so instead.
+        if (const auto limit = positionLimit(model.scenario()); limit && limit->error)
+            error = positionLimitText(model.scenario(), *limit);
     } catch (const std::exception &problem) {
         error = QString::fromStdString(problem.what());
     }

@@ -107,15 +107,28 @@ private slots:
             eager.kernels.attention = Attention::Eager;
             sdpa.kernels.attention = Attention::Sdpa;
             flash.kernels.attention = Attention::Flash;
-            QVERIFY2(peak(sdpa) <= peak(eager), QByteArray::fromStdString(scenarioToJson(s).dump()) + "\n" + test::describe(estimate(sdpa)) + test::describe(estimate(eager)));
+            // Under Megatron-style selective checkpointing eager attention recomputes its scores
+            // and keeps nothing per head, while SDPA keeps its log-sum-exp (4 B per head and
+            // token): the one case where SDPA's forward is a few MB larger.
+            if (s.train.checkpointing != Checkpointing::Selective)
+                QVERIFY2(peak(sdpa) <= peak(eager), QByteArray::fromStdString(scenarioToJson(s).dump()) + "\n" + test::describe(estimate(sdpa)) + test::describe(estimate(eager)));
             QVERIFY(peak(flash) <= peak(sdpa));
 
             Scenario standard = s, chunked = s, fused = s;
             standard.kernels.loss = Loss::Standard;
             chunked.kernels.loss = Loss::Chunked;
             fused.kernels.loss = Loss::Fused;
-            QVERIFY(peak(chunked) <= peak(standard));
-            QVERIFY(peak(fused) <= peak(standard));
+            // Against an upcasting cross-entropy; the fused profile's standard loss is Unsloth's
+            // fused kernel (bf16 logits, a log-sum-exp per row), which torchtune's eager chunked
+            // loss (an fp32 log-softmax per chunk) does not beat.
+            if (s.kernels.profile != Profile::Fused)
+                QVERIFY(peak(chunked) <= peak(standard));
+            // The fused kernel computes a training lm_head's gradient in forward (Liger allocates
+            // grad_weight there, beside the persistent .grad under accumulation): on a short
+            // sequence that can outweigh the logits it saves, never by more than that gradient.
+            const std::uint64_t lmHeadGrad =
+                s.train.method == Method::Full ? std::uint64_t(s.model.vocab) * s.model.hidden * 4 : 0; // at most fp32
+            QVERIFY(peak(fused) <= peak(standard) + lmHeadGrad);
         }
     }
 

@@ -2,6 +2,7 @@
 #include "controls/controlpanel.h"
 
 #include "displaytext.h"
+#include "controls/frameworkgroup.h"
 #include "names.h"
 #include "document/scenariomodel.h"
 #include "controls/sliderfield.h"
@@ -113,9 +114,11 @@ ControlPanel::ControlPanel(ScenarioModel *model, QWidget *parent) : QWidget(pare
     layout->addWidget(buildTrainingGroup());
     layout->addWidget(buildInferenceGroup());
     layout->addWidget(buildPrecisionGroup());
+    layout->addWidget(new FrameworkGroup(model, this));
     layout->addWidget(buildTechniquesGroup());
     layout->addWidget(buildGpuGroup());
     layout->addWidget(buildMeasuredGroup());
+    layout->addWidget(new ImplementationDetailsGroup(model, this));
     layout->addStretch(1);
     // The wheel scrolls the panel; it changes a value only in the field that has the focus.
     for (QWidget *field : findChildren<QWidget *>()) {

@@ -83,8 +83,13 @@ QString compareText(const Estimate &estimate, const Measurement &measured, Unit 
         if (reading != measured.reading)
             others << tr("%1 %2").arg(readingName(reading), bytesText(estimateFor(estimate, reading), unit));
     text += QStringLiteral(" (") + others.join(QStringLiteral(", ")) + QLatin1Char(')');
-    if (estimate.errorBandPercent > 0)
-        text += tr(". Runs like this are typically within ±%1%.").arg(estimate.errorBandPercent);
+    for (const ErrorBand &band : estimate.errorBands)
+        if (QLatin1String(band.reading) == QLatin1String(measured.reading == Reading::Allocated ? "allocated"
+                                                         : measured.reading == Reading::Reserved ? "reserved"
+                                                                                                 : "device"))
+            text += tr(". Runs like this are typically within ±%1% (%2 held-out runs).")
+                        .arg(band.percent)
+                        .arg(band.cases);
     return text;
 }
 

@@ -8,6 +8,7 @@
 #include "controls/missingfieldsdialog.h"
 #include "document/preferences.h"
 #include "inputfile.h"
+#include "document/trainconfigimporter.h"
 #include "document/scenariomodel.h"
 
 #include <QChartView>
@@ -136,6 +137,13 @@ void DocumentController::addActions(QMenu *file)
         if (!path.isEmpty())
             importModel(path);
     });
+    file->addAction(tr("Import &training config..."), this, [this] {
+        const QStringList paths = QFileDialog::getOpenFileNames(
+            m_window, tr("Import training config"), prefs::lastFolder.get(),
+            tr("Training configs (*.yaml *.yml *.json);;All files (*)"));
+        if (!paths.isEmpty())
+            importTrainConfig(paths);
+    });
     QMenu *exports = file->addMenu(tr("&Export"));
     exports->addAction(tr("Chart as &PNG..."), this, [this] { chooseExport(ExportFormat::Png); });
     exports->addAction(tr("Chart as &SVG..."), this, [this] { chooseExport(ExportFormat::Svg); });
@@ -241,6 +249,26 @@ bool DocumentController::saveAs(const QString &path)
     rememberRecent(m_path);
     updateTitle();
     m_window->statusBar()->showMessage(tr("Saved %1").arg(QFileInfo(path).fileName()), 4000);
+    return true;
+}
+
+bool DocumentController::importTrainConfig(const QStringList &paths)
+{
+    TrainConfigResult imported;
+    try {
+        imported = importTrainConfigFiles(paths, m_model->scenario());
+    } catch (const std::exception &error) {
+        report(tr("Cannot import the training config:\n%1").arg(QString::fromStdString(error.what())));
+        return false;
+    }
+    const Scenario scenario = imported.scenario;
+    m_model->apply(tr("Import training config %1").arg(QFileInfo(paths.value(0)).fileName()),
+                   [scenario](Scenario &s) { s = scenario; });
+    prefs::lastFolder.set(QFileInfo(paths.value(0)).absolutePath());
+    QString message = tr("Imported %1").arg(imported.summary);
+    if (!imported.warnings.isEmpty())
+        message += tr(" (not modelled: %1)").arg(imported.warnings.join(QStringLiteral("; ")));
+    m_window->statusBar()->showMessage(message, 15000);
     return true;
 }
 
@@ -399,9 +427,18 @@ bool DocumentController::eventFilter(QObject *watched, QEvent *event)
         if (files.isEmpty())
             return false;
         drop->acceptProposedAction();
-        // Model files import; the first other file opens (after asking about unsaved changes).
+        // Model files import; training configs import together; the first other file opens
+        // (after asking about unsaved changes).
         bool opened = false;
+        QStringList configs;
+        for (const QString &path : files)
+            if (!isModelFile(path) && isTrainConfigFile(path))
+                configs << path;
+        if (!configs.isEmpty())
+            importTrainConfig(configs);
         for (const QString &path : files) {
+            if (configs.contains(path))
+                continue;
             if (isModelFile(path) || QFileInfo(path).isDir())
                 importModel(path);
             else if (!opened && maybeSave()) {

@@ -39,6 +39,9 @@ public:
     bool saveAs(const QString &path);
     /// Imports a model file (config.json or safetensors) into the scenario as one undo step.
     bool importModel(const QString &path);
+    /// Imports training configuration files (torchtune, LitGPT, TrainingArguments + PEFT +
+    /// bitsandbytes, DeepSpeed, Accelerate, Axolotl) as one undo step.
+    bool importTrainConfig(const QStringList &paths);
     /// Exports the chart (png, svg, pdf) or the breakdown (csv, json), by the file's extension.
     bool exportTo(const QString &path, const ChartExportOptions &options = {});
     /// Copies the chart, as shown, to the clipboard as an image.

@@ -424,8 +424,11 @@ QString MainWindow::statusText(const ScenarioModel &model)
     QString peak = tr("peak %1 on the device (%2 allocated, %3 phase)")
                        .arg(bytesText(e.peak.deviceBytes, unit), bytesText(e.peak.allocatedBytes, unit),
                             phaseDisplayName(e.peak.phase).toLower());
-    if (e.errorBandPercent > 0)
-        peak += tr(", typically within ±%1% for runs like this").arg(e.errorBandPercent);
+    if (!e.errorBands.empty())
+        peak += tr(", typically within ±%1% for runs like this (%2 peak, %3 held-out runs)")
+                    .arg(e.errorBands.front().percent)
+                    .arg(QString::fromLatin1(e.errorBands.front().reading))
+                    .arg(e.errorBands.front().cases);
     parts << peak;
     if (const auto limit = positionLimit(model.scenario()))
         parts << QStringLiteral("\u26a0 ") + positionLimitText(model.scenario(), *limit);

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "framework.h"
+#include "importers/trainimport.h"
+
+#include <QString>
+#include <QStringList>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <vector>
+
+namespace headroom {
+
+/// A run described by its training configuration files: the scenario document they make, with
+/// what each file said and what the framework filled in.
+struct ImportedRun
+{
+    nlohmann::json document;              ///< a complete v1 scenario document
+    std::vector<TrainImport> imports;     ///< one per file, in order
+    std::vector<PresetSetting> frameworkDefaults; ///< preset settings for keys no file set
+    std::string modelNote;                ///< how the model was found ("llama-3.1-8b from ...")
+};
+
+/// Reads one training configuration file (the one place these files are read, so the input
+/// policy applies to all of them). Throws TrainConfigError naming the file.
+QByteArray readTrainConfigFile(const QString &path);
+
+/// Reads the files, applies `arguments` (torchtune `key=value`, LitGPT `--key value`) to the
+/// torchtune/LitGPT ones, merges them over `base` (a scenario document, or nothing) and finds
+/// the model: `modelConfig` (a config.json) if given, else the base's, else the catalog model the
+/// files name, else `fallbackModel` (the window's current model) when given. Throws
+/// TrainConfigError or ScenarioError naming the file and key.
+ImportedRun importTrainConfigs(const QStringList &paths, const QStringList &arguments,
+                               const QString &format, const QString &modelConfig,
+                               const std::optional<nlohmann::json> &base,
+                               const std::optional<nlohmann::json> &fallbackModel = std::nullopt);
+
+} // namespace headroom

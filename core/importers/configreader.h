@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Internal to the importers: reads keys of one configuration tree by dotted path, writes the
+// scenario keys they map to, and reports every key it did not read as ignored.
+
+#include "importers/trainimport.h"
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+
+namespace headroom::importers {
+
+using nlohmann::json;
+
+class ConfigReader
+{
+public:
+    ConfigReader(const json &root, TrainImport &out) : m_root(root), m_out(out) {}
+
+    /// The value at a dotted path ("train.micro_batch_size"), marked as read; nullptr if absent
+    /// or null.
+    const json *find(std::string_view path);
+    bool has(std::string_view path) { return find(path) != nullptr; }
+    std::optional<bool> flag(std::string_view path);
+    std::optional<std::int64_t> count(std::string_view path, std::int64_t low, std::int64_t high);
+    std::optional<double> number(std::string_view path, double low, double high);
+    std::optional<std::string> text(std::string_view path);
+    /// A list of strings (or one string).
+    std::optional<std::vector<std::string>> strings(std::string_view path);
+
+    /// Keys the format has that do not change memory: listed as ignored with that reason.
+    void noEffect(std::initializer_list<std::string_view> paths);
+    /// Writes `scenarioKey` (dotted) into the scenario document and notes where it came from.
+    void set(const std::string &scenarioKey, const json &value, std::string_view from);
+    /// A memory-relevant key the scenario cannot express.
+    void warn(std::string_view path, const std::string &why);
+    /// A default of the framework taken for a key the file leaves out.
+    void defaulted(const std::string &what);
+    [[noreturn]] void fail(std::string_view path, const std::string &message) const;
+    /// Reports every key that was not read as ignored (unknown).
+    void finish();
+
+    TrainImport &out() { return m_out; }
+
+private:
+    const json *lookup(std::string_view path) const;
+    void collectUnread(const json &node, const std::string &prefix);
+
+    const json &m_root;
+    TrainImport &m_out;
+    std::set<std::string> m_read;
+};
+
+/// Sets `doc[dotted.path] = value`, creating objects on the way.
+void setPath(json &doc, const std::string &dottedPath, const json &value);
+
+/// One importer per format; each fills `out` from `tree` (overrides already applied).
+void importTorchtune(const json &tree, TrainImport &out);
+void importLitgpt(const json &tree, TrainImport &out);
+void importTrainingArgs(const json &tree, TrainImport &out);
+void importPeftAdapter(const json &tree, TrainImport &out);
+void importBitsAndBytes(const json &tree, TrainImport &out, ConfigReader *within = nullptr,
+                        const std::string &prefix = {});
+void importDeepspeed(const json &tree, TrainImport &out, ConfigReader *within = nullptr,
+                     const std::string &prefix = {});
+void importAccelerate(const json &tree, TrainImport &out);
+void importAxolotl(const json &tree, TrainImport &out);
+
+/// Maps a module name as frameworks write it (q_proj, output_proj, w1, c_attn, ...) to the
+/// scenario's LoRA targets; empty when unknown.
+std::vector<std::string> loraTargetsFor(std::string_view moduleName);
+/// "bf16", "fp16", "fp32" from "bfloat16", "torch.float16", "float32", ... or empty.
+std::string dtypeName(std::string_view text);
+
+} // namespace headroom::importers

@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Reading configuration text (YAML through yaml-cpp, JSON as its subset), recognising the
+// format, applying command-line overrides, and merging several files into one scenario.
+#include "importers/trainimport.h"
+
+#include "importers/configreader.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdlib>
+#include <yaml-cpp/yaml.h>
+
+namespace headroom {
+
+using nlohmann::json;
+using namespace importers;
+
+namespace {
+
+constexpr int kMaxDepth = 64;
+
+struct FormatName { TrainConfigFormat format; const char *name; const char *display; };
+constexpr FormatName kFormats[] = {
+    {TrainConfigFormat::Auto, "auto", "auto"},
+    {TrainConfigFormat::Torchtune, "torchtune", "torchtune recipe config"},
+    {TrainConfigFormat::Litgpt, "litgpt", "LitGPT config"},
+    {TrainConfigFormat::TrainingArgs, "training_args", "Hugging Face TrainingArguments"},
+    {TrainConfigFormat::PeftAdapter, "peft", "PEFT adapter_config.json"},
+    {TrainConfigFormat::BitsAndBytes, "bnb", "BitsAndBytesConfig"},
+    {TrainConfigFormat::Deepspeed, "deepspeed", "DeepSpeed config"},
+    {TrainConfigFormat::Accelerate, "accelerate", "Accelerate config"},
+    {TrainConfigFormat::Axolotl, "axolotl", "Axolotl config"},
+};
+
+bool isNull(const std::string &v) { return v.empty() || v == "~" || v == "null" || v == "Null" || v == "NULL"; }
+
+/// A plain YAML scalar as PyYAML (YAML 1.1) reads it.
+json plainScalar(const std::string &v)
+{
+    if (isNull(v))
+        return nullptr;
+    static const char *trues[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"};
+    static const char *falses[] = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF"};
+    for (const char *t : trues)
+        if (v == t)
+            return true;
+    for (const char *f : falses)
+        if (v == f)
+            return false;
+    std::string digits;
+    for (char c : v)
+        if (c != '_')
+            digits += c;
+    const char *begin = digits.data() + (digits[0] == '+' ? 1 : 0);
+    const char *end = digits.data() + digits.size();
+    std::int64_t integer = 0;
+    if (auto [ptr, ec] = std::from_chars(begin, end, integer); ec == std::errc() && ptr == end)
+        return integer;
+    const bool numeric = std::all_of(digits.begin(), digits.end(), [](char c) {
+        return std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == 'e' || c == 'E' ||
+               c == '+' || c == '-';
+    });
+    if (numeric && std::any_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+        char *stop = nullptr;
+        const double value = std::strtod(digits.c_str(), &stop);
+        if (stop == digits.c_str() + digits.size())
+            return value;
+    }
+    return v;
+}
+
+json toJson(const YAML::Node &node, const std::string &file, int depth)
+{
+    if (depth > kMaxDepth)
+        throw TrainConfigError(file, "", "nested more than " + std::to_string(kMaxDepth) + " levels deep");
+    switch (node.Type()) {
+    case YAML::NodeType::Undefined:
+    case YAML::NodeType::Null:
+        return nullptr;
+    case YAML::NodeType::Scalar:
+        return node.Tag() == "!" ? json(node.Scalar()) : plainScalar(node.Scalar());
+    case YAML::NodeType::Sequence: {
+        json out = json::array();
+        for (const YAML::Node &item : node)
+            out.push_back(toJson(item, file, depth + 1));
+        return out;
+    }
+    case YAML::NodeType::Map: {
+        json out = json::object();
+        for (const auto &item : node) {
+            if (!item.first.IsScalar())
+                throw TrainConfigError(file, "", "line " + std::to_string(item.first.Mark().line + 1) +
+                                                     ": keys must be plain names");
+            out[item.first.Scalar()] = toJson(item.second, file, depth + 1);
+        }
+        return out;
+    }
+    }
+    return nullptr;
+}
+
+bool hasAny(const json &tree, std::initializer_list<const char *> keys)
+{
+    for (const char *key : keys)
+        if (tree.contains(key))
+            return true;
+    return false;
+}
+
+/// torchtune's `key=value` overrides (`~key` removes a key; a component path on a component
+/// sets its `_component_`), or LitGPT's `--key value` / `--key=value` flags.
+void applyOverrides(json &tree, const std::vector<std::string> &arguments, TrainConfigFormat format,
+                    const std::string &file)
+{
+    std::vector<std::pair<std::string, std::string>> pairs;
+    for (std::size_t i = 0; i < arguments.size(); ++i) {
+        std::string argument = arguments[i];
+        const bool dashed = argument.starts_with("--");
+        if (dashed)
+            argument.erase(0, 2);
+        if (argument.starts_with("~")) {
+            pairs.emplace_back(argument, std::string());
+            continue;
+        }
+        const std::size_t equals = argument.find('=');
+        if (equals != std::string::npos) {
+            pairs.emplace_back(argument.substr(0, equals), argument.substr(equals + 1));
+        } else if (dashed && i + 1 < arguments.size() && !arguments[i + 1].starts_with("--")) {
+            pairs.emplace_back(argument, arguments[i + 1]);
+            ++i;
+        } else if (dashed) {
+            pairs.emplace_back(argument, "true");
+        } else {
+            throw TrainConfigError(file, argument, "an override needs key=value (got \"" + arguments[i] + "\")");
+        }
+    }
+    for (auto &[key, text] : pairs) {
+        if (key.empty() || key == "~")
+            throw TrainConfigError(file, key, "an override needs a key");
+        if (key.starts_with("~")) {
+            json *node = &tree;
+            const std::string path = key.substr(1);
+            std::size_t start = 0;
+            while (node && node->is_object()) {
+                const std::size_t dot = path.find('.', start);
+                const std::string part = path.substr(start, dot == std::string::npos ? dot : dot - start);
+                if (dot == std::string::npos) {
+                    node->erase(part);
+                    break;
+                }
+                node = node->contains(part) ? &(*node)[part] : nullptr;
+                start = dot + 1;
+            }
+            continue;
+        }
+        json value = parseConfigText(text, file + " (override " + key + ")");
+        json *target = &tree;
+        std::size_t start = 0;
+        bool component = false;
+        while (true) {
+            const std::size_t dot = key.find('.', start);
+            const std::string part = key.substr(start, dot == std::string::npos ? dot : dot - start);
+            if (dot == std::string::npos) {
+                json &slot = (*target)[part];
+                component = format == TrainConfigFormat::Torchtune && slot.is_object() &&
+                            slot.contains("_component_") && value.is_string();
+                if (component)
+                    slot["_component_"] = value;
+                else
+                    slot = value;
+                break;
+            }
+            json &next = (*target)[part];
+            if (!next.is_object())
+                next = json::object();
+            target = &next;
+            start = dot + 1;
+        }
+    }
+}
+
+} // namespace
+
+const char *formatName(TrainConfigFormat format)
+{
+    for (const FormatName &f : kFormats)
+        if (f.format == format)
+            return f.display;
+    return "?";
+}
+
+TrainConfigFormat formatFromName(std::string_view name)
+{
+    std::string allowed;
+    for (const FormatName &f : kFormats) {
+        if (name == f.name)
+            return f.format;
+        allowed += std::string(allowed.empty() ? "" : ", ") + f.name;
+    }
+    throw TrainConfigError("--train-format", "", "must be one of " + allowed + " (got \"" + std::string(name) + "\")");
+}
+
+json parseConfigText(std::string_view text, const std::string &file)
+{
+    try {
+        const YAML::Node root = YAML::Load(std::string(text));
+        return toJson(root, file, 0);
+    } catch (const YAML::Exception &error) {
+        std::string where;
+        if (!error.mark.is_null())
+            where = "line " + std::to_string(error.mark.line + 1) + ", column " +
+                    std::to_string(error.mark.column + 1) + ": ";
+        throw TrainConfigError(file, "", "not valid YAML/JSON: " + where + error.msg);
+    }
+}
+
+TrainConfigFormat detectFormat(const json &tree, const std::string &file)
+{
+    if (!tree.is_object())
+        throw TrainConfigError(file, "", "must be a mapping of keys to values");
+    if (hasAny(tree, {"zero_optimization", "train_micro_batch_size_per_gpu", "train_batch_size"}))
+        return TrainConfigFormat::Deepspeed;
+    if (hasAny(tree, {"peft_type", "target_modules"}) || (tree.contains("r") && tree.contains("lora_alpha")))
+        return TrainConfigFormat::PeftAdapter;
+    if (hasAny(tree, {"distributed_type", "compute_environment"}))
+        return TrainConfigFormat::Accelerate;
+    if (tree.contains("model") && tree["model"].is_object() && tree["model"].contains("_component_"))
+        return TrainConfigFormat::Torchtune;
+    if (hasAny(tree, {"base_model", "sequence_len", "sample_packing", "adapter"}))
+        return TrainConfigFormat::Axolotl;
+    if (hasAny(tree, {"checkpoint_dir", "lora_r", "quantize"}) ||
+        (tree.contains("train") && tree["train"].is_object() && tree["train"].contains("micro_batch_size")))
+        return TrainConfigFormat::Litgpt;
+    if (hasAny(tree, {"per_device_train_batch_size", "optim", "gradient_accumulation_steps",
+                      "gradient_checkpointing", "output_dir", "deepspeed", "fsdp"}))
+        return TrainConfigFormat::TrainingArgs;
+    if (hasAny(tree, {"load_in_4bit", "load_in_8bit", "bnb_4bit_quant_type", "bnb_4bit_compute_dtype"}))
+        return TrainConfigFormat::BitsAndBytes;
+    throw TrainConfigError(file, "", "cannot tell which framework wrote this file (give --train-format "
+                                     "torchtune, litgpt, training_args, peft, bnb, deepspeed, "
+                                     "accelerate or axolotl)");
+}
+
+TrainImport importTrainConfig(std::string_view text, const std::string &file, TrainConfigFormat format,
+                              const std::vector<std::string> &overrides)
+{
+    json tree = parseConfigText(text, file);
+    if (tree.is_null())
+        throw TrainConfigError(file, "", "is empty");
+    if (!tree.is_object())
+        throw TrainConfigError(file, "", "must be a mapping of keys to values");
+    if (format == TrainConfigFormat::Auto)
+        format = detectFormat(tree, file);
+    if (!overrides.empty()) {
+        if (format != TrainConfigFormat::Torchtune && format != TrainConfigFormat::Litgpt)
+            throw TrainConfigError(file, "", "command-line overrides apply to torchtune and LitGPT configs only");
+        applyOverrides(tree, overrides, format, file);
+    }
+    TrainImport out;
+    out.format = format;
+    out.file = file;
+    switch (format) {
+    case TrainConfigFormat::Torchtune: importTorchtune(tree, out); break;
+    case TrainConfigFormat::Litgpt: importLitgpt(tree, out); break;
+    case TrainConfigFormat::TrainingArgs: importTrainingArgs(tree, out); break;
+    case TrainConfigFormat::PeftAdapter: importPeftAdapter(tree, out); break;
+    case TrainConfigFormat::BitsAndBytes: importBitsAndBytes(tree, out); break;
+    case TrainConfigFormat::Deepspeed: importDeepspeed(tree, out); break;
+    case TrainConfigFormat::Accelerate: importAccelerate(tree, out); break;
+    case TrainConfigFormat::Axolotl: importAxolotl(tree, out); break;
+    case TrainConfigFormat::Auto: break;
+    }
+    return out;
+}
+
+json mergeImports(const std::vector<TrainImport> &imports)
+{
+    static const char *priority[] = {"axolotl", "deepspeed", "accelerate", "torchtune", "litgpt",
+                                     "hf_transformers"};
+    json doc = json::object();
+    std::string framework;
+    bool transformersPart = false;
+    for (const TrainImport &import : imports) {
+        json part = import.scenario;
+        if (part.contains("framework")) {
+            const std::string name = part["framework"].value("name", "");
+            auto rank = [&](const std::string &n) {
+                return std::find(std::begin(priority), std::end(priority), n) - std::begin(priority);
+            };
+            if (framework.empty() || rank(name) < rank(framework))
+                framework = name;
+            part.erase("framework");
+        }
+        transformersPart = transformersPart || import.format == TrainConfigFormat::PeftAdapter ||
+                           import.format == TrainConfigFormat::BitsAndBytes;
+        doc.merge_patch(part);
+    }
+    if (framework.empty() && transformersPart)
+        framework = "hf_transformers";
+    if (!framework.empty())
+        doc["framework"] = {{"name", framework}};
+    // A LoRA adapter on a 4-bit base is QLoRA.
+    if (doc.contains("train") && doc["train"].value("method", "") == "lora" && doc.contains("precision")) {
+        const std::string weights = doc["precision"].value("weights", "");
+        if (weights == "nf4" || weights == "fp4" || weights == "int4")
+            doc["train"]["method"] = "qlora";
+    }
+    return doc;
+}
+
+const ModelPreset *findModelReference(const std::string &reference, const Catalog &catalog)
+{
+    if (reference.empty())
+        return nullptr;
+    auto lower = [](std::string text) {
+        std::transform(text.begin(), text.end(), text.begin(),
+                       [](unsigned char c) { return char(std::tolower(c)); });
+        return text;
+    };
+    std::string ref = lower(reference);
+    if (ref.starts_with("checkpoints/"))
+        ref.erase(0, 12);
+    while (!ref.empty() && ref.back() == '/')
+        ref.pop_back();
+    // torchtune builders: torchtune.models.llama3_1.lora_llama3_1_8b -> llama3_1_8b.
+    if (ref.starts_with("torchtune.models.")) {
+        ref = ref.substr(ref.rfind('.') + 1);
+        for (const char *prefix : {"qlora_", "lora_"})
+            if (ref.starts_with(prefix))
+                ref.erase(0, std::string(prefix).size());
+        static const std::pair<const char *, const char *> builders[] = {
+            {"llama2_7b", "llama-2-7b"},     {"llama2_13b", "llama-2-13b"}, {"llama2_70b", "llama-2-70b"},
+            {"llama3_8b", "llama-3-8b"},     {"llama3_70b", "llama-3-70b"}, {"llama3_1_8b", "llama-3.1-8b"},
+            {"llama3_1_70b", "llama-3.1-70b"}, {"llama3_1_405b", "llama-3.1-405b"},
+            {"llama3_3_70b", "llama-3.1-70b"}, {"llama3_2_1b", "llama-3.2-1b"}, {"llama3_2_3b", "llama-3.2-3b"},
+            {"mistral_7b", "mistral-7b"},    {"gemma_2b", "gemma-2b"},      {"gemma_7b", "gemma-7b"},
+            {"gemma2_2b", "gemma-2-2b"},     {"gemma2_9b", "gemma-2-9b"},   {"gemma2_27b", "gemma-2-27b"},
+            {"qwen2_5_0_5b", "qwen2.5-0.5b"}, {"qwen2_5_1_5b", "qwen2.5-1.5b"}, {"qwen2_5_3b", "qwen2.5-3b"},
+            {"qwen2_5_7b", "qwen2.5-7b"},    {"qwen2_5_14b", "qwen2.5-14b"}, {"qwen2_5_32b", "qwen2.5-32b"},
+            {"qwen2_5_72b", "qwen2.5-72b"},  {"phi3_mini", "phi-3-mini"}};
+        for (const auto &[builder, id] : builders)
+            if (ref == builder)
+                return catalog.findModel(id);
+        return nullptr;
+    }
+    if (const ModelPreset *preset = catalog.findModel(ref))
+        return preset;
+    auto stem = [&](std::string id) {
+        id = lower(id);
+        if (const auto slash = id.rfind('/'); slash != std::string::npos)
+            id.erase(0, slash + 1);
+        for (const char *suffix : {"-instruct", "-chat", "-hf", "-base"})
+            if (id.ends_with(suffix))
+                id.erase(id.size() - std::string(suffix).size());
+        return id;
+    };
+    for (const ModelPreset &preset : catalog.models)
+        if (!preset.hfId.empty() && lower(preset.hfId) == ref)
+            return &preset;
+    const std::string wanted = stem(ref);
+    for (const ModelPreset &preset : catalog.models)
+        if (!preset.hfId.empty() && stem(preset.hfId) == wanted)
+            return &preset;
+    return nullptr;
+}
+
+} // namespace headroom
