@@ -3,10 +3,12 @@
 
 #include "catalog.h"
 #include "scenario.h"
+#include "servingfigures.h"
 #include "units.h"
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,11 +25,12 @@ enum class ConsumerId {
     AttentionScores,
     Logits,
     KvCache,
+    KvCacheFree, ///< a serving engine's KV pool that the requests leave free
     Workspace,
     CudaContext,
     Fragmentation,
 };
-inline constexpr int kConsumerCount = 12;
+inline constexpr int kConsumerCount = 13;
 /// Stable id in the format ("optimizer_state").
 const char *consumerKey(ConsumerId id);
 
@@ -93,6 +96,8 @@ struct Estimate
     /// Expected error for runs like this: 80th percentile of |error| over the measured cases of
     /// its method (docs/accuracy.md); 0 when unknown.
     int errorBandPercent = 0;
+    /// The serving engine's own start-up figures (scenarios with a `serving` section).
+    std::optional<ServingFigures> serving;
 
     const Consumer *consumer(ConsumerId id) const;
     /// Bytes of one consumer in the peak composition (0 when absent).

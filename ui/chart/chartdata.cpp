@@ -79,8 +79,11 @@ std::vector<ChartColumn> phaseColumns(const Scenario &scenario, const Estimate &
         ChartColumn column;
         column.label = phaseDisplayName(phase.id);
         column.bytes = phase.bytes;
+        // Serving engines allocate their pool whole: no allocator slack (as the estimate).
         column.bytes[std::size_t(ConsumerId::Fragmentation)] =
-            fragmentationBytes(phase.allocatedBytes, scenario);
+            estimate.serving && estimate.serving->engine != Engine::HfGenerate
+                ? 0
+                : fragmentationBytes(phase.allocatedBytes, scenario);
         column.bytes[std::size_t(ConsumerId::CudaContext)] = cudaContextBytes(scenario);
         for (std::uint64_t bytes : column.bytes)
             column.totalBytes += bytes;
