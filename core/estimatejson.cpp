@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "estimatejson.h"
 
+#include "names.h"
+
 #include <nlohmann/json.hpp>
 
 namespace headroom {
@@ -12,6 +14,36 @@ double consumerShare(const Estimate &estimate, const Consumer &consumer)
     if (estimate.peak.deviceBytes == 0)
         return 0;
     return static_cast<double>(consumer.bytes) / static_cast<double>(estimate.peak.deviceBytes);
+}
+
+json servingFiguresToJson(const ServingFigures &f)
+{
+    return {{"engine", enumName(f.engine)},
+            {"gpu", f.gpuId},
+            {"budget_bytes", f.budgetBytes},
+            {"kv_cache_bytes", f.kvCacheBytes},
+            {"kv_cache_tokens", f.kvCacheTokens},
+            {"max_concurrency", f.maxConcurrency},
+            {"max_concurrency_tokens", f.maxConcurrencyTokens},
+            {"device_total_bytes", f.deviceTotalBytes},
+            {"weights_bytes", f.weightsBytes},
+            {"activation_bytes", f.activationBytes},
+            {"non_torch_bytes", f.nonTorchBytes},
+            {"cuda_graph_bytes", f.cudaGraphBytes},
+            {"cuda_graph_in_budget", f.cudaGraphInBudget},
+            {"kv_bytes_per_token", f.kvBytesPerToken},
+            {"blocks", f.blocks},
+            {"block_size", f.blockSize},
+            {"max_num_seqs", f.maxNumSeqs},
+            {"starts", f.startsOk},
+            {"max_len_that_fits", f.maxLenThatFits},
+            {"request_kv_bytes", f.requestKvBytes},
+            {"request_sequences", f.requestSequences},
+            {"request_tokens", f.requestTokens},
+            {"requests_fit", f.requestsFit},
+            {"limit", servingLimitKey(f.limit)},
+            {"host_bytes", f.hostBytes},
+            {"notes", f.notes}};
 }
 
 json estimateToJson(const Estimate &e, Unit unit)
@@ -56,6 +88,8 @@ json estimateToJson(const Estimate &e, Unit unit)
                 {"assumptions", e.assumptions}};
     if (e.errorBandPercent > 0)
         doc["error_band_percent"] = e.errorBandPercent;
+    if (e.serving)
+        doc["serving"] = servingFiguresToJson(*e.serving);
     return doc;
 }
 

@@ -231,7 +231,7 @@ ServingConfig servingFromJson(const json &node, const Scenario &s)
         break;
     }
     case Engine::HfGenerate:
-        c.maxModelLen = count(r, "max_model_len", 1, kMaxTokens, 0);
+        c.maxModelLen = count(r, "max_model_len", 0, kMaxTokens, 0);
         c.cacheImplementation = r.choice("cache_implementation", c.cacheImplementation);
         c.cacheNbits = count(r, "cache_nbits", 1, 8, c.cacheNbits);
         if (c.cacheNbits != 1 && c.cacheNbits != 2 && c.cacheNbits != 3 && c.cacheNbits != 4 &&
