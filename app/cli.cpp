@@ -4,6 +4,7 @@
 #include "advisecommand.h"
 #include "clicommon.h"
 #include "rendercommand.h"
+#include "servingcommands.h"
 #include "validatecommand.h"
 
 #include <QCommandLineParser>
@@ -28,6 +29,8 @@ const Command kCommands[] = {
     {"validate", runValidate, "compare estimates with published measurements"},
     {"advise", runAdvise, "what to change, lever by lever, until a scenario fits a GPU"},
     {"render", runRender, "draw the chart of a scenario into PNG, SVG or PDF (no display needed)"},
+    {"solve", runSolve, "the exact limit of one setting on a GPU (value fits, value + 1 does not)"},
+    {"frontier", runFrontier, "most concurrent sequences against tokens per sequence, per GPU"},
 };
 
 } // namespace

@@ -8,6 +8,7 @@
 #include "estimatejson.h"
 #include "modelimport.h"
 #include "scenariojson.h"
+#include "servingcommands.h"
 
 #include <QCoreApplication>
 #include <nlohmann/json.hpp>
@@ -86,6 +87,8 @@ void printText(const Scenario &scenario, const Estimate &e, Unit unit)
           << '\n';
     if (e.hostBytes)
         o << tr("Offloaded to CPU RAM: %1").arg(bytesText(e.hostBytes, unit)) << '\n';
+    if (e.serving)
+        printServingFigures(o, *e.serving, unit);
     for (const GpuFit &g : e.gpus) {
         const QString capacity = bytesText(g.capacityBytes, unit);
         const std::uint64_t margin =
@@ -93,6 +96,11 @@ void printText(const Scenario &scenario, const Estimate &e, Unit unit)
         if (g.fits)
             o << tr("  fits %1 (%2): %3 to spare")
                      .arg(q(g.name), capacity, bytesText(margin, unit));
+        else if (g.headroomBytes >= 0 && e.serving)
+            o << tr("  %1 (%2) holds the engine's reservation, but %3")
+                     .arg(q(g.name), capacity,
+                          e.serving->startsOk ? tr("the requests do not all run at once")
+                                              : tr("the engine does not start"));
         else
             o << tr("  does not fit %1 (%2) by %3")
                      .arg(q(g.name), capacity, bytesText(margin, unit));

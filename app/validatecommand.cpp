@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "clicommon.h"
+#include "servingcommands.h"
 #include "validation.h"
 
 #include <QDir>
@@ -91,7 +92,7 @@ int runValidate(const QStringList &arguments)
     parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("validate"), tr("The command."));
     parser.addPositionalArgument(QStringLiteral("DIR"),
-                                 tr("A folder of headroom-measurement cases (*.json)."));
+                                 tr("A folder of headroom-measurement cases, or of headroom-serving-log cases (*.json)."));
     const QCommandLineOption formatOption(QStringLiteral("format"), tr("text or json."),
                                           QStringLiteral("format"), QStringLiteral("text"));
     parser.addOption(formatOption);
@@ -110,6 +111,14 @@ int runValidate(const QStringList &arguments)
         dir.entryList({QStringLiteral("*.json")}, QDir::Files | QDir::Readable, QDir::Name);
     if (files.isEmpty())
         return fail(tr("%1: no measurement cases (*.json)").arg(positional.at(1)));
+
+    // A folder of serving-engine start-up logs gets the serving report (KV bytes and tokens).
+    try {
+        if (readFile(dir.filePath(files.first())).contains("\"headroom-serving-log\""))
+            return runServingValidate(positional.at(1), files, format == QLatin1String("json"));
+    } catch (const std::exception &error) {
+        return fail(QString::fromStdString(error.what()));
+    }
 
     std::vector<MeasurementCase> cases;
     try {
