@@ -285,10 +285,11 @@ void BudgetChart::updateLines()
         QFont font = m_chart->font();
         font.setPointSizeF(8.5 * m_scale);
         font.setBold(true);
-        setLabel(m_lineLabels[i],
-                 QStringLiteral("%1\n%2").arg(shortGpuName(m_data.lines[i].name),
-                                              bytesText(m_data.lines[i].bytes, m_data.unit)),
-                 font, lineColor(dark));
+        QString text = QStringLiteral("%1\n%2").arg(shortGpuName(m_data.lines[i].name),
+                                                    bytesText(m_data.lines[i].bytes, m_data.unit));
+        if (!m_data.lines[i].limit.isEmpty()) // the solver's answer for this GPU
+            text += QLatin1Char('\n') + m_data.lines[i].limit;
+        setLabel(m_lineLabels[i], text, font, lineColor(dark));
     }
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "chart/chartdata.h"
 
+#include "solvetext.h"
+
 #include "catalog.h"
 #include "chart/consumerstyle.h"
 #include "names.h"
@@ -101,10 +103,17 @@ std::vector<CapacityLine> capacityLines(const Scenario &scenario, std::uint64_t 
     std::vector<CapacityLine> lines;
     for (const std::string &id : scenario.gpus)
         if (const Gpu *gpu = builtinCatalog().findGpu(id))
-            lines.push_back({QString::fromStdString(gpu->name), gpu->capacityBytes()});
+            lines.push_back({QString::fromStdString(gpu->name), gpu->capacityBytes(), {}});
     if (customBytes)
-        lines.push_back({tr("Custom"), customBytes});
+        lines.push_back({tr("Custom"), customBytes, {}});
     return lines;
+}
+
+void attachLimits(std::vector<CapacityLine> &lines, const Scenario &scenario, SolveFor what)
+{
+    const std::vector<QString> labels = capacityLimitLabels(scenario, what);
+    for (std::size_t i = 0; i < lines.size() && i < labels.size(); ++i)
+        lines[i].limit = labels[i];
 }
 
 ChartData chartDataFor(const ScenarioModel &model)
@@ -113,9 +122,11 @@ ChartData chartDataFor(const ScenarioModel &model)
     data.unit = model.unit();
     data.dark = model.dark();
     data.lines = capacityLines(model.scenario(), model.customCapacityBytes());
+    if (model.solveFor() && model.estimateError().isEmpty())
+        attachLimits(data.lines, model.scenario(), *model.solveFor());
     for (const UserGpu &gpu : model.userGpus())
         if (gpu.shown)
-            data.lines.push_back({gpu.name, gpu.bytes});
+            data.lines.push_back({gpu.name, gpu.bytes, {}});
     data.title = model.scenario().name.empty() ? modelName(model.scenario())
                                                : QString::fromStdString(model.scenario().name);
     data.subtitle = scenarioSummary(model.scenario());

@@ -3,6 +3,7 @@
 
 #include "chart/budgetchart.h"
 #include "scenario.h"
+#include "solver.h"
 
 namespace headroom {
 
@@ -18,6 +19,8 @@ ChartColumn peakColumn(const QString &label, const Estimate &estimate, const QSt
 std::vector<ChartColumn> phaseColumns(const Scenario &scenario, const Estimate &estimate);
 /// Capacity lines for the scenario's GPUs (+ a custom capacity when non-zero).
 std::vector<CapacityLine> capacityLines(const Scenario &scenario, std::uint64_t customBytes = 0);
+/// Puts the solver's limit for `what` on the scenario's GPU lines (in their order).
+void attachLimits(std::vector<CapacityLine> &lines, const Scenario &scenario, SolveFor what);
 /// What the window's chart shows for the model's current state.
 ChartData chartDataFor(const ScenarioModel &model);
 

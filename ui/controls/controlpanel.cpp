@@ -3,6 +3,7 @@
 
 #include "names.h"
 #include "document/scenariomodel.h"
+#include "controls/servinggroup.h"
 #include "controls/sliderfield.h"
 
 #include <QCheckBox>
@@ -100,6 +101,7 @@ ControlPanel::ControlPanel(ScenarioModel *model, QWidget *parent) : QWidget(pare
     layout->addWidget(buildTaskGroup());
     layout->addWidget(buildTrainingGroup());
     layout->addWidget(buildInferenceGroup());
+    layout->addWidget(new ServingGroup(m_model, this));
     layout->addWidget(buildPrecisionGroup());
     layout->addWidget(buildTechniquesGroup());
     layout->addWidget(buildGpuGroup());

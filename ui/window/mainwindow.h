@@ -4,6 +4,7 @@
 #include <QMainWindow>
 
 class QChartView;
+class QDockWidget;
 class QLabel;
 class QSplitter;
 
@@ -14,6 +15,8 @@ class BudgetChart;
 class BreakdownView;
 class ControlPanel;
 class DocumentController;
+class FrontierView;
+class SolvePanel;
 class LessonController;
 class PresenterView;
 class ScenarioModel;
@@ -44,6 +47,11 @@ public:
     /// Memory against sequence length and micro-batch (made on first use).
     SweepView *sweeps();
 
+    /// Concurrency x context for serving (made on first use).
+    FrontierView *frontier();
+    /// The exact limits of the scenario on one GPU, in a dock.
+    SolvePanel *solvePanel() const { return m_solvePanel; }
+
     /// Saves geometry, the scenario and display settings (also done on close).
     void saveState() const;
 
@@ -52,6 +60,8 @@ protected:
 
 private:
     void buildMenus();
+    /// The dock of the Solve panel (made with the menus, hidden until asked for).
+    QDockWidget *solveDock();
     void restoreState();
     void refresh();
 
@@ -66,6 +76,8 @@ private:
     PresenterView *m_presenter = nullptr;
     AdvisorView *m_advisor = nullptr;
     SweepView *m_sweeps = nullptr;
+    FrontierView *m_frontier = nullptr;
+    SolvePanel *m_solvePanel = nullptr;
     QSplitter *m_mainSplitter;
     QSplitter *m_rightSplitter;
     bool m_darkApplied = false;
