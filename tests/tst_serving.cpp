@@ -104,6 +104,23 @@ private slots:
         QVERIFY(!e.gpus.front().fits);
     }
 
+    // A published failure (llm-d's empirical-vllm-memory-results.md): Llama-3.3-70B FP8 on one
+    // H100 at 0.9 loads 67.72 GiB of weights and prints "Available KV cache memory: -1.44 GiB"
+    // ("No available memory for the cache blocks"); the same model at tensor parallel 2 starts.
+    void vllmPublishedFailure()
+    {
+        const std::string model = R"("model": {"preset": "llama-3.1-70b"}, "precision": {"weights": "fp8"},
+            "task": "inference", "gpus": ["h100-80gb"],
+            "serving": {"engine": "vllm", "version": "0.10.1", "max_model_len": 16000, "block_size": 128})";
+        const Estimate one = estimate(scenarioFrom("{" + model + "}"));
+        QVERIFY(!one.serving->startsOk);
+        QCOMPARE(one.serving->blocks, 0ull);
+        QVERIFY(!one.gpus.front().fits);
+        const Estimate two = estimate(scenarioFrom("{" + model + R"(, "parallel": {"gpus": 2, "tensor": 2}})"));
+        QVERIFY(two.serving->startsOk);
+        QVERIFY(two.serving->blocks > 0);
+    }
+
     // llama.cpp, Llama 2 7B in q4_0 (18 B per 32 weights), 16 of its 32 layers on the GPU, n_ctx
     // 4096 with an f16 cache and flash attention:
     //   layer   = (4 x 4,096^2 + 3 x 4,096 x 11,008) / 32 x 18 B + 2 norms x 4,096 x 4 B

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "classroom/advisorview.h"
 
+#include "solvetext.h"
+
 #include "advicetext.h"
 #include "chart/consumerstyle.h"
 #include "document/scenariomodel.h"
@@ -112,6 +114,8 @@ void AdvisorView::refresh()
                                     bytesText(m_advice.capacityBytes, unit))
                                .arg(m_advice.steps.size())
                                .arg(bytesText(m_advice.finalPeakDeviceBytes(), unit)));
+    if (m_advice.then) // the solver's last step: how far the configuration that fits stretches
+        m_summary->setText(m_summary->text() + QLatin1Char(' ') + tr("Then: %1").arg(solveAnswerText(*m_advice.then, unit)));
     m_waterfall->setAdvice(m_advice, {unit, m_model->dark(), 1});
     m_table->setRowCount(int(m_advice.steps.size()));
     for (int row = 0; row < int(m_advice.steps.size()); ++row) {
