@@ -67,7 +67,7 @@ int runFrontier(const QStringList &arguments)
                                           QStringLiteral("sizes"));
     const QCommandLineOption contiguousOption(QStringLiteral("contiguous"),
                                               tr("Add each curve with contiguous allocation (every sequence "
-                                                 "reserves the longest length)."));
+                                                 "reserves max_model_len, as a static cache)."));
     const QCommandLineOption setOption(QStringLiteral("set"), tr("Override a scenario key first."),
                                        QStringLiteral("key.path=value"));
     const QCommandLineOption formatOption(QStringLiteral("format"), tr("text, json or csv."), QStringLiteral("format"),

@@ -26,6 +26,17 @@ ServingLimit limitFromKey(const std::string &key)
     return ServingLimit::Memory;
 }
 
+/// What a contiguous cache reserves per sequence: the engine's longest sequence where it has one,
+/// else the load's longest request.
+std::uint64_t reservedLength(const Scenario &s)
+{
+    if (s.serving && s.serving->engine != Engine::LlamaCpp && s.serving->maxModelLen)
+        return s.serving->maxModelLen;
+    if (s.serving && s.serving->engine == Engine::LlamaCpp)
+        return s.serving->nCtx / std::max<std::uint32_t>(1, s.serving->nParallel);
+    return longestOf(s);
+}
+
 FrontierPoint pointAt(const Scenario &s, const std::string &gpuId, std::uint64_t tokens,
                       const Catalog &catalog)
 {
@@ -51,11 +62,14 @@ FrontierCurve curve(const Scenario &s, const Gpu &gpu, std::uint32_t tensor, Fro
         scaled.parallel.gpus = tensor * s.parallel.pipeline;
     }
     if (allocation == FrontierAllocation::Contiguous) {
-        // Every sequence holds the longest length of the grid, whatever its own length.
-        const std::uint64_t longest = tokens.empty() ? 1 : tokens.back();
-        const FrontierPoint full = pointAt(scaled, gpu.id, longest, catalog);
-        for (std::uint64_t t : tokens)
-            c.points.push_back({t, full.sequences, full.limit});
+        // Every sequence holds the engine's longest sequence (a static cache sized for
+        // max_model_len), however short it is: as many as fit at that length.
+        const std::uint64_t reserve = reservedLength(s);
+        for (std::uint64_t t : tokens) {
+            FrontierPoint p = pointAt(scaled, gpu.id, std::max(t, reserve), catalog);
+            p.tokens = t;
+            c.points.push_back(p);
+        }
         return c;
     }
     for (std::uint64_t t : tokens)

@@ -14,7 +14,8 @@
 namespace headroom {
 
 /// How a curve allocates the cache: in blocks as the tokens arrive (paged attention), or the
-/// whole longest sequence up front for every sequence (a contiguous, static cache).
+/// engine's longest sequence (max_model_len) up front for every sequence (a contiguous, static
+/// cache).
 enum class FrontierAllocation { Paged, Contiguous };
 const char *frontierAllocationKey(FrontierAllocation allocation);
 

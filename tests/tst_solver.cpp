@@ -238,8 +238,11 @@ private slots:
         }
         const FrontierCurve &contiguous = f.curves[1];
         QCOMPARE(contiguous.allocation, FrontierAllocation::Contiguous);
+        // Every sequence reserves max_model_len (16,384 tokens), whatever its own length.
+        const std::uint64_t reserved = solve(withTokensPerSequence(s, 16384), SolveFor::MaxConcurrency, "a100-80gb").value;
         for (const FrontierPoint &p : contiguous.points)
-            QCOMPARE(p.sequences, paged.points.back().sequences);
+            QCOMPARE(p.sequences, reserved);
+        QVERIFY(reserved < paged.points.front().sequences);
         QCOMPARE(f.operatingTokens, 8000ull);
         QCOMPARE(f.operatingSequences, 16ull);
         QCOMPARE(f.operatingMaxSequences, solve(withTokensPerSequence(s, 8000), SolveFor::MaxConcurrency, "a100-80gb").value);

@@ -38,7 +38,15 @@ QString scenarioSummary(const Scenario &s)
     QStringList parts;
     if (!s.name.empty())
         parts << modelName(s);
-    if (s.task == Task::Inference) {
+    if (s.task == Task::Inference && s.serving) {
+        // A serving engine: its name and the requests, as the engine sees them.
+        std::uint64_t longest = 0;
+        for (const RequestClass &kind : s.serving->requests.classes)
+            longest = std::max(longest, kind.tokens());
+        parts << name(enumName(s.serving->engine))
+              << tr("%1 x %2 tokens").arg(s.serving->requests.concurrency).arg(longest)
+              << tr("weights %1").arg(name(enumName(s.precision.weights)));
+    } else if (s.task == Task::Inference) {
         parts << tr("inference") << tr("%1 x %2 tokens").arg(s.inference.batch).arg(s.inference.context)
               << tr("weights %1, KV %2").arg(name(enumName(s.precision.weights)), name(enumName(s.inference.kvDType)));
     } else {

@@ -62,7 +62,7 @@ FrontierChart::FrontierChart(QObject *parent)
     m_axisX->setTitleText(tr("Tokens per sequence (prompt + output)"));
     m_axisY->setTitleText(tr("Concurrent sequences"));
     m_axisX->setLabelFormat(QStringLiteral("%.0f"));
-    m_axisY->setLabelFormat(QStringLiteral("%.0f"));
+    m_axisY->setLabelFormat(QStringLiteral("%g"));
     m_chart->addAxis(m_axisX, Qt::AlignBottom);
     m_chart->addAxis(m_axisY, Qt::AlignLeft);
     m_point->setName(tr("Your load"));

@@ -21,7 +21,7 @@ namespace headroom {
 
 FrontierView::FrontierView(ScenarioModel *model, QWidget *parent)
     : QDialog(parent), m_model(model), m_chart(new FrontierChart(this)), m_tensor(new QLineEdit),
-      m_contiguous(new QCheckBox(tr("Compare &contiguous allocation (every sequence reserves the longest)"))),
+      m_contiguous(new QCheckBox(tr("Compare &contiguous allocation (every sequence reserves max_model_len)"))),
       m_status(new QLabel)
 {
     setWindowTitle(tr("Concurrency x context"));
