@@ -7,6 +7,7 @@
 #include "advisor.h"
 #include "cli.h"
 #include "clicommon.h"
+#include "solvetext.h"
 #include "chart/consumerstyle.h"
 #include "scenariojson.h"
 #include "verdict.h"
@@ -84,6 +85,8 @@ void printText(const Advice &advice, const Scenario &scenario, Unit unit)
                  .arg(bytesText(peak, unit), bytesText(peak - advice.capacityBytes, unit),
                       whatWouldFitText(advice.final(), advice.gpuId, unit))
           << '\n';
+    if (advice.then)
+        o << tr("Then: %1").arg(solveAnswerText(*advice.then, unit)) << '\n';
     if (!advice.skipped.empty()) {
         o << tr("Not used:") << '\n';
         for (const SkippedLever &s : advice.skipped)

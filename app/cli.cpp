@@ -6,6 +6,7 @@
 #include "clicommon.h"
 #include "manpage.h"
 #include "rendercommand.h"
+#include "servingcommands.h"
 #include "validatecommand.h"
 
 #include <QCommandLineParser>
@@ -29,6 +30,8 @@ const Command kCommands[] = {
     {"validate", runValidate},
     {"advise", runAdvise},
     {"render", runRender},
+    {"solve", runSolve},
+    {"frontier", runFrontier},
 };
 
 QString programDescription()

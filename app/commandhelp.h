@@ -35,5 +35,7 @@ CommandHelp estimateHelp();
 CommandHelp validateHelp();
 CommandHelp adviseHelp();
 CommandHelp renderHelp();
+CommandHelp solveHelp();
+CommandHelp frontierHelp();
 
 } // namespace headroom::cli

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "clicommon.h"
 #include "inputpolicy.h"
+#include "servingcommands.h"
 #include "validation.h"
 
 #include <QDir>
@@ -94,7 +95,7 @@ CommandHelp validateHelp()
     return {QStringLiteral("validate"), tr("compare estimates with published measurements"),
             tr("Compare estimates with published, measured peaks."),
             tr("headroom validate DIR [--format text|json]"),
-            {{QStringLiteral("DIR"), tr("A folder of headroom-measurement cases (*.json).")}},
+            {{QStringLiteral("DIR"), tr("A folder of headroom-measurement cases, or of headroom-serving-log cases (*.json).")}},
             {QCommandLineOption(QStringLiteral("format"), tr("text or json."),
                                 QStringLiteral("format"), QStringLiteral("text"))}};
 }
@@ -121,6 +122,14 @@ int runValidate(const QStringList &arguments)
                         .arg(positional.at(1))
                         .arg(files.size())
                         .arg(kMaxCases));
+
+    // A folder of serving-engine start-up logs gets the serving report (KV bytes and tokens).
+    try {
+        if (readFile(dir.filePath(files.first())).contains("\"headroom-serving-log\""))
+            return runServingValidate(positional.at(1), files, format == QLatin1String("json"));
+    } catch (const std::exception &error) {
+        return fail(QString::fromStdString(error.what()));
+    }
 
     std::vector<MeasurementCase> cases;
     try {

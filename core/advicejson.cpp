@@ -2,6 +2,7 @@
 #include "advicejson.h"
 
 #include "scenariojson.h"
+#include "solvejson.h"
 
 #include <nlohmann/json.hpp>
 
@@ -59,7 +60,7 @@ json adviceToJson(const Advice &advice)
     json skipped = json::array();
     for (const SkippedLever &s : advice.skipped)
         skipped.push_back({{"lever", leverKey(s.lever)}, {"reason", skipReasonKey(s.reason)}});
-    return {{"format", "headroom-advice"},
+    json doc = {{"format", "headroom-advice"},
             {"version", 1},
             {"gpu", {{"id", advice.gpuId}, {"name", advice.gpuName}, {"capacity_bytes", advice.capacityBytes}}},
             {"start", {{"device_bytes", advice.startPeakDeviceBytes},
@@ -68,6 +69,9 @@ json adviceToJson(const Advice &advice)
             {"skipped", skipped},
             {"fits", advice.fits},
             {"final_device_bytes", advice.finalPeakDeviceBytes()}};
+    if (advice.then)
+        doc["then"] = solutionToJson(*advice.then);
+    return doc;
 }
 
 } // namespace headroom

@@ -285,6 +285,14 @@ Advice advise(const Scenario &scenario, const std::string &gpuId, const Catalog 
         peak = device;
         advice.fits = fits;
     }
+    if (advice.fits) {
+        // "Then micro-batch 3 fits": the solver stretches the final configuration to the GPU.
+        const SolveFor stretch = train ? SolveFor::MaxMicroBatch : SolveFor::MaxConcurrency;
+        try {
+            advice.then = solve(advice.final(), stretch, gpuId, {}, catalog);
+        } catch (const SolveError &) {
+        }
+    }
     return advice;
 }
 

@@ -3,8 +3,10 @@
 
 #include "catalog.h"
 #include "scenario.h"
+#include "solver.h"
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -86,6 +88,10 @@ struct Advice
     std::vector<AdviceStep> steps;    ///< in order; each lowers the peak; empty when it already fits
     std::vector<SkippedLever> skipped; ///< in the order they were considered
     bool fits = false;                ///< the last configuration (or the start) fits
+    /// The last step, from the solver: how far the final configuration stretches on this GPU
+    /// (the largest micro-batch in training, the most concurrent sequences in serving), when
+    /// it fits.
+    std::optional<Solution> then;
 
     /// The configuration before step `index` (the start for step 0).
     const Scenario &before(std::size_t index) const;

@@ -4,10 +4,12 @@
 #include "catalog.h"
 #include "errorband.h"
 #include "scenario.h"
+#include "servingfigures.h"
 #include "units.h"
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,11 +26,12 @@ enum class ConsumerId {
     AttentionScores,
     Logits,
     KvCache,
+    KvCacheFree, ///< a serving engine's KV pool that the requests leave free
     Workspace,
     CudaContext,
     Fragmentation,
 };
-inline constexpr int kConsumerCount = 12;
+inline constexpr int kConsumerCount = 13;
 /// Stable id in the format ("optimizer_state").
 const char *consumerKey(ConsumerId id);
 
@@ -96,6 +99,8 @@ struct Estimate
     /// unknown. `errorBands` has every reading's band with its case count.
     int errorBandPercent = 0;
     std::vector<ErrorBand> errorBands;
+    /// The serving engine's own start-up figures (scenarios with a `serving` section).
+    std::optional<ServingFigures> serving;
 
     const Consumer *consumer(ConsumerId id) const;
     /// Bytes of one consumer in the peak composition (0 when absent).

@@ -13,7 +13,8 @@ const char *consumerKey(ConsumerId id)
     static const char *keys[kConsumerCount] = {
         "weights",     "quant_metadata",   "master_weights", "gradients",
         "optimizer_state", "activations",  "attention_scores", "logits",
-        "kv_cache",    "workspace",        "cuda_context",   "fragmentation"};
+        "kv_cache",    "kv_cache_free",    "workspace",      "cuda_context",
+        "fragmentation"};
     return keys[static_cast<int>(id)];
 }
 

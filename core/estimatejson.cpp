@@ -2,6 +2,7 @@
 #include "estimatejson.h"
 
 #include "articles.h"
+#include "names.h"
 
 #include <nlohmann/json.hpp>
 
@@ -27,6 +28,36 @@ double consumerShare(const Estimate &estimate, const Consumer &consumer)
     if (estimate.peak.deviceBytes == 0)
         return 0;
     return static_cast<double>(consumer.bytes) / static_cast<double>(estimate.peak.deviceBytes);
+}
+
+json servingFiguresToJson(const ServingFigures &f)
+{
+    return {{"engine", enumName(f.engine)},
+            {"gpu", f.gpuId},
+            {"budget_bytes", f.budgetBytes},
+            {"kv_cache_bytes", f.kvCacheBytes},
+            {"kv_cache_tokens", f.kvCacheTokens},
+            {"max_concurrency", f.maxConcurrency},
+            {"max_concurrency_tokens", f.maxConcurrencyTokens},
+            {"device_total_bytes", f.deviceTotalBytes},
+            {"weights_bytes", f.weightsBytes},
+            {"activation_bytes", f.activationBytes},
+            {"non_torch_bytes", f.nonTorchBytes},
+            {"cuda_graph_bytes", f.cudaGraphBytes},
+            {"cuda_graph_in_budget", f.cudaGraphInBudget},
+            {"kv_bytes_per_token", f.kvBytesPerToken},
+            {"blocks", f.blocks},
+            {"block_size", f.blockSize},
+            {"max_num_seqs", f.maxNumSeqs},
+            {"starts", f.startsOk},
+            {"max_len_that_fits", f.maxLenThatFits},
+            {"request_kv_bytes", f.requestKvBytes},
+            {"request_sequences", f.requestSequences},
+            {"request_tokens", f.requestTokens},
+            {"requests_fit", f.requestsFit},
+            {"limit", servingLimitKey(f.limit)},
+            {"host_bytes", f.hostBytes},
+            {"notes", f.notes}};
 }
 
 json estimateToJson(const Estimate &e, Unit unit)
@@ -77,6 +108,8 @@ json estimateToJson(const Estimate &e, Unit unit)
             bands.push_back({{"reading", band.reading}, {"percent", band.percent}, {"held_out_cases", band.cases}});
         doc["error_bands"] = bands;
     }
+    if (e.serving)
+        doc["serving"] = servingFiguresToJson(*e.serving);
     return doc;
 }
 

@@ -13,6 +13,7 @@
 #include "names.h"
 #include "overhead.h"
 #include "runtimeterms.h"
+#include "servingengines.h"
 
 #include <algorithm>
 #include <climits>
@@ -36,6 +37,7 @@ public:
 private:
     void trainingPhases(Estimate &e);
     void inferencePhases(Estimate &e);
+    void enginePhases(Estimate &e);
     Phase finishPhase(PhaseId id, const Composition &parts);
 
     const EstimateContext c;
@@ -239,7 +241,8 @@ void Estimator::inferencePhases(Estimate &e)
     };
 
     Composition prefill = load;
-    at(prefill, C::KvCache) = kvCacheTerm(c);
+    const bool generate = s.serving && s.serving->engine == Engine::HfGenerate;
+    at(prefill, C::KvCache) = generate ? hfCacheTerm(c, e.hostBytes) : kvCacheTerm(c);
     at(prefill, C::Activations) = working(mulChecked(batch, context, "activations"), "prompt");
     at(prefill, C::AttentionScores) = scores(context);
     at(prefill, C::Logits) = logitsTerm(c);
@@ -249,6 +252,8 @@ void Estimator::inferencePhases(Estimate &e)
     Composition decode = prefill;
     at(decode, C::Activations) = working(batch, "new");
     at(decode, C::AttentionScores) = scores(1);
+    if (generate) // generate()'s DynamicCache: torch.cat copies one layer at a time
+        at(decode, C::KvCache) = combine(at(decode, C::KvCache), hfConcatTransient(c), formulas);
     if (s.inference.kvCache == KvCache::Concat) {
         // torch.cat builds each layer's next cache while generate() still holds the previous
         // step's tuple: at the last layer both caches are alive.
@@ -263,6 +268,26 @@ void Estimator::inferencePhases(Estimate &e)
     e.phases.push_back(finishPhase(PhaseId::Decode, decode));
 }
 
+void Estimator::enginePhases(Estimate &e)
+{
+    const Gpu *gpu = engineGpu(c);
+    EnginePhases engine;
+    switch (s.serving->engine) {
+    case Engine::Vllm: engine = vllmPhases(c, *gpu); break;
+    case Engine::Sglang: engine = sglangPhases(c, *gpu); break;
+    case Engine::LlamaCpp: engine = llamaCppPhases(c, *gpu); break;
+    case Engine::HfGenerate: return;
+    }
+    Composition load;
+    at(load, ConsumerId::Weights) = engine.profile[static_cast<std::size_t>(ConsumerId::Weights)];
+    at(load, ConsumerId::QuantMetadata) = engine.profile[static_cast<std::size_t>(ConsumerId::QuantMetadata)];
+    e.phases.push_back(finishPhase(PhaseId::Load, load));
+    e.phases.push_back(finishPhase(PhaseId::Prefill, engine.profile));
+    e.phases.push_back(finishPhase(PhaseId::Decode, engine.serve));
+    e.hostBytes = engine.hostBytes;
+    e.serving = std::move(engine.figures);
+}
+
 Estimate Estimator::run()
 {
     Estimate e;
@@ -271,8 +296,14 @@ Estimate Estimator::run()
     e.rough = m.rough;
     e.errorBands = errorBandsFor(s);
     e.errorBandPercent = e.errorBands.empty() ? 0 : e.errorBands.front().percent;
+    // A serving engine (other than generate(), which is the plain inference model with its cache)
+    // reserves its memory in its own way.
+    const bool engine = s.task == Task::Inference && s.serving && s.serving->engine != Engine::HfGenerate &&
+                        engineGpu(c);
     if (s.task == Task::Train)
         trainingPhases(e);
+    else if (engine)
+        enginePhases(e);
     else
         inferencePhases(e);
 
@@ -284,7 +315,8 @@ Estimate Estimator::run()
     e.peak.phase = peakPhase.id;
     e.peak.allocatedBytes = peakPhase.allocatedBytes;
 
-    const std::uint64_t fragmentationBytes = headroom::fragmentationBytes(e.peak.allocatedBytes, s);
+    // Engines allocate their pool in a few large tensors and size it to what is left: no slack.
+    const std::uint64_t fragmentationBytes = engine ? 0 : headroom::fragmentationBytes(e.peak.allocatedBytes, s);
     const std::uint64_t contextBytes = cudaContextBytes(s);
     e.peak.reservedBytes = addChecked(e.peak.allocatedBytes, fragmentationBytes, "peak");
     e.peak.deviceBytes = addChecked(e.peak.reservedBytes, contextBytes, "peak");
@@ -330,6 +362,8 @@ Estimate Estimator::run()
         fit.name = gpu->name;
         fit.capacityBytes = gpu->capacityBytes();
         fit.fits = e.peak.deviceBytes <= fit.capacityBytes;
+        if (e.serving && fit.id == e.serving->gpuId)
+            fit.fits = fit.fits && e.serving->startsOk && e.serving->requestsFit;
         fit.headroomBytes = static_cast<std::int64_t>(fit.capacityBytes) -
                             static_cast<std::int64_t>(e.peak.deviceBytes);
         e.gpus.push_back(fit);
@@ -357,6 +391,12 @@ Estimate Estimator::run()
 
 Estimate estimate(const Scenario &scenario, Detail detail, const Catalog &catalog)
 {
+    if (scenario.task == Task::Inference && scenario.serving &&
+        scenario.serving->engine == Engine::HfGenerate)
+        return detail::hfGenerateEstimate(scenario, detail, catalog,
+                                          [](const Scenario &s, Detail d, const Catalog &cat) {
+                                              return Estimator(s, d, cat).run();
+                                          });
     return Estimator(scenario, detail, catalog).run();
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "serving.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -193,6 +195,8 @@ struct Scenario
     KernelConfig kernels;
     ParallelConfig parallel;
     OverheadConfig overhead;
+    /// The serving engine (task inference only); absent: no engine, the plain inference model.
+    std::optional<ServingConfig> serving;
     std::vector<std::string> gpus{"t4", "rtx-4090", "a100-80gb"};
     /// The GPU the verdict is about (one of `gpus`); empty: the largest of `gpus`.
     std::string targetGpu;

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "scenariojson.h"
 
+#include "objectreader.h"
+#include "servingjson.h"
+
 #include "architecture.h"
 #include "checked.h"
 #include "framework.h"
@@ -18,6 +21,8 @@ namespace headroom {
 using nlohmann::json;
 
 namespace {
+
+using detail::ObjectReader;
 
 constexpr std::int64_t kMaxTokens = 16 * 1024 * 1024;
 /// The longest `--set` key path (the longest real one is under 40 characters).
@@ -50,128 +55,6 @@ json overrideValue(const std::string &path, const std::string &text)
     }
     return list;
 }
-
-/// Reads one JSON object, remembering which keys were asked for so that the rest are reported.
-class ObjectReader
-{
-public:
-    ObjectReader(const json &object, std::string path) : m_object(object), m_path(std::move(path))
-    {
-        if (!m_object.is_object())
-            throw ScenarioError(m_path, "must be an object ({...})");
-    }
-
-    std::string keyPath(const std::string &key) const
-    {
-        return m_path.empty() ? key : m_path + "." + key;
-    }
-
-    bool has(const std::string &key)
-    {
-        m_known.insert(key);
-        return m_object.contains(key);
-    }
-
-    const json *child(const std::string &key) { return has(key) ? &m_object.at(key) : nullptr; }
-
-    std::int64_t integer(const std::string &key, std::int64_t low, std::int64_t high,
-                         std::int64_t fallback)
-    {
-        const json *value = child(key);
-        if (!value)
-            return fallback;
-        const std::string range = "a whole number from " + groupInt(low) + " to " + groupInt(high);
-        if (value->is_number_unsigned()) {
-            const auto v = value->get<std::uint64_t>();
-            if (v > static_cast<std::uint64_t>(high) || static_cast<std::int64_t>(v) < low)
-                throw ScenarioError(keyPath(key), "must be " + range + " (got " + describe(*value) + ")");
-            return static_cast<std::int64_t>(v);
-        }
-        if (value->is_number_integer()) {
-            const auto v = value->get<std::int64_t>();
-            if (v < low || v > high)
-                throw ScenarioError(keyPath(key), "must be " + range + " (got " + describe(*value) + ")");
-            return v;
-        }
-        throw ScenarioError(keyPath(key), "must be " + range + " (got " + describe(*value) + ")");
-    }
-
-    double number(const std::string &key, double low, double high, double fallback, bool highOpen)
-    {
-        const json *value = child(key);
-        if (!value)
-            return fallback;
-        const std::string range = "a number from " + formatDecimal(low) + " to " +
-                                  formatDecimal(high) + (highOpen ? " (exclusive)" : "");
-        if (!value->is_number())
-            throw ScenarioError(keyPath(key), "must be " + range + " (got " + describe(*value) + ")");
-        const double v = value->get<double>();
-        if (!std::isfinite(v) || v < low || v > high || (highOpen && v >= high))
-            throw ScenarioError(keyPath(key), "must be " + range + " (got " + describe(*value) + ")");
-        return v;
-    }
-
-    bool boolean(const std::string &key, bool fallback)
-    {
-        const json *value = child(key);
-        if (!value)
-            return fallback;
-        if (!value->is_boolean())
-            throw ScenarioError(keyPath(key), "must be true or false (got " + describe(*value) + ")");
-        return value->get<bool>();
-    }
-
-    std::string text(const std::string &key, const std::string &fallback)
-    {
-        const json *value = child(key);
-        if (!value)
-            return fallback;
-        if (!value->is_string())
-            throw ScenarioError(keyPath(key), "must be a string (got " + describe(*value) + ")");
-        return value->get<std::string>();
-    }
-
-    template <typename E>
-    E choice(const std::string &key, E fallback)
-    {
-        const json *value = child(key);
-        if (!value)
-            return fallback;
-        if (value->is_string())
-            if (auto parsed = enumFromName<E>(value->get<std::string>()))
-                return *parsed;
-        throw ScenarioError(keyPath(key), "must be one of " + enumChoices<E>() + " (got " +
-                                              describe(*value) + ")");
-    }
-
-    /// Reports the first key that no reader asked for.
-    void finish() const
-    {
-        for (const auto &item : m_object.items()) {
-            if (m_known.count(item.key()))
-                continue;
-            std::string allowed;
-            for (const auto &key : m_known)
-                allowed += (allowed.empty() ? "" : ", ") + key;
-            throw ScenarioError(keyPath(keyForPath(item.key())),
-                                "unknown key (allowed here: " + allowed + ")");
-        }
-    }
-
-    /// A value for a message: a short prefix, never the whole (possibly huge) input.
-    static std::string describe(const json &value) { return quoteJson(value); }
-
-private:
-    static std::string groupInt(std::int64_t v)
-    {
-        return v < 0 ? "-" + groupDigits(static_cast<std::uint64_t>(-v))
-                     : groupDigits(static_cast<std::uint64_t>(v));
-    }
-
-    const json &m_object;
-    std::string m_path;
-    std::set<std::string> m_known;
-};
 
 int readInt(ObjectReader &r, const char *key, int low, int high, int fallback)
 {
@@ -545,6 +428,8 @@ Scenario readScenarioDocument(const json &doc, const Catalog &catalog,
         std::find(s.gpus.begin(), s.gpus.end(), s.targetGpu) == s.gpus.end())
         throw ScenarioError("target_gpu", "must be one of the scenario's gpus (" +
                                               knownIds(s.gpus) + "), got " + s.targetGpu);
+    if (const json *node = root.child("serving"))
+        s.serving = servingFromJson(*node, s);
     root.finish();
     return s;
 }
@@ -660,6 +545,8 @@ json scenarioToJson(const Scenario &s)
         doc["framework"] = frameworkToJson(s.framework);
     if (s.precision.unquantized)
         doc["precision"]["unquantized"] = enumName(*s.precision.unquantized);
+    if (s.serving)
+        doc["serving"] = servingToJson(*s.serving);
     return doc;
 }
 

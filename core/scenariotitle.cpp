@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "scenariotitle.h"
 
+#include "framework.h"
+#include "serving.h"
+
 #include "architecture.h"
 #include "names.h"
 #include "units.h"
@@ -120,13 +123,30 @@ std::string modelDisplayName(const Scenario &scenario, const Catalog &catalog)
     return params ? "custom " + shortCount(params) : "custom model";
 }
 
+namespace {
+const char *engineDisplayName(Engine engine)
+{
+    switch (engine) {
+    case Engine::HfGenerate:
+        return "Transformers generate()";
+    case Engine::Vllm:
+        return "vLLM";
+    case Engine::Sglang:
+        return "SGLang";
+    case Engine::LlamaCpp:
+        return "llama.cpp";
+    }
+    return "an engine";
+}
+} // namespace
+
 std::string scenarioTitle(const Scenario &s, const Catalog &catalog)
 {
     std::vector<std::string> parts{modelDisplayName(s, catalog)};
     const std::string weights = enumName(s.precision.weights);
     const std::string compute = enumName(s.precision.compute);
     if (s.task == Task::Inference) {
-        parts.push_back("serving");
+        parts.push_back(s.serving ? std::string("served by ") + engineDisplayName(s.serving->engine) : "serving");
         parts.push_back(weights + " weights");
         return join(parts, " \u00b7 ");
     }
@@ -150,7 +170,17 @@ std::string scenarioTitle(const Scenario &s, const Catalog &catalog)
 std::vector<std::string> scenarioFacts(const Scenario &s)
 {
     std::vector<std::string> facts;
-    if (s.task == Task::Inference) {
+    if (s.framework.name != Framework::None && !s.serving)
+        facts.push_back(frameworkDisplayName(s.framework.name));
+    if (s.task == Task::Inference && s.serving) {
+        // What the engine serves: the concurrent sequences and the longest request.
+        std::uint64_t longest = 0;
+        for (const RequestClass &kind : s.serving->requests.classes)
+            longest = std::max(longest, kind.tokens());
+        facts.push_back(groupDigits(s.serving->requests.concurrency) +
+                        (s.serving->requests.concurrency == 1 ? " sequence x " : " sequences x ") +
+                        groupDigits(longest) + " tokens");
+    } else if (s.task == Task::Inference) {
         facts.push_back(groupDigits(s.inference.batch) + (s.inference.batch == 1 ? " sequence x " : " sequences x ") +
                         groupDigits(s.inference.context) + " tokens");
         facts.push_back(std::string("KV cache ") + enumName(s.inference.kvDType));

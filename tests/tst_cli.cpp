@@ -72,7 +72,7 @@ private slots:
         // Consumers: known ids in the fixed order, bytes and formula; they add up to the peak.
         const std::vector<std::string> order = {"weights", "quant_metadata", "master_weights",
             "gradients", "optimizer_state", "activations", "attention_scores", "logits", "kv_cache",
-            "workspace", "cuda_context", "fragmentation"};
+            "kv_cache_free", "workspace", "cuda_context", "fragmentation"};
         std::size_t last = 0;
         std::uint64_t allocated = 0, fragmentation = 0, context = 0;
         for (const json &c : doc.at("consumers")) {

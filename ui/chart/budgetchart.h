@@ -39,6 +39,7 @@ struct CapacityLine
 {
     QString name;
     std::uint64_t bytes = 0;
+    QString limit; ///< the chosen solve variable's limit on this GPU ("micro-batch <= 3"), or empty
 };
 
 /// Everything the chart draws.

@@ -2,6 +2,8 @@
 #include "chart/chartdata.h"
 
 #include "advicetext.h"
+#include "solvetext.h"
+
 #include "catalog.h"
 #include "chart/consumerstyle.h"
 #include "document/scenariomodel.h"
@@ -78,8 +80,11 @@ std::vector<ChartColumn> phaseColumns(const Scenario &scenario, const Estimate &
         ChartColumn column;
         column.label = phaseDisplayName(phase.id);
         column.bytes = phase.bytes;
+        // Serving engines allocate their pool whole: no allocator slack (as the estimate).
         column.bytes[std::size_t(ConsumerId::Fragmentation)] =
-            fragmentationBytes(phase.allocatedBytes, scenario);
+            estimate.serving && estimate.serving->engine != Engine::HfGenerate
+                ? 0
+                : fragmentationBytes(phase.allocatedBytes, scenario);
         column.bytes[std::size_t(ConsumerId::CudaContext)] = cudaContextBytes(scenario);
         for (std::uint64_t bytes : column.bytes)
             column.totalBytes += bytes;
@@ -99,9 +104,9 @@ std::vector<CapacityLine> capacityLines(const Scenario &scenario, std::uint64_t 
     std::vector<CapacityLine> lines;
     for (const std::string &id : scenario.gpus)
         if (const Gpu *gpu = builtinCatalog().findGpu(id))
-            lines.push_back({QString::fromStdString(gpu->name), gpu->capacityBytes()});
+            lines.push_back({QString::fromStdString(gpu->name), gpu->capacityBytes(), {}});
     if (customBytes)
-        lines.push_back({tr("Custom"), customBytes});
+        lines.push_back({tr("Custom"), customBytes, {}});
     return lines;
 }
 

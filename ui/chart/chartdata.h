@@ -3,6 +3,7 @@
 
 #include "chart/budgetchart.h"
 #include "scenario.h"
+#include "solver.h"
 
 namespace headroom {
 
@@ -27,6 +28,8 @@ int targetLineIndex(const Scenario &scenario);
 /// window draws it without pins; lessons and exports start from it.
 ChartData scenarioChartData(const Scenario &scenario, const Estimate &estimate, const QString &error,
                             Unit unit, bool dark);
+/// Puts the solver's limit for `what` on the scenario's GPU lines (in their order).
+void attachLimits(std::vector<CapacityLine> &lines, const Scenario &scenario, SolveFor what);
 /// What the window's chart shows for the model's current state.
 ChartData chartDataFor(const ScenarioModel &model);
 

@@ -253,10 +253,17 @@ ChartLayout layoutChart(const ChartData &data, const QSizeF &size, double scale,
     // ("✓ A100 80GB · 80 GiB") when there are too many lines for the height.
     const QString fitsGlyph = QStringLiteral("\u2713"), overGlyph = QStringLiteral("\u2717");
     const double glyphWidth = std::max(textWidth(boldSmall, fitsGlyph), textWidth(boldSmall, overGlyph)) + 3 * s;
+    // The capacity, and the solver's answer for that GPU when the Solve panel asked one.
+    const auto capacityOf = [&](const CapacityLine &line) {
+        QString text = capacityText(line.bytes, data.unit);
+        if (!line.limit.isEmpty())
+            text += kSeparator + line.limit;
+        return text;
+    };
     const auto lineLabelWidthFor = [&](bool oneLine) {
         double w = 0;
         for (const CapacityLine &line : data.lines) {
-            const QString name = shortGpuName(line.name), capacity = capacityText(line.bytes, data.unit);
+            const QString name = shortGpuName(line.name), capacity = capacityOf(line);
             w = oneLine ? std::max(w, textWidth(boldSmall, name) + textWidth(smallFont, kSeparator + capacity))
                         : std::max({w, textWidth(boldSmall, name), textWidth(smallFont, capacity)});
         }
@@ -453,7 +460,7 @@ ChartLayout layoutChart(const ChartData &data, const QSizeF &size, double scale,
             const QString glyph = fits ? fitsGlyph : overGlyph;
             add(ChartText::LineVerdict, glyph, QRectF(x, lineTop, textWidth(boldSmall, glyph), nameHeight), boldSmall,
                 verdictColor(fits, dark));
-            const QString name = shortGpuName(line.name), capacity = capacityText(line.bytes, data.unit);
+            const QString name = shortGpuName(line.name), capacity = capacityOf(line);
             const double nameW = textWidth(boldSmall, name);
             add(ChartText::LineName, name, QRectF(x + glyphWidth, lineTop, nameW, nameHeight), boldSmall, colour);
             if (oneLineLabels)

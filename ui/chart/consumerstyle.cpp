@@ -17,6 +17,7 @@ QString consumerDisplayName(ConsumerId id)
     case ConsumerId::AttentionScores: return QCoreApplication::translate("headroom", "Attention scores");
     case ConsumerId::Logits: return QCoreApplication::translate("headroom", "Logits and loss");
     case ConsumerId::KvCache: return QCoreApplication::translate("headroom", "KV cache");
+    case ConsumerId::KvCacheFree: return QCoreApplication::translate("headroom", "KV pool (free)");
     case ConsumerId::Workspace: return QCoreApplication::translate("headroom", "Workspace");
     case ConsumerId::CudaContext: return QCoreApplication::translate("headroom", "CUDA context");
     case ConsumerId::Fragmentation: return QCoreApplication::translate("headroom", "Fragmentation");
@@ -50,6 +51,7 @@ QColor consumerColor(ConsumerId id, bool dark)
         0x882255, // attention scores: wine
         0xF0E442, // logits: yellow
         0x44AA99, // kv cache: teal
+        0xA8DDD4, // kv pool free: pale teal (the same pool, not in use)
         0x999933, // workspace: olive
         0x777777, // cuda context: grey
         0xBBBBBB, // fragmentation: light grey

@@ -5,6 +5,7 @@
 #include "controls/frameworkgroup.h"
 #include "names.h"
 #include "document/scenariomodel.h"
+#include "controls/servinggroup.h"
 #include "controls/sliderfield.h"
 
 #include <QCheckBox>
@@ -113,6 +114,7 @@ ControlPanel::ControlPanel(ScenarioModel *model, QWidget *parent) : QWidget(pare
     layout->addWidget(buildTaskGroup());
     layout->addWidget(buildTrainingGroup());
     layout->addWidget(buildInferenceGroup());
+    layout->addWidget(new ServingGroup(m_model, this));
     layout->addWidget(buildPrecisionGroup());
     layout->addWidget(new FrameworkGroup(model, this));
     layout->addWidget(buildTechniquesGroup());

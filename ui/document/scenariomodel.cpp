@@ -314,6 +314,14 @@ void ScenarioModel::setView(ChartView view)
     emit changed();
 }
 
+void ScenarioModel::setSolveFor(const std::optional<SolveFor> &what)
+{
+    if (what == m_solveFor)
+        return;
+    m_solveFor = what;
+    emit changed();
+}
+
 void ScenarioModel::setDark(bool dark)
 {
     if (dark == m_dark)

@@ -5,6 +5,7 @@
 #include "estimate.h"
 #include "controls/measurement.h"
 #include "scenario.h"
+#include "solver.h"
 #include "controls/usergpus.h"
 
 #include <QObject>
@@ -97,6 +98,9 @@ public:
     /// A peak the user measured, compared with the estimate (none by default).
     const std::optional<Measurement> &measured() const { return m_measured; }
     void setMeasured(const std::optional<Measurement> &measured);
+    /// The variable whose limit each capacity line carries ("RTX 4090: micro-batch <= 3"), if any.
+    const std::optional<SolveFor> &solveFor() const { return m_solveFor; }
+    void setSolveFor(const std::optional<SolveFor> &what);
     /// The preset the current model came from, and whether fields were edited since.
     QString presetLabel() const;
 
@@ -119,6 +123,7 @@ private:
     std::uint64_t m_customCapacity = 0;
     std::vector<UserGpu> m_userGpus;
     std::optional<Measurement> m_measured;
+    std::optional<SolveFor> m_solveFor;
     QUndoStack *m_undo;
 };
 

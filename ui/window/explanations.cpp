@@ -60,6 +60,10 @@ QString what(ConsumerId id, const Scenario &s)
     case ConsumerId::KvCache:
         return tr("Keys and values of every previous token, for every layer and concurrent "
                   "sequence. Longer contexts and more simultaneous requests make it the limit.");
+    case ConsumerId::KvCacheFree:
+        return tr("The part of a serving engine's KV pool that the requests leave free. vLLM and "
+                  "SGLang allocate the whole pool at start-up, so nvidia-smi shows it as used; it is "
+                  "what more or longer requests would fill.");
     case ConsumerId::Workspace:
         return tr("Scratch buffers inside PyTorch's allocator: cuBLAS workspaces, dequantised "
                   "weight copies, gathered shards, optimizer temporaries. In the optimizer step, "

@@ -14,7 +14,9 @@
 #include "classroom/presenterview.h"
 #include "scenariojson.h"
 #include "document/scenariomodel.h"
+#include "classroom/frontierview.h"
 #include "classroom/sweepview.h"
+#include "controls/solvepanel.h"
 #include "window/theme.h"
 #include "controls/usergpudialog.h"
 #include "controls/usergpus.h"
@@ -33,6 +35,7 @@
 #include <QChartView>
 #include <QCloseEvent>
 #include <QCursor>
+#include <QDockWidget>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -322,6 +325,11 @@ void MainWindow::buildMenus()
         sweeps()->show();
         sweeps()->raise();
     });
+    scenario->addAction(tr("&Concurrency x context..."), this, [this] {
+        frontier()->show();
+        frontier()->raise();
+    });
+    scenario->addAction(solveDock()->toggleViewAction());
 
     QMenu *lessons = menuBar()->addMenu(tr("&Lessons"));
     m_lessons->addActions(lessons);
@@ -346,6 +354,26 @@ AdvisorView *MainWindow::advisor()
     if (!m_advisor)
         m_advisor = new AdvisorView(m_model, this);
     return m_advisor;
+}
+
+FrontierView *MainWindow::frontier()
+{
+    if (!m_frontier)
+        m_frontier = new FrontierView(m_model, this);
+    return m_frontier;
+}
+
+QDockWidget *MainWindow::solveDock()
+{
+    if (auto *dock = findChild<QDockWidget *>(QStringLiteral("solveDock")))
+        return dock;
+    auto *dock = new QDockWidget(tr("Solve: exact limits"), this);
+    dock->setObjectName(QStringLiteral("solveDock"));
+    m_solvePanel = new SolvePanel(m_model, dock);
+    dock->setWidget(m_solvePanel);
+    addDockWidget(Qt::RightDockWidgetArea, dock);
+    dock->hide();
+    return dock;
 }
 
 SweepView *MainWindow::sweeps()

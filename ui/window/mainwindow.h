@@ -5,6 +5,7 @@
 
 class QAction;
 class QChartView;
+class QDockWidget;
 class QLabel;
 class QSplitter;
 
@@ -15,6 +16,8 @@ class BudgetChart;
 class BreakdownView;
 class ControlPanel;
 class DocumentController;
+class FrontierView;
+class SolvePanel;
 class LessonController;
 class PresenterView;
 class ScenarioModel;
@@ -45,6 +48,11 @@ public:
     /// Memory against sequence length and micro-batch (made on first use).
     SweepView *sweeps();
 
+    /// Concurrency x context for serving (made on first use).
+    FrontierView *frontier();
+    /// The exact limits of the scenario on one GPU, in a dock.
+    SolvePanel *solvePanel() const { return m_solvePanel; }
+
     /// Saves geometry, the scenario and display settings (also done on close).
     void saveState() const;
     /// Pins the current scenario, or says why not (already pinned, eight pins).
@@ -62,6 +70,8 @@ protected:
 
 private:
     void buildMenus();
+    /// The dock of the Solve panel (made with the menus, hidden until asked for).
+    QDockWidget *solveDock();
     void restoreState();
     void refresh();
     /// At most the screen's available size, and on it.
@@ -80,6 +90,8 @@ private:
     SweepView *m_sweeps = nullptr;
     QWidget *m_controlsScroll = nullptr;
     QAction *m_savePinsAsLesson = nullptr;
+    FrontierView *m_frontier = nullptr;
+    SolvePanel *m_solvePanel = nullptr;
     QSplitter *m_mainSplitter;
     QSplitter *m_rightSplitter;
     bool m_darkApplied = false;

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The serving section of a scenario: which engine serves the model, its own settings, and the
+// requests it serves. The engines' memory accounting is in servingvllm.cpp, servingsglang.cpp,
+// servinghf.cpp and servingllamacpp.cpp (docs/serving.md cites the code each follows).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace headroom {
+
+/// A serving engine; names as the framework key uses them (hf_generate, vllm, sglang, llama_cpp).
+enum class Engine { HfGenerate, Vllm, Sglang, LlamaCpp };
+
+/// A KV cache value type as an engine names it: vLLM/SGLang `kv_cache_dtype` (auto = the model
+/// dtype, fp8*, nvfp4) and llama.cpp's ggml cache types (`-ctk`/`-ctv`).
+enum class EngineKvType { Auto, Fp8, Fp8E4m3, Fp8E5m2, Nvfp4, F32, F16, Bf16, Q8_0, Q5_1, Q5_0, Q4_1, Q4_0, Iq4Nl };
+
+/// A GGUF weight type for llama.cpp's model buffer (ggml block sizes, ggml-common.h).
+enum class GgufType { F32, F16, Bf16, Q8_0, Q6_K, Q5_K, Q5_0, Q4_K, Q4_0, Q3_K, Q2_K };
+
+/// vLLM's top-k/top-p sampler: PyTorch's sort-based one or FlashInfer's kernels (its log line
+/// "Using FlashInfer for top-p & top-k sampling").
+enum class Sampler { Pytorch, Flashinfer };
+
+/// How vLLM was started: `vllm serve` (the OpenAI server) or the `LLM` class (offline); the
+/// default batch sizes differ.
+enum class UsageContext { Server, Offline };
+
+/// Hugging Face generate()'s cache implementations (transformers cache_utils.py).
+enum class HfCacheImpl { Dynamic, Static, Offloaded, Quantized };
+
+/// One kind of request: tokens of prompt and of output per sequence, and its share of the load.
+struct RequestClass
+{
+    double share = 1;                 ///< fraction of the concurrent sequences (mix only)
+    std::uint32_t promptTokens = 1024;
+    std::uint32_t outputTokens = 1024;
+    std::uint64_t tokens() const { return std::uint64_t(promptTokens) + outputTokens; }
+    bool operator==(const RequestClass &) const = default;
+};
+
+/// The load: how many sequences run at once and how long each is (one class, or a mix).
+struct ServingRequests
+{
+    std::uint32_t concurrency = 1;
+    std::vector<RequestClass> classes = std::vector<RequestClass>(1); ///< one entry, or the mix in order
+    /// Sequences of each class: floor(share x concurrency), the remainder to the first classes.
+    std::vector<std::uint64_t> counts() const;
+    bool operator==(const ServingRequests &) const = default;
+};
+
+/// The engine and its settings. 0 (or an empty optional) means "the engine's default".
+struct ServingConfig
+{
+    Engine engine = Engine::Vllm;
+    std::string version; ///< vLLM "0.10.1", SGLang/llama.cpp informative; empty: the current release
+
+    // vLLM
+    double gpuMemoryUtilization = 0.9;
+    std::uint32_t maxModelLen = 0;          ///< 0: the model's max_positions
+    std::uint32_t maxNumSeqs = 0;           ///< 0: 1024 on >= 70 GiB GPUs other than A100, else 256
+    std::uint32_t maxNumBatchedTokens = 0;  ///< 0: the usage context's default
+    EngineKvType kvCacheDtype = EngineKvType::Auto;
+    std::uint32_t blockSize = 16;
+    bool enforceEager = false;
+    Sampler sampler = Sampler::Pytorch;
+    UsageContext usage = UsageContext::Server;
+    std::optional<bool> v1Engine;           ///< default: V1 from 0.8.0 on (VLLM_USE_V1)
+    std::optional<double> nonTorchMiB;      ///< measured non-torch increase; default in docs
+    std::optional<double> cudaGraphMiB;     ///< CUDA graph pool; default in docs
+    std::optional<std::uint64_t> kvCacheMemoryBytes; ///< --kv-cache-memory (skips profiling)
+    std::optional<double> totalGpuMemoryGiB; ///< what cudaMemGetInfo reports; default: table
+
+    // SGLang
+    double memFractionStatic = 0;           ///< 0: SGLang's default rule
+    std::uint32_t chunkedPrefillSize = 0;   ///< 0: its default
+    std::uint32_t pageSize = 1;
+
+    // llama.cpp
+    std::uint32_t nCtx = 4096;
+    std::uint32_t nBatch = 2048;
+    std::uint32_t nUbatch = 512;
+    std::int32_t nGpuLayers = -1; ///< -1: all (the same as 999)
+    std::uint32_t nParallel = 1;
+    EngineKvType cacheTypeK = EngineKvType::F16;
+    EngineKvType cacheTypeV = EngineKvType::F16;
+    bool flashAttn = true;
+    bool kvOffload = true; ///< false: --no-kv-offload, every layer's cache in CPU RAM
+    GgufType weightType = GgufType::Q4_K;
+
+    // Hugging Face generate()
+    HfCacheImpl cacheImplementation = HfCacheImpl::Dynamic;
+    std::uint32_t cacheNbits = 4;
+    std::uint32_t residualLength = 128;
+    std::uint32_t qGroupSize = 64;
+
+    ServingRequests requests;
+    bool operator==(const ServingConfig &) const = default;
+};
+
+/// A vLLM version as major.minor.patch for comparisons; an empty text is the current release.
+struct EngineVersion
+{
+    int major = 0;
+    int minor = 32;
+    int patch = 0;
+    auto operator<=>(const EngineVersion &) const = default;
+};
+/// Parses "0.10.1.1", "v0.6.4.post1", "0.29.1rc1.dev339": the leading numbers; nullopt otherwise.
+std::optional<EngineVersion> parseEngineVersion(const std::string &text);
+/// The vLLM release Headroom models when the scenario names none.
+inline constexpr EngineVersion kCurrentVllm{0, 32, 0};
+
+/// The GPU memory CUDA reports as total (torch.cuda.mem_get_info()[1]), which is what
+/// gpu_memory_utilization multiplies: the catalog capacity (nvidia-smi) less what the driver
+/// reserves. Published values where known (docs/serving.md), else capacity - 480 MiB.
+std::uint64_t cudaTotalBytes(const std::string &gpuId, std::uint64_t capacityBytes, bool *published = nullptr);
+
+} // namespace headroom

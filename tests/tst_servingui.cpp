@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Serving in the window, driven through its widgets: the engine group sets the serving section
+// and shows the engine's figures, the chart splits the KV pool into used and free, capacity
+// lines carry the chosen limit, the Solve panel applies an answer, the frontier draws and exports.
+#include "chart/budgetchart.h"
+#include "chart/chartdata.h"
+#include "chart/frontierchart.h"
+#include "classroom/frontierview.h"
+#include "controls/controlpanel.h"
+#include "controls/servinggroup.h"
+#include "controls/sliderfield.h"
+#include "controls/solvepanel.h"
+#include "document/scenariomodel.h"
+#include "uitestutil.h"
+#include "window/mainwindow.h"
+
+#include <QBarSet>
+#include <QCheckBox>
+#include <QDockWidget>
+#include <QLineEdit>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QLabel>
+#include <QLineSeries>
+#include <QPushButton>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <nlohmann/json.hpp>
+
+using namespace headroom;
+
+namespace {
+
+void chooseCombo(QComboBox *combo, int data)
+{
+    const int index = combo->findData(data);
+    QVERIFY(index >= 0);
+    combo->setCurrentIndex(index);
+    emit combo->activated(index);
+}
+
+} // namespace
+
+class TestServingUi : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase() { test::isolateSettings("tst_servingui"); }
+
+    void engineGroupSetsTheSection()
+    {
+        MainWindow window;
+        window.resize(1400, 900);
+        QVERIFY(test::showActive(window));
+        ScenarioModel *model = window.model();
+        model->apply(QStringLiteral("serve"), [](Scenario &s) {
+            s.task = Task::Inference;
+            s.gpus = {"rtx-4090", "a100-80gb"};
+        });
+        auto *group = window.controls()->findChild<ServingGroup *>();
+        QVERIFY(group);
+        QVERIFY(group->isVisible());
+        chooseCombo(group->engine(), int(Engine::Vllm));
+        QVERIFY(model->scenario().serving);
+        QCOMPARE(model->scenario().serving->engine, Engine::Vllm);
+        QVERIFY(model->estimate().serving);
+        QVERIFY(group->figures()->text().contains(QStringLiteral("maximum concurrency")));
+        // The concurrency field edits the requests; one undo step undoes it.
+        group->concurrency()->field()->setValue(12);
+        emit group->concurrency()->field()->editingFinished();
+        QTRY_COMPARE(model->scenario().serving->requests.concurrency, 12u);
+        // The chart draws the reservation: KV in use and the pool left free, no fragmentation.
+        const ChartData data = chartDataFor(*model);
+        const ChartColumn &column = data.columns.front();
+        QVERIFY(column.bytes[std::size_t(ConsumerId::KvCache)] > 0);
+        QCOMPARE(column.bytes[std::size_t(ConsumerId::KvCache)] + column.bytes[std::size_t(ConsumerId::KvCacheFree)],
+                 model->estimate().serving->kvCacheBytes);
+        QCOMPARE(column.bytes[std::size_t(ConsumerId::Fragmentation)], 0ull);
+        QVERIFY(window.chart()->barSet(ConsumerId::KvCacheFree));
+        // Back to no engine: the section goes.
+        chooseCombo(group->engine(), -1);
+        QVERIFY(!model->scenario().serving);
+    }
+
+    // The capacity lines carry the chosen variable's limit; the Solve panel applies an answer.
+    void solvePanel()
+    {
+        MainWindow window;
+        window.resize(1400, 900);
+        QVERIFY(test::showActive(window));
+        ScenarioModel *model = window.model();
+        model->apply(QStringLiteral("train"), [model](Scenario &s) {
+            s.model = model->catalog().findModel("llama-3.2-1b")->arch;
+            s.task = Task::Train;
+            s.train.method = Method::Lora;
+            s.train.microBatch = 1;
+            s.kernels.attention = Attention::Flash;
+            s.gpus = {"rtx-4090", "a100-80gb"};
+        });
+        model->setSolveFor(SolveFor::MaxMicroBatch);
+        const ChartData data = chartDataFor(*model);
+        const std::vector<Solution> answers = solveForGpus(model->scenario(), SolveFor::MaxMicroBatch,
+                                                           {"rtx-4090", "a100-80gb"});
+        QCOMPARE(data.lines.size(), std::size_t(2));
+        QVERIFY(answers[0].value > 1 && answers[1].value > answers[0].value);
+        QCOMPARE(data.lines[0].limit, QStringLiteral("micro-batch <= %1").arg(answers[0].value));
+        QCOMPARE(data.lines[1].limit, QStringLiteral("micro-batch <= %1").arg(answers[1].value));
+
+        window.findChild<QDockWidget *>(QStringLiteral("solveDock"))->show();
+        SolvePanel *panel = window.solvePanel();
+        QVERIFY(panel);
+        panel->refresh();
+        QPushButton *apply = panel->applyButton(SolveFor::MaxMicroBatch);
+        QVERIFY(apply->isVisible());
+        QVERIFY(apply->isEnabled());
+        QVERIFY(panel->answer(SolveFor::MaxMicroBatch)->text().contains(QStringLiteral("fits")));
+        QTest::mouseClick(apply, Qt::LeftButton);
+        QCOMPARE(model->scenario().train.microBatch, std::uint32_t(answers[0].value));
+        // Applied: the answer is now the scenario, so there is nothing more to apply.
+        QVERIFY(!panel->applyButton(SolveFor::MaxMicroBatch)->isEnabled());
+        // Serving variables do not apply to training.
+        QVERIFY(!panel->applyButton(SolveFor::MaxConcurrency)->isVisible());
+    }
+
+    void frontierView()
+    {
+        ScenarioModel model;
+        model.apply(QStringLiteral("serve"), [](Scenario &s) {
+            s.task = Task::Inference;
+            s.gpus = {"rtx-4090", "a100-80gb"};
+            ServingConfig cfg;
+            cfg.maxModelLen = 8192;
+            cfg.requests.concurrency = 8;
+            s.serving = cfg;
+        });
+        FrontierView view(&model);
+        view.resize(1000, 600);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QCOMPARE(view.chart()->curves().size(), std::size_t(2));
+        QVERIFY(view.chart()->curves().front()->count() > 3);
+        QVERIFY(view.status()->text().contains(QStringLiteral("limited by")));
+        view.contiguous()->setChecked(true);
+        QCOMPARE(view.chart()->curves().size(), std::size_t(4));
+        view.tensorSizes()->setText(QStringLiteral("1,2"));
+        emit view.tensorSizes()->editingFinished();
+        QCOMPARE(view.chart()->curves().size(), std::size_t(6));
+        QTemporaryDir dir;
+        QCOMPARE(view.exportTo(dir.filePath(QStringLiteral("f.png"))), QString());
+        QVERIFY(QImage(dir.filePath(QStringLiteral("f.png"))).width() > 100);
+        QCOMPARE(view.exportTo(dir.filePath(QStringLiteral("f.csv"))), QString());
+        QFile csv(dir.filePath(QStringLiteral("f.csv")));
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        QVERIFY(csv.readLine().startsWith("gpu,tensor,allocation,tokens,sequences,limit"));
+        QCOMPARE(view.exportTo(dir.filePath(QStringLiteral("f.json"))), QString());
+        QFile json(dir.filePath(QStringLiteral("f.json")));
+        QVERIFY(json.open(QIODevice::ReadOnly));
+        QCOMPARE(nlohmann::json::parse(json.readAll().toStdString())["format"].get<std::string>(),
+                 std::string("headroom-frontier"));
+    }
+};
+
+QTEST_MAIN(TestServingUi)
+#include "tst_servingui.moc"

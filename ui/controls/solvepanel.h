@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "solver.h"
+
+#include <QWidget>
+#include <array>
+
+class QComboBox;
+class QGridLayout;
+class QLabel;
+class QPushButton;
+
+namespace headroom {
+
+class ScenarioModel;
+
+/// The exact limits of the current scenario on one GPU: for each variable that applies, the
+/// largest value that fits (the fewest GPUs), what grows and what stops it, and a button that
+/// applies the answer. It also chooses which variable the chart's capacity lines carry.
+class SolvePanel : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit SolvePanel(ScenarioModel *model, QWidget *parent = nullptr);
+
+    /// "Capacity lines show": none, or one variable.
+    QComboBox *lineVariable() const { return m_lineVariable; }
+    QComboBox *gpu() const { return m_gpu; }
+    /// The answer and the Apply button of a variable.
+    QLabel *answer(SolveFor what) const { return m_answers[std::size_t(what)]; }
+    QPushButton *applyButton(SolveFor what) const { return m_apply[std::size_t(what)]; }
+    /// The last answers (empty where the variable does not apply).
+    const std::array<std::optional<Solution>, 6> &solutions() const { return m_solutions; }
+
+    void refresh();
+
+private:
+    ScenarioModel *m_model;
+    QComboBox *m_lineVariable;
+    QComboBox *m_gpu;
+    std::array<QLabel *, 6> m_names{};
+    std::array<QLabel *, 6> m_answers{};
+    std::array<QPushButton *, 6> m_apply{};
+    std::array<std::optional<Solution>, 6> m_solutions;
+};
+
+} // namespace headroom
