@@ -10,13 +10,10 @@
 #include "estimatejson.h"
 #include "modelimport.h"
 #include "scenariojson.h"
-<<<<<<< HEAD
 #include "scenariotitle.h"
 #include "verdict.h"
 #include "trainconfigimport.h"
-=======
 #include "servingcommands.h"
->>>>>>> serve-wip
 
 #include <QCoreApplication>
 #include <nlohmann/json.hpp>
@@ -151,32 +148,20 @@ void printText(const Scenario &scenario, const Estimate &e, Unit unit)
           << '\n';
     if (e.hostBytes)
         o << tr("Offloaded to CPU RAM: %1").arg(bytesText(e.hostBytes, unit)) << '\n';
-<<<<<<< HEAD
-    const Gpu *target = targetGpu(scenario);
-    for (const GpuFit &g : e.gpus) {
-        o << "  " << verdictText(q(g.name), g.headroomBytes, unit)
-          << tr(" (%1)").arg(gpuLabel(q(g.name), g.capacityBytes, unit));
-        if (target && target->id == g.id && e.gpus.size() > 1)
-            o << tr("  <- the verdict's GPU");
-=======
     if (e.serving)
         printServingFigures(o, *e.serving, unit);
+    const Gpu *target = targetGpu(scenario);
     for (const GpuFit &g : e.gpus) {
-        const QString capacity = bytesText(g.capacityBytes, unit);
-        const std::uint64_t margin =
-            static_cast<std::uint64_t>(g.headroomBytes < 0 ? -g.headroomBytes : g.headroomBytes);
-        if (g.fits)
-            o << tr("  fits %1 (%2): %3 to spare")
-                     .arg(q(g.name), capacity, bytesText(margin, unit));
-        else if (g.headroomBytes >= 0 && e.serving)
-            o << tr("  %1 (%2) holds the engine's reservation, but %3")
-                     .arg(q(g.name), capacity,
-                          e.serving->startsOk ? tr("the requests do not all run at once")
-                                              : tr("the engine does not start"));
+        if (!g.fits && g.headroomBytes >= 0 && e.serving)
+            o << "  " << tr("%1 holds the engine's reservation, but %2")
+                             .arg(gpuLabel(q(g.name), g.capacityBytes, unit),
+                                  e.serving->startsOk ? tr("the requests do not all run at once")
+                                                      : tr("the engine does not start"));
         else
-            o << tr("  does not fit %1 (%2) by %3")
-                     .arg(q(g.name), capacity, bytesText(margin, unit));
->>>>>>> serve-wip
+            o << "  " << verdictText(q(g.name), g.headroomBytes, unit)
+              << tr(" (%1)").arg(gpuLabel(q(g.name), g.capacityBytes, unit));
+        if (target && target->id == g.id && e.gpus.size() > 1)
+            o << tr("  <- the verdict's GPU");
         o << '\n';
     }
     if (const auto limit = positionLimit(scenario))

@@ -243,9 +243,9 @@ Advice advise(const Scenario &scenario, const std::string &gpuId, const Catalog 
 
     const bool train = scenario.task == Task::Train;
     const auto levers = train ? std::span<const Lever>(kTrainingLevers) : std::span<const Lever>(kServingLevers);
-    for (const Lever lever : levers) {
-        if (advice.fits)
-            break;
+    // One lever: the mildest of its candidates that fits, else the one that saves the most. With
+    // `record`, a lever that does not help is listed as skipped, with why.
+    const auto tryLever = [&](Lever lever, bool record) {
         const Scenario &current = advice.final();
         std::optional<Evaluated> chosen;
         bool anyCandidate = false;
@@ -262,28 +262,41 @@ Advice advise(const Scenario &scenario, const std::string &gpuId, const Catalog 
             if (!onlyWhenItFits(lever) && (!chosen || device < chosen->estimate.peak.deviceBytes))
                 chosen = std::move(e);
         }
-        if (!anyCandidate) {
-            advice.skipped.push_back({lever, SkipReason::NotApplicable, advice.steps.size()});
-            continue;
-        }
-        if (!chosen) {
-            advice.skipped.push_back({lever, SkipReason::NotEnough, advice.steps.size()});
-            continue;
-        }
+        const auto skip = [&](SkipReason why) {
+            if (record)
+                advice.skipped.push_back({lever, why, advice.steps.size()});
+            return false;
+        };
+        if (!anyCandidate)
+            return skip(SkipReason::NotApplicable);
+        if (!chosen)
+            return skip(SkipReason::NotEnough);
         const std::uint64_t device = chosen->estimate.peak.deviceBytes;
-        if (device >= peak) {
-            advice.skipped.push_back({lever, SkipReason::NoSaving, advice.steps.size()});
-            continue;
-        }
+        if (device >= peak)
+            return skip(SkipReason::NoSaving);
         const bool fits = device <= advice.capacityBytes;
-        if (!fits && double(peak - device) < kNegligibleSaving * double(peak)) {
-            advice.skipped.push_back({lever, SkipReason::Negligible, advice.steps.size()});
-            continue;
-        }
+        if (!fits && double(peak - device) < kNegligibleSaving * double(peak))
+            return skip(SkipReason::Negligible);
         advice.steps.push_back({lever, std::move(chosen->scenario), device, peak - device,
                                 chosen->estimate.hostBytes, fits});
         peak = device;
         advice.fits = fits;
+        return true;
+    };
+    for (const Lever lever : levers) {
+        if (advice.fits)
+            break;
+        tryLever(lever, true);
+    }
+    // A lever passed over early can matter once later ones moved the peak: QLoRA turns a
+    // full fine-tune's optimizer-phase peak into a backward peak of logits, which a fused
+    // cross-entropy then removes. Offer the passed-over levers once more, in the same order.
+    for (std::size_t i = 0; i < advice.skipped.size() && !advice.fits;) {
+        const SkipReason why = advice.skipped[i].reason;
+        if (why != SkipReason::NotApplicable && tryLever(advice.skipped[i].lever, false))
+            advice.skipped.erase(advice.skipped.begin() + std::ptrdiff_t(i));
+        else
+            ++i;
     }
     if (advice.fits) {
         // "Then micro-batch 3 fits": the solver stretches the final configuration to the GPU.

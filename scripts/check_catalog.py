@@ -20,6 +20,9 @@ MODEL_KEYS = [
     "position", "max_positions", "experts", "experts_per_token", "sliding_window",
     "norms_per_layer", "published_params", "source",
 ]
+# Keys a model may leave out (the MLP's activation: SiLU for gated MLPs, GELU otherwise).
+OPTIONAL_KEYS = ["activation"]
+ACTIVATIONS = ("silu", "gelu", "gelu_tanh", "gelu_new", "relu")
 INT_KEYS = [
     "layers", "hidden", "intermediate", "heads", "kv_heads", "head_dim", "vocab",
     "max_positions", "experts", "experts_per_token", "sliding_window",
@@ -101,7 +104,7 @@ def check_models(path, errors):
     for i, m in enumerate(models):
         mid = m.get("id", f"#{i}")
         missing = [k for k in MODEL_KEYS if k not in m]
-        extra = [k for k in m if k not in MODEL_KEYS]
+        extra = [k for k in m if k not in MODEL_KEYS and k not in OPTIONAL_KEYS]
         if missing or extra:
             errors.append(f"model {mid}: missing keys {missing}, unexpected keys {extra}")
             continue
@@ -117,6 +120,8 @@ def check_models(path, errors):
                 errors.append(f"model {mid}: {k}={m[k]!r} not in {allowed}")
         if m["experts"] < 1 or not 1 <= m["experts_per_token"] <= m["experts"]:
             errors.append(f"model {mid}: bad experts/experts_per_token")
+        if m.get("activation", "silu") not in ACTIVATIONS:
+            errors.append(f"model {mid}: activation={m['activation']!r} not in {ACTIVATIONS}")
         if m["heads"] % m["kv_heads"]:
             errors.append(f"model {mid}: heads not a multiple of kv_heads")
         if not str(m["source"]).strip():

@@ -2,7 +2,12 @@
 // The serving engines, hand-worked: vLLM's budget, blocks, tokens and concurrency for Llama 3 8B
 // on a 24 GiB card, the same with an fp8 cache, a llama.cpp q4_0 model with half its layers on
 // the GPU, SGLang's token pool; and the serving section of the scenario format.
+#include "processutil.h"
 #include "testutil.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <nlohmann/json.hpp>
 
 using namespace headroom;
 using test::describe;
@@ -275,6 +280,34 @@ private slots:
         requests.concurrency = 10;
         requests.classes = {{0.25, 100, 0}, {0.25, 100, 0}, {0.5, 100, 0}};
         QCOMPARE(requests.counts(), (std::vector<std::uint64_t>{3, 2, 5}));
+    }
+
+    // `headroom estimate` of a serving scenario prints the engine's own figures (the same hand
+    // arithmetic as vllmLlama8b: 2,570 blocks = 41,120 tokens, 5.02x at 8,192 tokens) and puts
+    // them under "serving" in its JSON.
+    void cliEstimate()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("serve.headroom.json"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        std::string doc = llama8bOn4090("0.10.1", "auto");
+        doc.insert(1, R"("format": "headroom-scenario", "version": 1, )");
+        file.write(doc.c_str());
+        file.close();
+        const test::Run text = test::runHeadroom({QStringLiteral("estimate"), path});
+        QCOMPARE(text.exitCode, 0);
+        for (const char *expected : {"as the engine computes it", "41,120 tokens", "5.02x", "they run at once"})
+            QVERIFY2(text.out.contains(QLatin1String(expected)), qPrintable(QLatin1String(expected) + QLatin1Char('\n') + text.out));
+        const test::Run json = test::runHeadroom({QStringLiteral("estimate"), path, QStringLiteral("--format"),
+                                                  QStringLiteral("json")});
+        QCOMPARE(json.exitCode, 0);
+        const nlohmann::json serving = nlohmann::json::parse(json.out.toStdString()).at("serving");
+        QCOMPARE(serving.at("engine").get<std::string>(), std::string("vllm"));
+        QCOMPARE(serving.at("budget_bytes").get<std::uint64_t>(), 22854594724ull);
+        QCOMPARE(serving.at("kv_cache_tokens").get<std::uint64_t>(), 41120ull);
+        QCOMPARE(serving.at("blocks").get<std::uint64_t>(), 2570ull);
+        QVERIFY(serving.at("requests_fit").get<bool>());
     }
 };
 

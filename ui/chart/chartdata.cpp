@@ -146,6 +146,13 @@ ChartData scenarioChartData(const Scenario &scenario, const Estimate &estimate, 
     return data;
 }
 
+void attachLimits(std::vector<CapacityLine> &lines, const Scenario &scenario, SolveFor what)
+{
+    const std::vector<QString> labels = capacityLimitLabels(scenario, what);
+    for (std::size_t i = 0; i < lines.size() && i < labels.size(); ++i)
+        lines[i].limit = labels[i];
+}
+
 ChartData chartDataFor(const ScenarioModel &model)
 {
     // A name given with a file or a lesson step stands beside the facts only while it still
@@ -155,9 +162,11 @@ ChartData chartDataFor(const ScenarioModel &model)
         scenario.name.clear();
     ChartData data = scenarioChartData(scenario, model.estimate(), model.estimateError(), model.unit(), model.dark());
     data.lines = capacityLines(scenario, model.customCapacityBytes());
+    if (model.solveFor() && model.estimateError().isEmpty())
+        attachLimits(data.lines, model.scenario(), *model.solveFor());
     for (const UserGpu &gpu : model.userGpus())
         if (gpu.shown)
-            data.lines.push_back({gpu.name, gpu.bytes});
+            data.lines.push_back({gpu.name, gpu.bytes, QString()});
     data.axisMinimumBytes = model.axisMinimumBytes();
     if (const auto &measured = model.measured(); measured && model.view() == ChartView::Bars) {
         data.measuredBytes = measured->bytes;

@@ -3,6 +3,7 @@
 
 #include "chart/budgetchart.h"
 #include "chart/chartdata.h"
+#include "displaytext.h"
 #include "document/documentio.h"
 #include "solvejson.h"
 

@@ -120,13 +120,22 @@ WaterfallLayout layoutWaterfall(const QRectF &rect, const Advice &advice, const 
             if (textWidth(bold, shownValue) > slot - 4 * s) // the number alone; the axis names the unit
                 shownValue = (i > 0 && i + 1 < bars.size() ? QStringLiteral("−") : QString()) +
                              QString::number(value(i > 0 && i + 1 < bars.size() ? bar.high - bar.low : bar.high), 'f', 1);
-            const double w = textWidth(bold, shownValue);
+            // Many steps on a small chart: a smaller number, down to 60%; past that the advisor's
+            // table carries it.
+            QFont valueFont = bold;
+            double w = textWidth(valueFont, shownValue);
+            if (w > slot - 2 * s) {
+                valueFont.setPointSizeF(valueFont.pointSizeF() * std::max(0.6, (slot - 2 * s) / w));
+                w = textWidth(valueFont, shownValue);
+            }
+            if (w > slot - 2 * s)
+                continue;
             QRectF valueBox(plot.left() + slot * (double(i) + 0.5) - w / 2, box.top() - line - 2 * s, w, line);
             if (valueBox.intersects(band))
                 valueBox.moveBottom(band.top() - 2 * s);
             if (valueBox.top() < plot.top())
                 fits = false;
-            out.texts.push_back({ChartText::SegmentValue, shownValue, valueBox, bold, text, bar.value, int(i), -1});
+            out.texts.push_back({ChartText::SegmentValue, shownValue, valueBox, valueFont, text, bar.value, int(i), -1});
         }
         if (fits || attempt == 9)
             break;

@@ -126,7 +126,6 @@ void AdvisorView::refresh()
     if (m_advice.steps.empty())
         summary = m_advice.fits ? start : start + QLatin1Char(' ') + tr("No lever the advisor knows makes it fit %1.").arg(gpu);
     else
-<<<<<<< HEAD
         summary = start + QLatin1Char(' ') +
                   (m_advice.fits ? tr("%1 changes bring it to %2, which fits. Apply a step to make it the scenario "
                                       "(Ctrl+Z undoes it).")
@@ -135,22 +134,13 @@ void AdvisorView::refresh()
                       .arg(bytesText(m_advice.finalPeakDeviceBytes(), unit));
     if (!m_advice.fits)
         summary += QLatin1Char(' ') + whatWouldFitText(m_advice.final(), m_advice.gpuId, unit);
+    if (m_advice.then) // the solver's last step: how far the configuration that fits stretches
+        summary += QLatin1Char(' ') + tr("Then: %1").arg(solveAnswerText(*m_advice.then, unit));
     m_summary->setText(summary);
     QStringList skipped;
     for (const SkippedLever &lever : m_advice.skipped)
         skipped << skippedLeverText(m_advice, lever);
     m_skipped->setText(skipped.isEmpty() ? QString() : tr("Not used: %1.").arg(skipped.join(QStringLiteral("; "))));
-=======
-        m_summary->setText((m_advice.fits ? tr("Peak %1 on %2 (%3): %4 changes bring it to %5, which fits. "
-                                               "Apply a step to make it the scenario (Ctrl+Z undoes it).")
-                                          : tr("Peak %1 on %2 (%3): %4 changes bring it to %5, still over."))
-                               .arg(bytesText(m_advice.startPeakDeviceBytes, unit), gpu,
-                                    bytesText(m_advice.capacityBytes, unit))
-                               .arg(m_advice.steps.size())
-                               .arg(bytesText(m_advice.finalPeakDeviceBytes(), unit)));
-    if (m_advice.then) // the solver's last step: how far the configuration that fits stretches
-        m_summary->setText(m_summary->text() + QLatin1Char(' ') + tr("Then: %1").arg(solveAnswerText(*m_advice.then, unit)));
->>>>>>> serve-wip
     m_waterfall->setAdvice(m_advice, {unit, m_model->dark(), 1});
     m_table->setRowCount(int(m_advice.steps.size()));
     for (int row = 0; row < int(m_advice.steps.size()); ++row) {
