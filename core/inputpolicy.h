@@ -36,7 +36,7 @@ inline constexpr std::size_t kTensors = 1'000'000;
 /// Header bytes of a safetensors checkpoint, all shards together.
 inline constexpr std::uint64_t kCheckpointHeaderBytes = 256 * 1024 * 1024;
 /// Points of one sweep.
-inline constexpr std::size_t kSweepPoints = 64;
+inline constexpr std::size_t kSweepPoints = 256;
 /// Pixels of an exported PNG (width x height x scale^2): 8192 x 8192, 256 MiB in memory.
 inline constexpr std::uint64_t kImagePixels = 8192ull * 8192ull;
 /// Characters of a scenario name, a lesson title or a step title.

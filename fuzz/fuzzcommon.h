@@ -6,6 +6,7 @@
 
 #include "checked.h"
 #include "hfconfig.h"
+#include "importers/trainimport.h"
 #include "inputpolicy.h"
 #include "safetensors.h"
 
@@ -32,7 +33,8 @@ inline void expectReaderError(const std::exception &error)
     const bool ours = dynamic_cast<const InputError *>(&error) ||
                       dynamic_cast<const HfConfigError *>(&error) ||
                       dynamic_cast<const SafetensorsError *>(&error) ||
-                      dynamic_cast<const OverflowError *>(&error);
+                      dynamic_cast<const OverflowError *>(&error) ||
+                      dynamic_cast<const TrainConfigError *>(&error);
     const std::string_view message = error.what();
     if (!ours || message.size() > kMaxMessageBytes) {
         std::fprintf(stderr, "unexpected %s error (%zu bytes): %.300s\n",

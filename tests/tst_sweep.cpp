@@ -136,14 +136,14 @@ private slots:
 
     void pointsAreBounded()
     {
-        // 100 values asked, limits::kSweepPoints (64) estimated: the first 64, then truncated.
+        // 300 values asked, limits::kSweepPoints (256) estimated: the first 256, then truncated.
         std::vector<std::uint32_t> values;
-        for (std::uint32_t v = 1; v <= 100; ++v)
+        for (std::uint32_t v = 1; v <= 300; ++v)
             values.push_back(v);
         const Sweep result = sweep(longContext("flash"), SweepAxis::MicroBatch, values);
         QVERIFY(result.truncated);
-        QCOMPARE(result.points.size(), std::size_t(64));
-        QCOMPARE(result.points.back().value, 64u);
+        QCOMPARE(result.points.size(), std::size_t(256));
+        QCOMPARE(result.points.back().value, 256u);
     }
 };
 
