@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "trainconfigimport.h"
 
+#include "inputfile.h"
+#include "inputpolicy.h"
 #include "modelimport.h"
 #include "scenariojson.h"
 
@@ -20,13 +22,13 @@ std::string local(const QString &path) { return QDir::toNativeSeparators(path).t
 
 QByteArray readTrainConfigFile(const QString &path)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        throw TrainConfigError(local(path), "", "cannot open: " + file.errorString().toStdString());
-    if (file.size() > kMaxConfigBytes)
-        throw TrainConfigError(local(path), "", "too large (" + std::to_string(file.size()) +
-                                                     " bytes) for a training configuration");
-    return file.readAll();
+    // The input policy of every reader: a regular file, counted on the bytes read (a device, a
+    // FIFO with no writer or a folder is refused, never read without end or waited on).
+    try {
+        return readInputFile(path, kMaxConfigBytes);
+    } catch (const InputError &error) {
+        throw TrainConfigError(local(path), "", error.detail);
+    }
 }
 
 ImportedRun importTrainConfigs(const QStringList &paths, const QStringList &arguments,
