@@ -94,7 +94,8 @@ private slots:
         QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<QString>("message");
         const QString file = QStringLiteral("@ladder");
-        QTest::newRow("no-gpu-ticked") << QStringList{file, QStringLiteral("--set"), QStringLiteral("gpus=[]")}
+        QTest::newRow("no-gpu-ticked") << QStringList{file, QStringLiteral("--set"), QStringLiteral("gpus=[]"),
+                                                     QStringLiteral("--set"), QStringLiteral("target_gpu=\"\"")}
                                        << QStringLiteral("--gpu");
         QTest::newRow("unknown-gpu") << QStringList{file, QStringLiteral("--gpu"), QStringLiteral("gtx-9999")}
                                      << QStringLiteral("unknown GPU gtx-9999");

@@ -26,6 +26,9 @@ void makeItBig(ScenarioModel &model)
         if (lesson.id == "ladder")
             model.setScenario(parseLesson(lesson.json).steps.front().scenario, QStringLiteral("ladder"));
     QCOMPARE(model.scenario().gpus, (std::vector<std::string>{"rtx-4090", "a100-80gb"}));
+    // The lesson narrates the 24 GB card; these tests start from no picked target.
+    QCOMPARE(model.scenario().targetGpu, std::string("rtx-4090"));
+    model.apply(QStringLiteral("no target"), [](Scenario &s) { s.targetGpu.clear(); });
 }
 
 } // namespace

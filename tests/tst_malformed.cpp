@@ -276,6 +276,10 @@ private slots:
         row("config-fifo", est + QStringLiteral("config-fifo.json"), "pipe (FIFO)");
         row("model-config-fifo", est + QStringLiteral("ok.json --model-config @/fifo.json"), "pipe (FIFO)");
         row("weights-shard-fifo", est + QStringLiteral("ok.json --model-weights @/ck-fifo"), "pipe (FIFO)");
+        // Training configurations go through the same policy.
+        row("train-config-zero", QStringLiteral("estimate --train-config /dev/zero"), "is a device");
+        row("train-config-fifo", QStringLiteral("estimate --train-config @/fifo.json"), "pipe (FIFO)");
+        row("train-config-folder", QStringLiteral("estimate --train-config @/folder.json"), "is a folder");
         row("socket", est + QStringLiteral("socket.json"), "is a socket");
         row("folder", est + QStringLiteral("folder.json"), "is a folder");
         row("config-folder", est + QStringLiteral("config-folder.json"), "is a folder");

@@ -56,6 +56,12 @@ FrontierView::FrontierView(ScenarioModel *model, QWidget *parent)
     });
 }
 
+FrontierView::~FrontierView()
+{
+    m_tensor->disconnect(this);
+    m_contiguous->disconnect(this);
+}
+
 void FrontierView::showEvent(QShowEvent *event)
 {
     QDialog::showEvent(event);

@@ -23,6 +23,8 @@ class FrontierView : public QDialog
     Q_OBJECT
 public:
     explicit FrontierView(ScenarioModel *model, QWidget *parent = nullptr);
+    /// The tensor field says "editing finished" as it is destroyed: not to a half-destroyed view.
+    ~FrontierView() override;
 
     FrontierChart *chart() const { return m_chart; }
     /// Tensor-parallel sizes for the first GPU ("1,2,4"); empty: the scenario's.
