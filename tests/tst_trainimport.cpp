@@ -281,6 +281,31 @@ private slots:
         QTest::newRow("axolotl-qlora-without-4bit") << "base_model: x/y\nadapter: qlora\n" << "auto" << "load_in_4bit";
         QTest::newRow("bad-format-name") << "a: 1\n" << "pytorch" << "";
     }
+    // Found by fuzz_trainconfig: a byte that is not UTF-8 inside a value reached a message and
+    // the JSON writer threw its own error. Such a file is refused up front, naming the byte.
+    void invalidUtf8IsRefused()
+    {
+        QFile found(QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/fuzz-found/trainconfig-invalid-utf8.yaml"));
+        QVERIFY(found.open(QIODevice::ReadOnly));
+        const QByteArray bytes = found.readAll();
+        for (const std::string &text : {std::string(bytes.constData(), std::size_t(bytes.size())),
+                                        std::string("model:\n  _component_: \"ab\xff\"\n"),
+                                        std::string("batch_size: 2\n# \xe2\x82")}) {
+            try {
+                importTrainConfig(text, "found.yaml");
+                QFAIL("accepted");
+            } catch (const TrainConfigError &error) {
+                QVERIFY2(std::string(error.what()).find("is not UTF-8 text (byte ") != std::string::npos, error.what());
+            }
+        }
+        // Well-formed UTF-8 (a comment in Greek) passes the check.
+        try {
+            importTrainConfig("batch_size: 2\n# \xce\xb1\xce\xb2\n", "ok.yaml", TrainConfigFormat::Torchtune);
+        } catch (const TrainConfigError &error) {
+            QVERIFY2(std::string(error.what()).find("UTF-8") == std::string::npos, error.what());
+        }
+    }
+
     void malformedFilesNameTheKey()
     {
         QFETCH(QString, text);
