@@ -3,6 +3,7 @@
 // docs/frameworks.md lists them with repository, path and the version they were read at.
 #include "framework.h"
 
+#include "inputpolicy.h"
 #include "names.h"
 #include "scenariojson.h"
 
@@ -489,8 +490,8 @@ FrameworkChoice frameworkFromJson(const json &value)
                 throw ScenarioError("framework.version", "must be a release number such as \"0.5\"");
             if (!choice.version.empty() && !Version::parse(choice.version))
                 throw ScenarioError("framework.version",
-                                    "must be a release number such as \"4.46\" (got \"" +
-                                        choice.version + "\")");
+                                    "must be a release number such as \"4.46\" (got " +
+                                        quoteJson(version) + ")");
         }
     }
     const std::string key = value.is_object() ? "framework.name" : "framework";
@@ -498,7 +499,7 @@ FrameworkChoice frameworkFromJson(const json &value)
                                           : std::nullopt;
     if (!parsed)
         throw ScenarioError(key, "must be one of " + enumChoices<Framework>() + " (got " +
-                                     name->dump() + ")");
+                                     quoteJson(*name) + ")");
     choice.name = *parsed;
     return choice;
 }

@@ -63,6 +63,27 @@ private slots:
         QTest::newRow("bad-version") << R"({"framework": {"name": "vllm", "version": "latest"}})" << "framework.version";
         QTest::newRow("missing-name") << R"({"framework": {"version": "0.5"}})" << "framework.name";
     }
+    // Found by fuzz_set: a framework name that is not UTF-8 went into the message through the
+    // JSON writer, which threw its own error. It is quoted with escapes now.
+    void badBytesInTheFrameworkAreQuoted()
+    {
+        for (const nlohmann::json &doc :
+             {nlohmann::json{{"format", "headroom-scenario"}, {"version", 1}, {"framework", std::string("tt\xff\x1b")}},
+              nlohmann::json{{"format", "headroom-scenario"}, {"version", 1},
+                             {"framework", {{"name", std::string("\x1b[31m\xfe")}}}}}) {
+            try {
+                scenarioFromJson(doc);
+                QFAIL("accepted");
+            } catch (const ScenarioError &error) {
+                const std::string message = error.what();
+                // No raw escape or stray byte reaches a terminal; what was there is shown.
+                QVERIFY2(message.find('\x1b') == std::string::npos, message.c_str());
+                QVERIFY2(message.find('\xff') == std::string::npos, message.c_str());
+                QVERIFY2(message.find("(got ") != std::string::npos, message.c_str());
+            }
+        }
+    }
+
     void badFrameworkNamesTheKey()
     {
         QFETCH(QString, doc);
