@@ -3,7 +3,6 @@
 //  [--model-config config.json] [--model-weights model.safetensors|index.json]`
 // `headroom estimate [FILE] --train-config CONFIG... [--train-arg ARG]... [--train-format F]`
 #include "architecture.h"
-#include "articles.h"
 #include "cli.h"
 #include "clicommon.h"
 #include "chart/consumerstyle.h"
@@ -169,7 +168,7 @@ void printText(const Scenario &scenario, const Estimate &e, Unit unit)
     if (!e.assumptions.empty()) {
         o << '\n' << tr("Assumptions:") << '\n';
         for (const std::string &a : e.assumptions)
-            o << "  - " << q(citeArticles(a)) << '\n';
+            o << "  - " << q(a) << '\n';
     }
     o.flush();
 }

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include <string>
 #include <string_view>
 
 namespace headroom {
@@ -10,9 +9,5 @@ namespace headroom {
 inline constexpr std::string_view kArticleWhereMemoryGoes = "Where the memory actually goes";
 inline constexpr std::string_view kArticleMakeRoom = "Make room on your GPU";
 inline constexpr std::string_view kArticleMemoryGame = "The Memory Game";
-
-/// Replaces the project's internal names of the articles ("seed 000", "seed 002's") with their
-/// titles in quotes, so text that reaches users cites what they can look up.
-std::string citeArticles(std::string text);
 
 } // namespace headroom

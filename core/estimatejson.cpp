@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "estimatejson.h"
 
-#include "articles.h"
 #include "names.h"
 
 #include <nlohmann/json.hpp>
@@ -9,19 +8,6 @@
 namespace headroom {
 
 using nlohmann::json;
-
-namespace {
-
-/// Assumptions as users read them: the articles cited by title.
-std::vector<std::string> cited(const std::vector<std::string> &assumptions)
-{
-    std::vector<std::string> out;
-    for (const std::string &assumption : assumptions)
-        out.push_back(citeArticles(assumption));
-    return out;
-}
-
-} // namespace
 
 double consumerShare(const Estimate &estimate, const Consumer &consumer)
 {
@@ -67,7 +53,7 @@ json estimateToJson(const Estimate &e, Unit unit)
         consumers.push_back({{"id", consumerKey(c.id)},
                              {"bytes", c.bytes},
                              {"formula", c.formula(unit)},
-                             {"assumptions", cited(c.assumptions)}});
+                             {"assumptions", c.assumptions}});
     }
     json phases = json::array();
     for (const Phase &p : e.phases) {
@@ -99,7 +85,7 @@ json estimateToJson(const Estimate &e, Unit unit)
                 {"gpus", gpus},
                 {"host_bytes", e.hostBytes},
                 {"rough", e.rough},
-                {"assumptions", cited(e.assumptions)}};
+                {"assumptions", e.assumptions}};
     if (e.errorBandPercent > 0)
         doc["error_band_percent"] = e.errorBandPercent;
     if (!e.errorBands.empty()) {

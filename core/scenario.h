@@ -121,7 +121,7 @@ struct TrainConfig
     bool masterWeights = false;
     GradDType gradDType = GradDType::Auto;
     Checkpointing checkpointing = Checkpointing::None;
-    double activationConstant = 0; ///< seed 000's c; 0 = count saved tensors one by one
+    double activationConstant = 0; ///< the c of "Where the memory actually goes"; 0 = count saved tensors one by one
     /// Saved activations go to pinned CPU memory (torchtune OffloadActivations, DeepSpeed
     /// cpu_checkpointing, offloaded gradient checkpointing); the GPU keeps what is in flight.
     bool offloadActivations = false;

@@ -2,7 +2,6 @@
 #include "window/explanations.h"
 
 #include "chart/consumerstyle.h"
-#include "articles.h"
 #include "names.h"
 
 #include <QCoreApplication>
@@ -144,7 +143,7 @@ QString explainConsumer(ConsumerId id, const Scenario &scenario, const Estimate 
         if (!consumer->assumptions.empty()) {
             html += QStringLiteral("<ul>");
             for (const std::string &assumption : consumer->assumptions)
-                html += QStringLiteral("<li>%1</li>").arg(QString::fromStdString(citeArticles(assumption)).toHtmlEscaped());
+                html += QStringLiteral("<li>%1</li>").arg(QString::fromStdString(assumption).toHtmlEscaped());
             html += QStringLiteral("</ul>");
         }
     }
