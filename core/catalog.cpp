@@ -87,7 +87,9 @@ json parseDocument(std::string_view text, const char *format, const char *name)
     json doc = json::parse(text, nullptr, false);
     if (doc.is_discarded() || !doc.is_object())
         throw std::runtime_error(std::string(name) + ": not a JSON object");
-    if (doc.value("format", std::string()) != format || doc.value("version", 0) != 1)
+    const auto formatIt = doc.find("format");
+    const auto versionIt = doc.find("version");
+    if (formatIt == doc.end() || *formatIt != format || versionIt == doc.end() || *versionIt != 1)
         throw std::runtime_error(std::string(name) + ": expected format \"" + format +
                                  "\" version 1");
     return doc;

@@ -2,7 +2,9 @@
 // The training-config importers against the example configs of examples/train-configs (each
 // expectation worked out by hand from the file and docs/frameworks.md) and against malformed
 // files: every error names the file and the key.
+#include "checked.h"
 #include "importers/trainimport.h"
+#include "inputpolicy.h"
 #include "scenariojson.h"
 
 #include <QFile>
@@ -280,6 +282,20 @@ private slots:
         QTest::newRow("axolotl-adapter") << "base_model: x/y\nadapter: ia3\n" << "auto" << "adapter";
         QTest::newRow("axolotl-qlora-without-4bit") << "base_model: x/y\nadapter: qlora\n" << "auto" << "load_in_4bit";
         QTest::newRow("bad-format-name") << "a: 1\n" << "pytorch" << "";
+        // Nested values read through the same typed accessors as top-level ones (a string where
+        // a boolean belongs once escaped as nlohmann's "type must be boolean").
+        QTest::newRow("args-reentrant") << R"({"optim": "adamw_torch", "gradient_checkpointing_kwargs": {"use_reentrant": "Afalse"}})"
+                                        << "auto" << "gradient_checkpointing_kwargs.use_reentrant";
+        QTest::newRow("args-fsdp-version") << R"({"fsdp": "full_shard", "fsdp_config": {"fsdp_version": "two"}})"
+                                           << "auto" << "fsdp_config.fsdp_version";
+        QTest::newRow("args-orig-params") << R"({"fsdp": "full_shard", "fsdp_config": {"use_orig_params": 3}})"
+                                          << "auto" << "fsdp_config.use_orig_params";
+        QTest::newRow("axolotl-fsdp-offload") << "base_model: x/y\nfsdp_config:\n  fsdp_offload_params: fadse\n"
+                                              << "auto" << "fsdp_config.fsdp_offload_params";
+        QTest::newRow("axolotl-fsdp-version") << "base_model: x/y\nfsdp_config:\n  fsdp_version: [2]\n"
+                                              << "auto" << "fsdp_config.fsdp_version";
+        QTest::newRow("litgpt-optimizer-class") << "checkpoint_dir: checkpoints/x/y\noptimizer:\n  class_path: [1]\n"
+                                                << "auto" << "optimizer.class_path";
     }
     // Found by fuzz_trainconfig: a byte that is not UTF-8 inside a value reached a message and
     // the JSON writer threw its own error. Such a file is refused up front, naming the byte.
@@ -303,6 +319,30 @@ private slots:
             importTrainConfig("batch_size: 2\n# \xce\xb1\xce\xb2\n", "ok.yaml", TrainConfigFormat::Torchtune);
         } catch (const TrainConfigError &error) {
             QVERIFY2(std::string(error.what()).find("UTF-8") == std::string::npos, error.what());
+        }
+    }
+
+    // Every input fuzz_trainconfig found is kept under tests/data/fuzz-found and must end in the
+    // readers' own error (or import cleanly), never a library exception.
+    void fuzzFoundInputsFailCleanly()
+    {
+        const QDir dir(QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/fuzz-found"));
+        const QStringList names = dir.entryList({QStringLiteral("trainconfig-*")}, QDir::Files);
+        QVERIFY(names.size() >= 2);
+        for (const QString &name : names) {
+            QFile file(dir.filePath(name));
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            const QByteArray bytes = file.readAll();
+            try {
+                const TrainImport import =
+                    importTrainConfig(std::string(bytes.constData(), std::size_t(bytes.size())), name.toStdString());
+                scenarioFromJson(mergeImports({import}));
+            } catch (const TrainConfigError &) {
+            } catch (const InputError &) {
+            } catch (const OverflowError &) {
+            } catch (const std::exception &error) {
+                QFAIL(qPrintable(name + QLatin1String(": ") + QString::fromUtf8(error.what())));
+            }
         }
     }
 

@@ -163,14 +163,16 @@ void importAxolotl(const json &tree, TrainImport &out)
         r.warn("deepspeed", "give the DeepSpeed JSON as another --train-config");
     if (const json *fsdp = r.find("fsdp_config"); fsdp && fsdp->is_object()) {
         r.set("parallel.strategy", "fsdp", "fsdp_config");
-        const json &c = *fsdp;
-        const bool v2 = c.value("fsdp_version", 1) == 2 || c.value("version", 1) == 2;
+        const bool v2 = r.count("fsdp_config.fsdp_version", 1, 2).value_or(1) == 2 ||
+                        r.count("fsdp_config.version", 1, 2).value_or(1) == 2;
         r.set("parallel.flat_params", !v2 && !adapter.empty(), "fsdp_config (FSDP1 with use_orig_params for LoRA)");
-        if (c.value("offload_params", false) || c.value("fsdp_offload_params", false)) {
+        if (r.flag("fsdp_config.offload_params").value_or(false) ||
+            r.flag("fsdp_config.fsdp_offload_params").value_or(false)) {
             r.set("parallel.offload_params", true, "fsdp_config.offload_params");
             r.set("parallel.offload_optimizer", true, "fsdp_config.offload_params");
         }
-        if (c.value("activation_checkpointing", false) || c.value("fsdp_activation_checkpointing", false))
+        if (r.flag("fsdp_config.activation_checkpointing").value_or(false) ||
+            r.flag("fsdp_config.fsdp_activation_checkpointing").value_or(false))
             r.set("train.gradient_checkpointing", "full", "fsdp_config.activation_checkpointing");
         r.warn("fsdp_config", "the number of GPUs comes from the launcher; set parallel.gpus");
     }

@@ -150,8 +150,7 @@ void importTrainingArgs(const json &tree, TrainImport &out)
         r.set("train.grad_accum", *accum, "gradient_accumulation_steps");
     if (const auto ckpt = r.flag("gradient_checkpointing"))
         r.set("train.gradient_checkpointing", *ckpt ? "full" : "none", "gradient_checkpointing");
-    if (const json *kwargs = r.find("gradient_checkpointing_kwargs"); kwargs && kwargs->is_object() &&
-                                                                        kwargs->value("use_reentrant", false))
+    if (r.flag("gradient_checkpointing_kwargs.use_reentrant").value_or(false))
         r.warn("gradient_checkpointing_kwargs.use_reentrant", "reentrant checkpointing needs enable_input_require_grads with LoRA; memory as non-reentrant");
     const bool bf16 = r.flag("bf16").value_or(false);
     const bool fp16 = r.flag("fp16").value_or(false);
@@ -220,11 +219,11 @@ void importTrainingArgs(const json &tree, TrainImport &out)
         r.warn("fsdp", "the number of GPUs comes from the launcher; set parallel.gpus");
     }
     if (const json *fsdpConfig = r.find("fsdp_config"); fsdpConfig && fsdpConfig->is_object()) {
-        const json &c = *fsdpConfig;
-        if (c.value("activation_checkpointing", false))
+        if (r.flag("fsdp_config.activation_checkpointing").value_or(false))
             r.set("train.gradient_checkpointing", "full", "fsdp_config.activation_checkpointing");
-        const bool v2 = c.contains("fsdp_version") && c["fsdp_version"] == 2;
-        r.set("parallel.flat_params", !v2 && c.value("use_orig_params", true), "fsdp_config.fsdp_version, use_orig_params");
+        const bool v2 = r.count("fsdp_config.fsdp_version", 1, 2).value_or(1) == 2;
+        r.set("parallel.flat_params", !v2 && r.flag("fsdp_config.use_orig_params").value_or(true),
+              "fsdp_config.fsdp_version, use_orig_params");
     }
     r.noEffect({"output_dir", "overwrite_output_dir", "num_train_epochs", "max_steps", "learning_rate",
                 "lr_scheduler_type", "warmup_ratio", "warmup_steps", "weight_decay", "adam_beta1", "adam_beta2",

@@ -121,7 +121,7 @@ void importLitgpt(const json &tree, TrainImport &out)
     }
     if (const auto optimizer = r.find("optimizer")) {
         std::string name = optimizer->is_string() ? optimizer->get<std::string>()
-                           : optimizer->is_object() ? optimizer->value("class_path", "") : "";
+                           : optimizer->is_object() ? r.text("optimizer.class_path").value_or("") : "";
         if (name.find("AdamW") == std::string::npos && name.find("Adam") == std::string::npos)
             r.warn("optimizer", "optimizer \"" + name + "\" is not modelled; the framework's AdamW is assumed");
     }

@@ -322,6 +322,20 @@ TrainImport importTrainConfig(std::string_view text, const std::string &file, Tr
     return out;
 }
 
+namespace {
+
+/// The string at `key` of an object, or empty: importers write the parts merged here, but a
+/// value of another type must not throw nlohmann's type error out of the merge.
+std::string textAt(const json &node, const char *key)
+{
+    if (!node.is_object())
+        return {};
+    const auto it = node.find(key);
+    return it != node.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+} // namespace
+
 json mergeImports(const std::vector<TrainImport> &imports)
 {
     static const char *priority[] = {"axolotl", "deepspeed", "accelerate", "torchtune", "litgpt",
@@ -332,7 +346,7 @@ json mergeImports(const std::vector<TrainImport> &imports)
     for (const TrainImport &import : imports) {
         json part = import.scenario;
         if (part.contains("framework")) {
-            const std::string name = part["framework"].value("name", "");
+            const std::string name = textAt(part["framework"], "name");
             auto rank = [&](const std::string &n) {
                 return std::find(std::begin(priority), std::end(priority), n) - std::begin(priority);
             };
@@ -349,8 +363,8 @@ json mergeImports(const std::vector<TrainImport> &imports)
     if (!framework.empty())
         doc["framework"] = {{"name", framework}};
     // A LoRA adapter on a 4-bit base is QLoRA.
-    if (doc.contains("train") && doc["train"].value("method", "") == "lora" && doc.contains("precision")) {
-        const std::string weights = doc["precision"].value("weights", "");
+    if (doc.contains("train") && textAt(doc["train"], "method") == "lora" && doc.contains("precision")) {
+        const std::string weights = textAt(doc["precision"], "weights");
         if (weights == "nf4" || weights == "fp4" || weights == "int4")
             doc["train"]["method"] = "qlora";
     }
