@@ -70,6 +70,18 @@ json plainScalar(const std::string &v)
     return v;
 }
 
+std::size_t firstBadUtf8(std::string_view text);
+
+/// A scalar or key as parsed: YAML escapes ("\xA0", "\0") can make bytes that are not UTF-8 out
+/// of a file that is, and such a value would reach messages and the scenario's JSON.
+const std::string &checkedText(const std::string &text, const YAML::Mark &mark, const std::string &file)
+{
+    if (firstBadUtf8(text) != std::string_view::npos)
+        throw TrainConfigError(file, "", "line " + std::to_string(mark.line + 1) +
+                                             ": a value whose escapes make bytes that are not UTF-8 text");
+    return text;
+}
+
 json toJson(const YAML::Node &node, const std::string &file, int depth)
 {
     if (depth > kMaxDepth)
@@ -79,6 +91,7 @@ json toJson(const YAML::Node &node, const std::string &file, int depth)
     case YAML::NodeType::Null:
         return nullptr;
     case YAML::NodeType::Scalar:
+        checkedText(node.Scalar(), node.Mark(), file);
         return node.Tag() == "!" ? json(node.Scalar()) : plainScalar(node.Scalar());
     case YAML::NodeType::Sequence: {
         json out = json::array();
@@ -92,7 +105,7 @@ json toJson(const YAML::Node &node, const std::string &file, int depth)
             if (!item.first.IsScalar())
                 throw TrainConfigError(file, "", "line " + std::to_string(item.first.Mark().line + 1) +
                                                      ": keys must be plain names");
-            out[item.first.Scalar()] = toJson(item.second, file, depth + 1);
+            out[checkedText(item.first.Scalar(), item.first.Mark(), file)] = toJson(item.second, file, depth + 1);
         }
         return out;
     }
