@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Nothing lost on a crash: the window keeps its unsaved scenario and pins in the application's
-// data folder, and the next start offers them back. A crash is the autosave file left behind
-// with its lock released (what kill -9 leaves), reproduced here by copying the file aside
-// before the window ends and putting it back.
+// data folder, and the next start offers them back. Most cases reproduce a crash in-process (the
+// autosave file copied aside before the window ends and put back); one runs a real window in a
+// child process (this executable, started again) and kills it with SIGKILL, lock file and all.
 #include "document/autosave.h"
 #include "document/documentcontroller.h"
 #include "document/documentio.h"
@@ -11,12 +11,18 @@
 #include "uitestutil.h"
 #include "window/mainwindow.h"
 
+#include <QApplication>
 #include <QFile>
+#include <QProcess>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QUndoStack>
 #include <QtTest>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <unistd.h>
 
 using namespace headroom;
 
@@ -61,6 +67,22 @@ QByteArray crash(QuietWindow *quiet)
     if (back.open(QIODevice::WriteOnly))
         back.write(bytes);
     return bytes;
+}
+
+/// Set in the child that aKilledWindowIsOfferedBack starts.
+constexpr char kChildVariable[] = "TST_AUTOSAVE_KILLED_CHILD";
+
+/// The child: a window with unsaved edits and a pin, written to the autosave, then SIGKILL.
+[[noreturn]] void runKilledChild()
+{
+    auto *quiet = new QuietWindow; // never destroyed: the process is killed with it open
+    editAndWait(quiet->window);
+    if (!QTest::qWaitFor([] { return QFile::exists(Autosave::filePath()); }, 30000))
+        std::exit(3);
+    std::fputs("written\n", stdout);
+    std::fflush(stdout);
+    ::kill(::getpid(), SIGKILL);
+    std::abort(); // not reached
 }
 
 } // namespace
@@ -119,6 +141,29 @@ private slots:
         QVERIFY(second.window.document()->isModified());
         QVERIFY(second.window.model()->undoStack()->canUndo());
         QTRY_VERIFY(QFile::exists(Autosave::filePath()));
+    }
+
+    void aKilledWindowIsOfferedBack()
+    {
+        QProcess child;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QString::fromLatin1(kChildVariable), QStringLiteral("1"));
+        child.setProcessEnvironment(env);
+        child.start(QCoreApplication::applicationFilePath(), {});
+        QVERIFY(child.waitForFinished(120000));
+        QCOMPARE(child.exitStatus(), QProcess::CrashExit);
+        QCOMPARE(child.readAllStandardOutput(), QByteArray("written\n"));
+        // What kill -9 leaves: the autosave and the lock of a process that no longer exists.
+        QVERIFY(QFile::exists(Autosave::filePath()));
+        QVERIFY(QFile::exists(QFileInfo(Autosave::filePath()).dir().filePath(QStringLiteral("autosave.lock"))));
+
+        QuietWindow second(QMessageBox::Yes);
+        QVERIFY(second.window.document()->autosave()->active()); // the dead lock was taken over
+        QTRY_COMPARE(second.questions.size(), 1);
+        QVERIFY2(second.questions[0].contains(QLatin1String("1 pinned")), qPrintable(second.questions[0]));
+        QCOMPARE(second.window.model()->scenario().train.seqLen, 1234u);
+        QCOMPARE(second.window.model()->pins().size(), std::size_t(1));
+        QCOMPARE(second.window.model()->pins()[0].scenario.train.microBatch, 7u);
     }
 
     void decliningForgetsIt()
@@ -193,5 +238,15 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestAutosave)
+int main(int argc, char *argv[])
+{
+    QApplication app(argc, argv);
+    if (qEnvironmentVariableIsSet(kChildVariable)) {
+        test::isolateSettings("tst_autosave");
+        runKilledChild();
+    }
+    TestAutosave test;
+    QTEST_SET_MAIN_SOURCE_PATH
+    return QTest::qExec(&test, argc, argv);
+}
 #include "tst_autosave.moc"
