@@ -48,7 +48,7 @@ namespace {
 /// Text a user might type into any field: numbers in and out of range, words, hostile text.
 const char *const kTypedText[] = {
     "0", "1", "2", "7", "16", "-1", "3.5", "80", "1024", "65536", "1e400", "nan", "inf", "-0",
-    "99999999999999999999", "1,5", "abc", "", " ", "\x1b[31m", "\xe2\x80\xae" "x", "4096",
+    "99999999999999999999", "1,5", "abc", "", " ", "\x1b[31m", "\u202Ex" /* right-to-left override */, "4096",
     "0.05", "10", "24 GB", "80GiB", "1e9", "12e9 B", "40000000000", "llama", "\xc2\xb5",
 };
 
