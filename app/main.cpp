@@ -5,7 +5,6 @@
 #include "window/mainwindow.h"
 
 #include <QApplication>
-#include <QChartView>
 #include <QCoreApplication>
 #include <QFile>
 #include <QFileInfo>
@@ -41,27 +40,21 @@ bool isLessonFile(const QString &path)
     return doc.is_object() && doc.value("format", nlohmann::json()) == "headroom-lesson";
 }
 
-/// For scripts/bench (HEADROOM_BENCH_FIRST_PAINT set): prints "first-paint" on stdout once the
-/// chart's first frame is painted, so the time from launch to a painted chart can be measured.
-class FirstPaintProbe : public QObject
+/// The icon is an SVG: rendered at the usual sizes, so no icon-engine plugin is needed.
+QIcon applicationIcon()
 {
-public:
-    using QObject::QObject;
-
-protected:
-    bool eventFilter(QObject *watched, QEvent *event) override
-    {
-        if (event->type() == QEvent::Paint) {
-            watched->removeEventFilter(this);
-            // Queued: runs once this paint and the backing store's flush are done.
-            QMetaObject::invokeMethod(this, [] {
-                std::fputs("first-paint\n", stdout);
-                std::fflush(stdout);
-            }, Qt::QueuedConnection);
-        }
-        return false;
+    QSvgRenderer svg(QStringLiteral(":/icons/headroom.svg"));
+    QIcon icon;
+    for (int size : {16, 24, 32, 48, 64, 128, 256}) {
+        QPixmap pixmap(size, size);
+        pixmap.fill(Qt::transparent);
+        QPainter painter(&pixmap);
+        svg.render(&painter);
+        painter.end();
+        icon.addPixmap(pixmap);
     }
-};
+    return icon;
+}
 
 } // namespace
 
@@ -108,21 +101,16 @@ int main(int argc, char *argv[])
     }
     QApplication app(argc, argv);
     QGuiApplication::setDesktopFileName(QStringLiteral(HEADROOM_APP_ID));
-    // The icon is an SVG: rendered at the usual sizes, so no icon-engine plugin is needed.
-    QSvgRenderer iconSvg(QStringLiteral(":/icons/headroom.svg"));
-    QIcon icon;
-    for (int size : {16, 24, 32, 48, 64, 128, 256}) {
-        QPixmap pixmap(size, size);
-        pixmap.fill(Qt::transparent);
-        QPainter painter(&pixmap);
-        iconSvg.render(&painter);
-        painter.end();
-        icon.addPixmap(pixmap);
-    }
-    QApplication::setWindowIcon(icon);
     headroom::MainWindow window;
-    if (qEnvironmentVariableIsSet("HEADROOM_BENCH_FIRST_PAINT"))
-        window.chartView()->viewport()->installEventFilter(new FirstPaintProbe(&window));
+    QObject::connect(&window, &headroom::MainWindow::firstFramePainted, &app, [] {
+        // scripts/bench measures the time from launch to here (HEADROOM_BENCH_FIRST_PAINT set).
+        if (qEnvironmentVariableIsSet("HEADROOM_BENCH_FIRST_PAINT")) {
+            std::fputs("first-paint\n", stdout);
+            std::fflush(stdout);
+        }
+        // After the first frame: the taskbar can wait for the icon, the user should not.
+        QApplication::setWindowIcon(applicationIcon());
+    });
     window.show();
     if (openInWindow) {
         if (isLessonFile(arguments.at(1)))

@@ -107,9 +107,18 @@ private slots:
         QCOMPARE(data.lines[0].limit, QStringLiteral("micro-batch <= %1").arg(answers[0].value));
         QCOMPARE(data.lines[1].limit, QStringLiteral("micro-batch <= %1").arg(answers[1].value));
 
-        window.findChild<QDockWidget *>(QStringLiteral("solveDock"))->show();
+        // Scenario > Solve: the dock is made when first asked for (not before the first frame).
+        QAction *solve = nullptr;
+        for (QAction *action : window.findChildren<QAction *>())
+            if (action->text() == QLatin1String("Solve: exact limits"))
+                solve = action;
+        QVERIFY(solve && solve->isCheckable() && !solve->isChecked());
+        QVERIFY(!window.findChild<QDockWidget *>(QStringLiteral("solveDock")));
+        solve->trigger();
+        auto *dock = window.findChild<QDockWidget *>(QStringLiteral("solveDock"));
+        QVERIFY(dock && !dock->isHidden());
         SolvePanel *panel = window.solvePanel();
-        QVERIFY(panel);
+        QVERIFY(panel && dock->isAncestorOf(panel));
         panel->refresh();
         QPushButton *apply = panel->applyButton(SolveFor::MaxMicroBatch);
         QVERIFY(apply->isVisible());
@@ -121,6 +130,9 @@ private slots:
         QVERIFY(!panel->applyButton(SolveFor::MaxMicroBatch)->isEnabled());
         // Serving variables do not apply to training.
         QVERIFY(!panel->applyButton(SolveFor::MaxConcurrency)->isVisible());
+        // Closed with its own button: the menu item follows.
+        dock->close();
+        QVERIFY(!solve->isChecked());
     }
 
     void frontierView()

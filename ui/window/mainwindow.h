@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QMainWindow>
+#include <optional>
 
 class QAction;
 class QChartView;
@@ -50,8 +51,9 @@ public:
 
     /// Concurrency x context for serving (made on first use).
     FrontierView *frontier();
-    /// The exact limits of the scenario on one GPU, in a dock.
-    SolvePanel *solvePanel() const { return m_solvePanel; }
+    /// The exact limits of the scenario on one GPU: the Solve panel, in its dock (made on first
+    /// use; hidden until asked for).
+    SolvePanel *solvePanel();
 
     /// Saves geometry, the scenario and display settings (also done on close).
     void saveState() const;
@@ -64,16 +66,23 @@ public:
     /// The status line: the verdict about the target GPU first, then the peak and any warning.
     static QString statusText(const ScenarioModel &model);
 
+signals:
+    /// The chart's first frame is painted (queued: after the paint and its flush). Start-up
+    /// work that the first frame does not need waits for it.
+    void firstFramePainted();
+
 protected:
     void closeEvent(QCloseEvent *event) override;
     bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     void buildMenus();
-    /// The dock of the Solve panel (made with the menus, hidden until asked for).
+    /// The dock of the Solve panel (made when first shown: it is not needed for the first frame).
     QDockWidget *solveDock();
     void restoreState();
     void refresh();
+    /// Sets the application style and palette when the theme changes.
+    void applyTheme();
     /// At most the screen's available size, and on it.
     void fitToScreen();
 
@@ -90,11 +99,13 @@ private:
     SweepView *m_sweeps = nullptr;
     QWidget *m_controlsScroll = nullptr;
     QAction *m_savePinsAsLesson = nullptr;
+    QAction *m_solveAction = nullptr; ///< shows or hides the Solve dock
+    bool m_painted = false;           ///< the chart has painted its first frame
     FrontierView *m_frontier = nullptr;
     SolvePanel *m_solvePanel = nullptr;
     QSplitter *m_mainSplitter;
     QSplitter *m_rightSplitter;
-    bool m_darkApplied = false;
+    std::optional<bool> m_darkApplied; ///< the theme the application has (dark or not)
 };
 
 } // namespace headroom
