@@ -3,6 +3,8 @@
 
 #include "chart/budgetchart.h"
 #include "chart/chartdata.h"
+#include "chart/chartlayout.h"
+#include "chart/linechartstyle.h"
 #include "displaytext.h"
 #include "document/documentio.h"
 #include "solvejson.h"
@@ -19,9 +21,6 @@
 namespace headroom {
 
 namespace {
-
-QColor textColor(bool dark) { return dark ? QColor(0xE6E6E6) : QColor(0x202020); }
-QColor backgroundColor(bool dark) { return dark ? QColor(0x1E1F22) : QColor(Qt::white); }
 
 /// Okabe-Ito colours for up to eight curves.
 QColor curveColor(std::size_t index)
@@ -92,25 +91,7 @@ void FrontierChart::setScale(double scale)
 void FrontierChart::applyTheme()
 {
     const bool dark = m_data.dark;
-    m_chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
-    m_chart->setBackgroundBrush(backgroundColor(dark));
-    m_chart->setBackgroundRoundness(0);
-    QFont font = m_chart->font();
-    font.setPointSizeF(9 * m_scale);
-    QFont titleFont = font;
-    titleFont.setPointSizeF(13 * m_scale);
-    titleFont.setBold(true);
-    m_chart->setTitleFont(titleFont);
-    m_chart->setTitleBrush(textColor(dark));
-    m_chart->legend()->setFont(font);
-    m_chart->legend()->setLabelColor(textColor(dark));
-    for (QLogValueAxis *axis : {m_axisX, m_axisY}) {
-        axis->setLabelsFont(font);
-        axis->setLabelsColor(textColor(dark));
-        axis->setTitleFont(font);
-        axis->setTitleBrush(textColor(dark));
-        axis->setGridLineColor(dark ? QColor(0x3A3B3F) : QColor(0xE3E3E3));
-    }
+    styleLineChart(m_chart, {m_axisX, m_axisY}, dark, m_scale);
     for (std::size_t i = 0; i < m_curves.size(); ++i) {
         QPen pen(curveColor(i));
         pen.setWidthF(2.5 * m_scale);
@@ -118,8 +99,8 @@ void FrontierChart::applyTheme()
             pen.setStyle(Qt::DashLine);
         m_curves[i]->setPen(pen);
     }
-    m_point->setColor(textColor(dark));
-    m_point->setBorderColor(backgroundColor(dark));
+    m_point->setColor(chartTextColor(dark));
+    m_point->setBorderColor(chartBackground(dark));
     m_point->setMarkerSize(14 * m_scale);
 }
 
@@ -188,7 +169,7 @@ void FrontierChart::layoutLabel()
     font.setPointSizeF(9 * m_scale);
     font.setBold(true);
     m_label->setFont(font);
-    m_label->setBrush(textColor(m_data.dark));
+    m_label->setBrush(chartTextColor(m_data.dark));
     m_label->setText(m_data.frontier.curves.empty() ? QString() : operatingLabel());
     const QList<QPointF> points = m_point->points();
     if (points.isEmpty() || m_chart->plotArea().isEmpty())
@@ -224,7 +205,7 @@ QString exportFrontier(const QString &path, ExportFormat format, FrontierChartDa
     FrontierChart chart;
     scene.addItem(chart.chart());
     scene.setSceneRect(QRectF(QPointF(0, 0), QSizeF(options.size)));
-    scene.setBackgroundBrush(backgroundColor(data.dark));
+    scene.setBackgroundBrush(chartBackground(data.dark));
     chart.chart()->setGeometry(QRectF(QPointF(0, 0), QSizeF(options.size)));
     chart.setData(data);
     chart.setScale(exportTextScale(options.size));

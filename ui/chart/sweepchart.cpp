@@ -5,6 +5,7 @@
 
 #include "chart/budgetchart.h"
 #include "chart/chartdata.h"
+#include "chart/linechartstyle.h"
 #include "chart/consumerstyle.h"
 #include "document/documentio.h"
 
@@ -26,9 +27,6 @@
 namespace headroom {
 
 namespace {
-
-QColor textColor(bool dark) { return chartTextColor(dark); }
-QColor backgroundColor(bool dark) { return chartBackground(dark); }
 
 std::uint64_t consumerBytes(const Estimate &estimate, int id)
 {
@@ -85,36 +83,18 @@ void SweepChart::setScale(double scale)
 void SweepChart::applyTheme()
 {
     const bool dark = m_data.dark;
-    m_chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
-    m_chart->setBackgroundBrush(backgroundColor(dark));
-    m_chart->setBackgroundRoundness(0);
-    QFont font = m_chart->font();
-    font.setPointSizeF(9 * m_scale);
-    QFont titleFont = font;
-    titleFont.setPointSizeF(13 * m_scale);
-    titleFont.setBold(true);
-    m_chart->setTitleFont(titleFont);
-    m_chart->setTitleBrush(textColor(dark));
-    m_chart->legend()->setFont(font);
-    m_chart->legend()->setLabelColor(textColor(dark));
-    for (QValueAxis *axis : {m_axisX, m_axisY}) {
-        axis->setLabelsFont(font);
-        axis->setLabelsColor(textColor(dark));
-        axis->setTitleFont(font);
-        axis->setTitleBrush(textColor(dark));
-        axis->setGridLineColor(dark ? QColor(0x3A3B3F) : QColor(0xE3E3E3));
-    }
+    styleLineChart(m_chart, {m_axisX, m_axisY}, dark, m_scale);
     for (int i = 0; i < kConsumerCount; ++i) {
         QAreaSeries *area = m_areas[std::size_t(i)];
         area->setColor(consumerColor(ConsumerId(i), dark));
         area->setBorderColor(consumerColor(ConsumerId(i), dark).darker(115));
     }
-    QPen comparison(textColor(dark));
+    QPen comparison(chartTextColor(dark));
     comparison.setWidthF(2.5 * m_scale);
     comparison.setStyle(Qt::DashLine);
     m_comparison->setPen(comparison);
     m_crossings->setColor(verdictColor(false, dark));
-    m_crossings->setBorderColor(backgroundColor(dark));
+    m_crossings->setBorderColor(chartBackground(dark));
     m_crossings->setMarkerSize(11 * m_scale);
 }
 
@@ -325,7 +305,7 @@ void SweepChart::layoutLabels()
             continue;
         mark->setPos(chosen->topLeft());
         patch->setRect(chosen->adjusted(-3, -1, 3, 1));
-        patch->setBrush(backgroundColor(m_data.dark));
+        patch->setBrush(chartBackground(m_data.dark));
         placed.push_back(chosen->adjusted(-3, -1, 3, 1));
     }
 }

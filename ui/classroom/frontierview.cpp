@@ -1,19 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "classroom/frontierview.h"
+#include "classroom/viewexport.h"
 
 #include "chart/frontierchart.h"
-#include "document/preferences.h"
 #include "document/scenariomodel.h"
 #include "solver.h"
 
 #include <QChartView>
 #include <QCheckBox>
-#include <QDir>
-#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
-#include <QMessageBox>
 #include <QPushButton>
 #include <QVBoxLayout>
 
@@ -99,15 +96,10 @@ QString FrontierView::exportTo(const QString &path, const ChartExportOptions &op
 
 void FrontierView::chooseExport()
 {
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export frontier"), QDir(prefs::lastFolder.get()).filePath(tr("frontier.png")),
-        tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf);;CSV table (*.csv);;JSON (*.json)"));
-    if (path.isEmpty())
-        return;
-    if (const QString error = exportTo(path); !error.isEmpty())
-        QMessageBox::warning(this, tr("Headroom"), tr("Cannot export %1: %2").arg(QDir::toNativeSeparators(path), error));
-    else
-        prefs::lastFolder.set(QFileInfo(path).absolutePath());
+    exportThroughDialog(this, tr("Export frontier"), tr("frontier.png"),
+                        tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf);;CSV table (*.csv);;"
+                           "JSON (*.json)"),
+                        [this](const QString &path) { return exportTo(path); });
 }
 
 } // namespace headroom

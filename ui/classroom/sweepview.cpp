@@ -1,17 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "classroom/sweepview.h"
+#include "classroom/viewexport.h"
 
-#include "document/preferences.h"
 #include "document/scenariomodel.h"
 #include "chart/sweepchart.h"
 
 #include <QChartView>
 #include <QComboBox>
-#include <QDir>
-#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QMessageBox>
 #include <QPushButton>
 #include <QVBoxLayout>
 
@@ -85,15 +82,9 @@ QString SweepView::exportTo(const QString &path, const ChartExportOptions &optio
 
 void SweepView::chooseExport()
 {
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export sweep"), QDir(prefs::lastFolder.get()).filePath(tr("sweep.png")),
-        tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
-    if (path.isEmpty())
-        return;
-    if (const QString error = exportTo(path); !error.isEmpty())
-        QMessageBox::warning(this, tr("Headroom"), tr("Cannot export %1: %2").arg(QDir::toNativeSeparators(path), error));
-    else
-        prefs::lastFolder.set(QFileInfo(path).absolutePath());
+    exportThroughDialog(this, tr("Export sweep"), tr("sweep.png"),
+                        tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"),
+                        [this](const QString &path) { return exportTo(path); });
 }
 
 } // namespace headroom
