@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "servingvalidation.h"
 
+#include "casedocument.h"
 #include "estimate.h"
 #include "names.h"
 #include "scenariojson.h"
@@ -15,20 +16,6 @@ namespace headroom {
 using nlohmann::json;
 
 namespace {
-
-const char *const kKeys[] = {"format",  "version",  "id",    "scenario",          "engine_version",
-                             "printed", "measured", "hardware", "source",         "quote",
-                             "verified", "verification_note", "assumptions", "not_modelled",
-                             "confidence", "research_id"};
-
-std::string baseName(const std::string &fileName)
-{
-    const std::size_t slash = fileName.find_last_of("/\\");
-    std::string base = slash == std::string::npos ? fileName : fileName.substr(slash + 1);
-    if (base.size() > 5 && base.ends_with(".json"))
-        base.resize(base.size() - 5);
-    return base;
-}
 
 std::optional<std::uint64_t> positive(const json &measured, const char *key, const std::string &file)
 {
@@ -57,39 +44,15 @@ std::optional<double> relative(std::uint64_t estimated, const std::optional<std:
 
 ServingCase parseServingCase(std::string_view text, const std::string &fileName)
 {
-    json doc;
-    try {
-        doc = parseJsonText(text);
-    } catch (const ScenarioError &error) {
-        throw ValidationError(fileName, "", error.what());
-    }
-    if (!doc.is_object())
-        throw ValidationError(fileName, "", "must be a JSON object");
-    for (const auto &item : doc.items())
-        if (std::find_if(std::begin(kKeys), std::end(kKeys), [&](const char *k) { return item.key() == k; }) ==
-            std::end(kKeys))
-            throw ValidationError(fileName, item.key(), "unknown key");
-    const auto text_ = [&](const char *key) {
-        const auto it = doc.find(key);
-        if (it == doc.end() || !it->is_string())
-            throw ValidationError(fileName, key, "is required (a string)");
-        return it->get<std::string>();
-    };
-    if (text_("format") != "headroom-serving-log")
-        throw ValidationError(fileName, "format", "must be \"headroom-serving-log\"");
-    if (!doc.contains("version") || doc["version"] != 1)
-        throw ValidationError(fileName, "version", "must be 1");
+    CaseDocument document = readCaseDocument(
+        text, fileName, "headroom-serving-log",
+        {"format", "version", "id", "scenario", "engine_version", "printed", "measured", "hardware", "source", "quote",
+         "verified", "verification_note", "assumptions", "not_modelled", "confidence", "research_id"});
+    json &doc = document.doc;
+    const CaseReader r(doc, fileName);
     ServingCase c;
-    c.id = text_("id");
-    if (c.id != baseName(fileName))
-        throw ValidationError(fileName, "id", "must be the file name without .json (got \"" + c.id + "\")");
-    if (!doc.contains("scenario") || !doc["scenario"].is_object())
-        throw ValidationError(fileName, "scenario", "is required (an object)");
-    try {
-        c.scenario = scenarioFromJson(doc["scenario"]);
-    } catch (const ScenarioError &error) {
-        throw ValidationError(fileName, error.key.empty() ? "scenario" : "scenario." + error.key, error.what());
-    }
+    c.id = document.id;
+    c.scenario = document.scenario;
     if (!c.scenario.serving)
         throw ValidationError(fileName, "scenario.serving", "is required (the engine that printed the log)");
     if (!doc.contains("measured") || !doc["measured"].is_object())
@@ -98,8 +61,8 @@ ServingCase parseServingCase(std::string_view text, const std::string &fileName)
     c.kvTokens = positive(doc["measured"], "kv_tokens", fileName);
     if (!c.kvCacheBytes && !c.kvTokens)
         throw ValidationError(fileName, "measured", "needs kv_cache_bytes or kv_tokens");
-    c.engineVersion = text_("engine_version");
-    c.confidence = text_("confidence");
+    c.engineVersion = r.string("engine_version");
+    c.confidence = r.string("confidence");
     if (c.confidence != "high" && c.confidence != "medium" && c.confidence != "low")
         throw ValidationError(fileName, "confidence", "must be high, medium or low");
     if (!doc.contains("verified") || !doc["verified"].is_boolean())

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "validation.h"
 
+#include "casedocument.h"
 #include "names.h"
 #include "scenariojson.h"
 
@@ -14,50 +15,6 @@ namespace headroom {
 using nlohmann::json;
 
 namespace {
-
-const char *const kCaseKeys[] = {"format",     "version",  "id",       "scenario",          "reading",
-                                 "measured",   "measured_bytes", "hardware", "source", "verified",
-                                 "verification_note", "assumptions", "not_modelled", "confidence",
-                                 "split"};
-
-/// Reads the keys of one case document, each error naming the file and the key.
-class CaseReader
-{
-public:
-    CaseReader(const json &doc, const std::string &fileName) : m_doc(doc), m_file(fileName) {}
-
-    [[noreturn]] void fail(const std::string &key, const std::string &message) const
-    {
-        throw ValidationError(m_file, key, message);
-    }
-    const json &required(const char *key) const
-    {
-        const auto it = m_doc.find(key);
-        if (it == m_doc.end())
-            fail(key, "is required");
-        return *it;
-    }
-    std::string string(const char *key) const
-    {
-        const json &value = required(key);
-        if (!value.is_string())
-            fail(key, "must be a string");
-        return value.get<std::string>();
-    }
-
-private:
-    const json &m_doc;
-    const std::string &m_file;
-};
-
-std::string withoutExtension(const std::string &fileName)
-{
-    const std::size_t slash = fileName.find_last_of("/\\");
-    std::string base = slash == std::string::npos ? fileName : fileName.substr(slash + 1);
-    if (base.size() > 5 && base.ends_with(".json"))
-        base.resize(base.size() - 5);
-    return base;
-}
 
 } // namespace
 
@@ -82,38 +39,14 @@ const char *methodGroup(const Scenario &scenario)
 
 MeasurementCase parseMeasurementCase(std::string_view text, const std::string &fileName)
 {
-    json doc;
-    try {
-        doc = parseJsonText(text);
-    } catch (const ScenarioError &error) {
-        throw ValidationError(fileName, "", error.what());
-    }
-    if (!doc.is_object())
-        throw ValidationError(fileName, "", "must be a JSON object");
-    CaseReader r(doc, fileName);
-    for (const auto &item : doc.items())
-        if (std::find_if(std::begin(kCaseKeys), std::end(kCaseKeys),
-                         [&](const char *k) { return item.key() == k; }) == std::end(kCaseKeys))
-            r.fail(item.key(), "unknown key");
-    if (r.string("format") != "headroom-measurement")
-        r.fail("format", "must be \"headroom-measurement\"");
-    const json &version = r.required("version");
-    if (!version.is_number_integer() || version.get<std::int64_t>() != 1)
-        r.fail("version", "must be 1");
-
+    const CaseDocument document = readCaseDocument(
+        text, fileName, "headroom-measurement",
+        {"format", "version", "id", "scenario", "reading", "measured", "measured_bytes", "hardware", "source",
+         "verified", "verification_note", "assumptions", "not_modelled", "confidence", "split"});
+    const CaseReader r(document.doc, fileName);
     MeasurementCase c;
-    c.id = r.string("id");
-    if (c.id != withoutExtension(fileName))
-        r.fail("id", "must be the file name without .json (got \"" + c.id + "\")");
-
-    const json &scenario = r.required("scenario");
-    if (!scenario.is_object())
-        r.fail("scenario", "must be an object");
-    try {
-        c.scenario = scenarioFromJson(scenario);
-    } catch (const ScenarioError &error) {
-        r.fail(error.key.empty() ? std::string("scenario") : "scenario." + error.key, error.what());
-    }
+    c.id = document.id;
+    c.scenario = document.scenario;
     c.method = methodGroup(c.scenario);
     c.framework = enumName(c.scenario.framework.name);
 
