@@ -162,6 +162,12 @@ private slots:
         write("batch-fraction.json", scenarioWith({{"train", {{"micro_batch", 1.5}}}}));
         write("params-1e16.json", scenarioWith({{"model", {{"preset", "llama-2-7b"}, {"params", 10000000000000000ull}}}}));
         write("fragmentation-11.json", scenarioWith({{"overhead", {{"fragmentation", 11}}}}));
+        // The repro: a fragmentation factor in range (6-10) on a run large enough that the
+        // reserved bytes pass 2^63 once wrapped through llround and printed 2^63 B with exit 0.
+        write("fragmentation-8-large.json",
+              scenarioWith({{"model", {{"params", 1000000000}, {"hidden", 1048576}, {"layers", 1024}}},
+                            {"train", {{"method", "full"}, {"micro_batch", 1024}, {"seq_len", 32768}}},
+                            {"overhead", {{"fragmentation", 8}}}}));
         write("context-mib-negative.json", scenarioWith({{"overhead", {{"cuda_context_mib", -1}}}}));
         write("kv-heads-divide.json", scenarioWith({{"model", {{"preset", "llama-2-7b"}, {"kv_heads", 7}}}}));
         write("unknown-enum.json", scenarioWith({{"kernels", {{"attention", "flash3"}}}}));
@@ -317,6 +323,8 @@ private slots:
         row("handout-overflow", pdf + QStringLiteral("lesson-overflow.json"), "steps[0]: activations exceeds 2^64");
         row("handout-step-overflow", render + QStringLiteral("lesson-overflow-2.json --step 2"), "steps[1]: activations");
         row("advise-overflow", QStringLiteral("advise @/overflow.json --gpu t4"), "exceeds 2^64");
+        row("fragmentation-8-large", est + QStringLiteral("fragmentation-8-large.json"), "peak exceeds 2^63 bytes");
+        row("render-fragmentation-8-large", render + QStringLiteral("fragmentation-8-large.json"), "peak exceeds 2^63 bytes");
         row("set-overflow", set + QStringLiteral("train.micro_batch=1048576 --set train.seq_len=16777216 --set kernels.attention=eager"), "exceeds 2^64");
         // Silent acceptance: duplicate keys and tensor names.
         row("dup-version", est + QStringLiteral("dup-version.json"), "version: appears twice");
