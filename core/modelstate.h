@@ -7,8 +7,13 @@
 
 namespace headroom::detail {
 
-/// Counts the trainable parameters and picks their gradient and state dtypes.
-TrainableParams countTrainable(const Scenario &scenario, const ParamCounts &params);
+/// Counts the trainable parameters one rank holds (`rank`: its share of the `model`) and picks
+/// their gradient and state dtypes.
+TrainableParams countTrainable(const Scenario &scenario, const ParamCounts &model,
+                               const ParamCounts &rank, const ParallelLayout &layout,
+                               const RankShare &share);
+/// The block matrices a quantized format applies to on this rank (all, or only the experts).
+std::uint64_t quantizedParams(const EstimateContext &c);
 
 Term weightsTerm(const EstimateContext &c);
 Term quantMetadataTerm(const EstimateContext &c);

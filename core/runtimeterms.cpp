@@ -17,7 +17,7 @@ namespace {
 constexpr std::uint64_t kMiB = 1024ull * 1024ull;
 } // namespace
 
-Term workspaceTerm(const EstimateContext &c, bool withOptimizerTemporaries)
+Term workspaceTerm(const EstimateContext &c, WorkspacePhase phase)
 {
     const Scenario &s = c.s;
     const ModelArch &m = c.m;
@@ -38,28 +38,31 @@ Term workspaceTerm(const EstimateContext &c, bool withOptimizerTemporaries)
             for (const MatrixShape &shape : matrixShapes(m))
                 if (shape.kind != LoraTarget::LmHead)
                     largest = std::max(largest, shape.inFeatures * shape.outFeatures);
+            largest = ceilDiv(largest, c.parallel.tensor); // split like the rank's matrices
         }
         const std::uint64_t copy = mulChecked(largest, 2, "workspace");
         term.bytes = addChecked(term.bytes, copy, "workspace");
         if (formulas)
             term.expression += " + " + n(largest) + " x 2 B (dequantised matrix)";
     }
+    const std::uint64_t stageLayers = std::max<std::uint64_t>(1, c.share.layers);
     if (c.parallel.shards(ShardLevel::Parameters) || s.parallel.offloadParams) {
         // The layer being computed and the prefetched next one, gathered in the compute dtype,
-        // or as stored (4/8-bit block matrices, 16-bit rest) when the weights are quantized.
+        // or as stored (4/8-bit block matrices, 16-bit rest) when the weights are quantized;
+        // torchao's float8 all-gather moves the block matrices in fp8.
         std::uint64_t gathered = 0;
         std::string perLayerText;
-        if (isQuantized(s.precision.weights)) {
-            const std::uint64_t layers = std::max<std::uint64_t>(1, m.layers);
-            const std::uint64_t linear = c.params.blockLinear / layers;
+        const bool fp8Gather = s.precision.fp8Training == Fp8Training::Torchao;
+        if (isQuantized(s.precision.weights) || fp8Gather) {
+            const DType stored = fp8Gather ? DType::FP8 : s.precision.weights;
+            const std::uint64_t linear = (fp8Gather ? c.params.blockLinear : quantizedParams(c)) / stageLayers;
             const std::uint64_t rest = c.params.perLayer > linear ? c.params.perLayer - linear : 0;
-            gathered = addChecked(bitsToBytes(linear, dtypeBits(s.precision.weights), "workspace"),
+            gathered = addChecked(bitsToBytes(linear, dtypeBits(stored), "workspace"),
                                   mulChecked(rest, 2, "workspace"), "workspace");
-            gathered = mulChecked(gathered, 2, "workspace") / s.parallel.tensor;
-            perLayerText = "(" + n(linear) + " x " + perValue(s.precision.weights) + " + " + n(rest) +
-                           " x 2 B)";
+            gathered = mulChecked(gathered, 2, "workspace");
+            perLayerText = "(" + n(linear) + " x " + perValue(stored) + " + " + n(rest) + " x 2 B)";
         } else {
-            gathered = mulChecked(c.params.perLayer, 2 * compute, "workspace") / s.parallel.tensor;
+            gathered = mulChecked(c.params.perLayer, 2 * compute, "workspace");
             perLayerText = n(c.params.perLayer) + " x " + n(compute) + " B";
         }
         term.bytes = addChecked(term.bytes, gathered, "workspace");
@@ -69,14 +72,24 @@ Term workspaceTerm(const EstimateContext &c, bool withOptimizerTemporaries)
             // FSDP's root unit (embeddings, final norm, lm_head) is gathered for the forward and
             // again for the whole backward, which starts at the lm_head.
             const std::uint64_t root = c.params.embeddings + c.params.lmHead;
-            term.bytes = addChecked(term.bytes, mulChecked(root, compute, "workspace") / s.parallel.tensor,
-                                    "workspace");
+            term.bytes = addChecked(term.bytes, mulChecked(root, compute, "workspace"), "workspace");
             if (formulas)
                 term.expression += " + " + n(root) + " root-unit params (embeddings, lm_head) x " +
                                    n(compute) + " B gathered";
         }
     }
-    if (withOptimizerTemporaries) {
+    if (phase == WorkspacePhase::Backward && c.parallel.shards(ShardLevel::Gradients) && !s.parallel.offloadOptimizer &&
+        !s.train.optimizerInBackward && c.trainable.count) {
+        // Backward produces each layer's whole gradient before it is reduce-scattered to its
+        // shard (FSDP's reduce-scatter input, ZeRO-2/3's reduce bucket).
+        const std::uint64_t layerGradient =
+            mulChecked(ceilDiv(c.trainable.count, stageLayers), byteSize(c.trainable.gradDType), "workspace");
+        term.bytes = addChecked(term.bytes, layerGradient, "workspace");
+        if (formulas)
+            term.expression += " + " + n(ceilDiv(c.trainable.count, stageLayers)) + " params x " +
+                               perValue(c.trainable.gradDType) + " (one layer's gradient before its reduce-scatter)";
+    }
+    if (phase == WorkspacePhase::Optimizer) {
         const Term temp = optimizerTemporariesTerm(c);
         term.bytes = addChecked(term.bytes, temp.bytes, "workspace");
         if (formulas && temp.bytes)
