@@ -197,8 +197,17 @@ Reading readGptOss(ConfigReader &r)
     arch.expertsPerToken = r.integerOr({"num_experts_per_tok", "experts_per_token"}, 4, 1, 4096);
     arch.expertIntermediate = arch.intermediate;
     arch.attentionSinks = true;
-    // Biases on every projection, the experts' MLPs and the router.
-    arch.bias = r.flag({"attention_bias"}, true) ? Bias::All : Bias::None;
+    // Biases on every projection, the experts' MLPs and the router. Bias::All counts the o_proj
+    // bias, which the Llama reader added as an extra for attention_bias without mlp_bias.
+    const bool biased = r.flag({"attention_bias"}, true);
+    arch.bias = biased ? Bias::All : Bias::None;
+    if (biased && !r.flag({"mlp_bias"}, false)) {
+        out.extraParams -= std::int64_t(arch.hidden) * arch.layers;
+        auto &notes = out.import.notes;
+        notes.erase(std::remove_if(notes.begin(), notes.end(),
+                                   [](const std::string &note) { return note.rfind("attention_bias:", 0) == 0; }),
+                    notes.end());
+    }
     arch.slidingWindow = readWindow(r, 128);
     readLayerPattern(r, out, 2);
     return out;
