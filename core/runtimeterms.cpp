@@ -80,14 +80,21 @@ Term workspaceTerm(const EstimateContext &c, WorkspacePhase phase)
     }
     if (phase == WorkspacePhase::Backward && c.parallel.shards(ShardLevel::Gradients) && !s.parallel.offloadOptimizer &&
         !s.train.optimizerInBackward && c.trainable.count) {
-        // Backward produces each layer's whole gradient before it is reduce-scattered to its
-        // shard (FSDP's reduce-scatter input, ZeRO-2/3's reduce bucket).
-        const std::uint64_t layerGradient =
-            mulChecked(ceilDiv(c.trainable.count, stageLayers), byteSize(c.trainable.gradDType), "workspace");
-        term.bytes = addChecked(term.bytes, layerGradient, "workspace");
+        // Backward produces each wrapped unit's whole gradient before it is reduce-scattered to
+        // its shard (FSDP's reduce-scatter input, ZeRO-2/3's reduce bucket). In full fine-tuning
+        // the largest unit is a block or the embeddings / lm_head (torchtitan wraps each on its
+        // own; elsewhere they are the root unit, reduced last); adapters sit in the blocks.
+        const bool full = s.train.method == Method::Full && !m.rough;
+        const std::uint64_t unitParams =
+            full ? std::max({c.params.perLayer, c.params.embeddings, c.params.lmHead})
+                 : ceilDiv(c.trainable.count, stageLayers);
+        const std::uint64_t unitGradient =
+            mulChecked(unitParams, byteSize(c.trainable.gradDType), "workspace");
+        term.bytes = addChecked(term.bytes, unitGradient, "workspace");
         if (formulas)
-            term.expression += " + " + n(ceilDiv(c.trainable.count, stageLayers)) + " params x " +
-                               perValue(c.trainable.gradDType) + " (one layer's gradient before its reduce-scatter)";
+            term.expression += " + " + n(unitParams) + " params x " + perValue(c.trainable.gradDType) +
+                               (full ? " (the largest wrapped unit's gradient before its reduce-scatter)"
+                                     : " (one layer's gradient before its reduce-scatter)");
     }
     if (phase == WorkspacePhase::Optimizer) {
         const Term temp = optimizerTemporariesTerm(c);
