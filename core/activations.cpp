@@ -125,7 +125,9 @@ void addLora(std::vector<SavedTensor> &t, const Scenario &s, const MlpShape &den
     const std::uint64_t h = u(m.hidden);
     const std::uint64_t loraBytes = std::uint64_t(dtypeBits(s.train.lora.dtype)) / 8;
     const std::uint64_t adapterRank = s.train.lora.rank;
-    const std::uint64_t mlps = dense.copies + routed.copies + shared.copies;
+    // MLPs a token passes through (a shape of width 0 is absent: a dense block has no experts).
+    const auto present = [](const MlpShape &mlp) { return mlp.width ? mlp.copies : 0; };
+    const std::uint64_t mlps = present(dense) + present(routed) + present(shared);
     const std::uint64_t downInputs = dense.width * dense.copies + routed.width * routed.copies +
                                      shared.width * shared.copies;
     const std::uint64_t oInput = m.latentAttention() ? u(m.heads) * u(m.vHeadDim) : u(m.heads) * u(m.headDim);
