@@ -29,16 +29,21 @@ Term workspaceTerm(const EstimateContext &c, WorkspacePhase phase)
         term.expression = formatDecimal(s.overhead.workspaceMiB) + " MiB (cuBLAS/cuDNN workspace)";
     if (isQuantized(s.precision.weights)) {
         // Dequantisation makes a transient 16-bit copy of one quantized matrix at a time: the
-        // block matrices, and the lm_head only where it is quantized too (LitGPT's bitsandbytes
-        // precision replaces every Linear; bitsandbytes through Transformers and torchtune's
-        // QLoRA keep the output projection 16-bit).
+        // block matrices (this rank's slice under tensor parallelism), and the lm_head only where
+        // it is quantized too (LitGPT's bitsandbytes precision replaces every Linear; its tp.py
+        // shards the blocks only, so the lm_head stays whole). bitsandbytes through Transformers
+        // and torchtune's QLoRA keep the output projection 16-bit.
         std::uint64_t largest = c.params.largestMatrix;
-        if (s.kernels.profile != Profile::Litgpt && !m.rough) {
+        if (!m.rough) {
+            const bool quantizedHead = s.kernels.profile == Profile::Litgpt;
             largest = 0;
-            for (const MatrixShape &shape : matrixShapes(m))
+            for (const MatrixShape &shape : matrixShapes(m)) {
+                const std::uint64_t values = shape.inFeatures * shape.outFeatures;
                 if (shape.kind != LoraTarget::LmHead)
-                    largest = std::max(largest, shape.inFeatures * shape.outFeatures);
-            largest = ceilDiv(largest, c.parallel.tensor); // split like the rank's matrices
+                    largest = std::max(largest, ceilDiv(values, c.parallel.tensor));
+                else if (quantizedHead && c.share.lmHead)
+                    largest = std::max(largest, values);
+            }
         }
         const std::uint64_t copy = mulChecked(largest, 2, "workspace");
         term.bytes = addChecked(term.bytes, copy, "workspace");
