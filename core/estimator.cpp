@@ -217,7 +217,9 @@ void Estimator::trainingPhases(Estimate &e)
 
     Composition step = base;
     if (!inBackward)
-        at(step, C::Gradients) = fullGrads;
+        at(step, C::Gradients) = c.parallel.stageStaysGathered() && !s.parallel.offloadOptimizer
+                                     ? gradientsTerm(c, GradientsAlive::Reduced)
+                                     : fullGrads;
     at(step, C::Workspace) = workspaceTerm(c, inBackward ? WorkspacePhase::Forward : WorkspacePhase::Optimizer);
     e.phases.push_back(finishPhase(PhaseId::Optimizer, step));
 }

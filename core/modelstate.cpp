@@ -325,6 +325,20 @@ Term gradientsTerm(const EstimateContext &c, GradientsAlive alive)
         return term;
     }
     const bool sharded = par.shards(ShardLevel::Gradients);
+    if (par.stageStaysGathered() && alive == GradientsAlive::All) {
+        // PyTorch's pipeline stages turn FSDP's gradient sync off until the last micro-batch:
+        // the stage's gradients accumulate unsharded, upcast to the reduce dtype.
+        term.bytes = mulChecked(t.count, bytesPer, "gradients");
+        if (c.formulas) {
+            term.expression = c.paramsText(t.count, "trainable params") + " x " + perValue(t.gradDType) +
+                              " (unsharded until the last micro-batch)";
+            term.notes.push_back("FSDP under pipeline parallelism accumulates each stage's gradients "
+                                 "unsharded across the micro-batches and reduce-scatters them after "
+                                 "the last backward (torch.distributed.pipelining stage.py, FSDP2's "
+                                 "unsharded_accumulated_grad in the reduce dtype).");
+        }
+        return term;
+    }
     if (flatParamGradients(c)) {
         // FSDP1 flattens each wrapped block into one FlatParameter; when it mixes frozen and
         // trainable weights the gradient covers all of them. Under no_sync accumulation the

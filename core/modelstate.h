@@ -26,6 +26,7 @@ enum class GradientsAlive {
     All,            ///< every trainable gradient (after backward, or accumulated)
     FirstOnly,      ///< the lm_head's, when backward starts
     LargestTensor,  ///< optimizer in backward: one tensor's at a time
+    Reduced,        ///< at the optimizer step, after the last reduce-scatter
 };
 Term gradientsTerm(const EstimateContext &c, GradientsAlive alive);
 Term optimizerStateTerm(const EstimateContext &c);

@@ -42,6 +42,14 @@ struct ParallelLayout
     std::uint64_t expertShardGroup() const;
     /// True when the strategy shards `what` across more than one rank.
     bool shards(ShardLevel what) const;
+    /// FSDP under pipeline parallelism (PyTorch's pipelining stages, torchtitan): the stage's
+    /// parameters stay gathered from the first micro-batch's forward to the last backward
+    /// (reshard_after_forward = not pp_enabled) and its gradients accumulate unsharded, in the
+    /// reduce dtype, until the last micro-batch (set_requires_gradient_sync(False)).
+    bool stageStaysGathered() const
+    {
+        return strategy == Strategy::Fsdp && pipeline > 1 && shards(ShardLevel::Parameters);
+    }
     /// Tensor x pipeline: how many ways each layer's weights are split.
     std::uint64_t modelSplit() const { return tensor * pipeline; }
     /// Layers held by one pipeline stage (the larger share when they do not divide evenly).

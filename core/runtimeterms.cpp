@@ -51,10 +51,15 @@ Term workspaceTerm(const EstimateContext &c, WorkspacePhase phase)
             term.expression += " + " + n(largest) + " x 2 B (dequantised matrix)";
     }
     const std::uint64_t stageLayers = std::max<std::uint64_t>(1, c.share.layers);
-    if (c.parallel.shards(ShardLevel::Parameters) || s.parallel.offloadParams) {
-        // The layer being computed and the prefetched next one, gathered in the compute dtype,
-        // or as stored (4/8-bit block matrices, 16-bit rest) when the weights are quantized;
-        // torchao's float8 all-gather moves the block matrices in fp8.
+    // FSDP under pipeline parallelism keeps the whole stage gathered through forward and
+    // backward, and reshards it after the last backward (not at the optimizer step).
+    const bool wholeStage = c.parallel.stageStaysGathered() && !s.parallel.offloadParams;
+    const std::uint64_t gatheredLayers = wholeStage ? stageLayers : 2;
+    if ((c.parallel.shards(ShardLevel::Parameters) || s.parallel.offloadParams) &&
+        !(wholeStage && phase == WorkspacePhase::Optimizer)) {
+        // The layer being computed and the prefetched next one (or the whole stage), gathered
+        // in the compute dtype, or as stored (4/8-bit block matrices, 16-bit rest) when the
+        // weights are quantized; torchao's float8 all-gather moves the block matrices in fp8.
         std::uint64_t gathered = 0;
         std::string perLayerText;
         const bool fp8Gather = s.precision.fp8Training == Fp8Training::Torchao;
@@ -64,15 +69,18 @@ Term workspaceTerm(const EstimateContext &c, WorkspacePhase phase)
             const std::uint64_t rest = c.params.perLayer > linear ? c.params.perLayer - linear : 0;
             gathered = addChecked(bitsToBytes(linear, dtypeBits(stored), "workspace"),
                                   mulChecked(rest, 2, "workspace"), "workspace");
-            gathered = mulChecked(gathered, 2, "workspace");
+            gathered = mulChecked(gathered, gatheredLayers, "workspace");
             perLayerText = "(" + n(linear) + " x " + perValue(stored) + " + " + n(rest) + " x 2 B)";
         } else {
-            gathered = mulChecked(c.params.perLayer, 2 * compute, "workspace");
+            gathered = productChecked("workspace", c.params.perLayer, gatheredLayers, compute);
             perLayerText = n(c.params.perLayer) + " x " + n(compute) + " B";
         }
         term.bytes = addChecked(term.bytes, gathered, "workspace");
         if (formulas)
-            term.expression += " + 2 gathered layers x " + perLayerText;
+            term.expression += " + " + n(gatheredLayers) +
+                               (wholeStage ? " layers of the stage gathered across its micro-batches x "
+                                           : " gathered layers x ") +
+                               perLayerText;
         if (s.parallel.strategy == Strategy::Fsdp && !s.parallel.offloadParams) {
             // FSDP's root unit (embeddings, final norm, lm_head) is gathered for the forward and
             // again for the whole backward, which starts at the lm_head.
@@ -84,7 +92,7 @@ Term workspaceTerm(const EstimateContext &c, WorkspacePhase phase)
         }
     }
     if (phase == WorkspacePhase::Backward && c.parallel.shards(ShardLevel::Gradients) && !s.parallel.offloadOptimizer &&
-        !s.train.optimizerInBackward && c.trainable.count) {
+        !s.train.optimizerInBackward && c.trainable.count && !wholeStage) {
         // Backward produces each wrapped unit's whole gradient before it is reduce-scattered to
         // its shard (FSDP's reduce-scatter input, ZeRO-2/3's reduce bucket). In full fine-tuning
         // the largest unit is a block or the embeddings / lm_head (torchtitan wraps each on its

@@ -125,6 +125,35 @@ private slots:
         QVERIFY2(first->peak.deviceBytes >= last->peak.deviceBytes, describe(busiest).constData());
     }
 
+    // FSDP under pipeline parallelism (torchtitan, PyTorch's pipelining stages): each stage's
+    // parameters stay gathered across its micro-batches and its gradients accumulate unsharded
+    // until the last one; the optimizer step sees them reduce-scattered. 16 GPUs, pipeline 2,
+    // data 8: a stage holds 40 layers, 40 x 855,638,016 = 34,225,520,640 matrix params and
+    // 40 x 16,384 = 655,360 norm params; the first also the embeddings, the last the final norm
+    // (8,192) and the lm_head.
+    void fsdpPipelineKeepsTheStageGathered()
+    {
+        const Estimate e = estimate(seventyB(R"({"gpus": 16, "strategy": "fsdp", "pipeline": 2})",
+                                             R"(, "grad_accum": 4)"));
+        const std::uint64_t stage = 34'225'520'640ull + 655'360;
+        const std::uint64_t firstStage = stage + kTable;       // 35,276,849,152
+        const std::uint64_t lastStage = stage + 8'192 + kTable; // 35,276,857,344
+        QCOMPARE(e.ranks.size(), std::size_t(2));
+        for (const RankPeak &rank : e.ranks) {
+            const std::uint64_t held = rank.role == RankRole::FirstStage ? firstStage : lastStage;
+            // Unsharded bf16 gradients of the whole stage (grad_dtype bf16).
+            QCOMPARE(rank.bytes[static_cast<std::size_t>(C::Gradients)], held * 2);
+            // 32 MiB + 40 gathered layers x 855,654,400 x 2 B + the stage's embeddings or lm_head
+            // (FSDP's root unit) x 2 B; no per-unit reduce-scatter buffer in backward.
+            QCOMPARE(rank.bytes[static_cast<std::size_t>(C::Workspace)],
+                     32ull * 1048576 + 40 * kLayer * 2 + kTable * 2);
+        }
+        QCOMPARE(e.rankRole, RankRole::FirstStage);
+        // The step: gradients reduce-scattered over the 8 data-parallel ranks, stage resharded.
+        QCOMPARE(phaseBytes(e, PhaseId::Optimizer, C::Gradients), firstStage * 2 / 8);
+        QCOMPARE(phaseBytes(e, PhaseId::Optimizer, C::Workspace), 32ull * 1048576);
+    }
+
     // Interleaved 1F1B: p x (1 + (p - 1) / (p v)) micro-batches on the first stage.
     void interleavedScheduleKeepsMore()
     {
