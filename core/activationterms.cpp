@@ -266,6 +266,15 @@ LossPhases lossPhases(const EstimateContext &c)
         return {{4, a + 4, 8, 0, "each chunk's fp32 log-softmax; one chunk's logits and upcast "
                                  "at a time"},
                 {4, 8, 8, 0, "every chunk's saved fp32 log-softmax, and one chunk's gradients"}};
+    case Loss::Parallel:
+        // torch's loss_parallel() log-softmax: the logits, their fp32 copy, the shifted copy and
+        // its exponential (then the result in its place); backward keeps the fp32 log-softmax,
+        // a zero-filled gradient with the -1 updates, exp(log-softmax) and their sum, then the
+        // product (torch/distributed/tensor/parallel/loss.py).
+        return {{a + 12, 0, 1, 0, "logits, their fp32 copy, the shifted logits and their "
+                                  "exponential (loss_parallel's decomposed log-softmax)"},
+                {16, 0, 1, 0, "the saved fp32 log-softmax, the one-hot gradient, "
+                              "exp(log-softmax) and their sum (loss_parallel's backward)"}};
     case Loss::Fused:
         break;
     }

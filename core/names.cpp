@@ -40,7 +40,8 @@ HEADROOM_ENUM_TABLE(Attention, {Attention::Eager, "eager"}, {Attention::Sdpa, "s
                     {Attention::Flash, "flash"})
 HEADROOM_ENUM_TABLE(Loss, {Loss::Standard, "standard"}, {Loss::StandardNoUpcast, "standard_no_upcast"},
                     {Loss::Chunked, "chunked"}, {Loss::ChunkedNoUpcast, "chunked_no_upcast"},
-                    {Loss::LinearChunked, "linear_chunked"}, {Loss::Fused, "fused"})
+                    {Loss::LinearChunked, "linear_chunked"}, {Loss::Fused, "fused"},
+                    {Loss::Parallel, "parallel"})
 HEADROOM_ENUM_TABLE(Profile, {Profile::HuggingFace, "huggingface"}, {Profile::Fused, "fused"},
                     {Profile::Litgpt, "litgpt"})
 HEADROOM_ENUM_TABLE(OptimizerImpl, {OptimizerImpl::Auto, "auto"}, {OptimizerImpl::Foreach, "foreach"},

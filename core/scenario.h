@@ -43,8 +43,10 @@ enum class Attention { Eager, Sdpa, Flash };
 /// `chunked`: torchtune's CEWithChunkedOutputLoss (logits in chunks, each upcast on its own);
 /// `chunked_no_upcast`: LitGPT's lm_head_chunk_size + chunked_cross_entropy (no upcast);
 /// `linear_chunked`: torchtune's LinearCrossEntropyLoss (lm_head and loss per chunk);
-/// `fused`: Liger / Cut Cross Entropy / Unsloth (no full logits).
-enum class Loss { Standard, Chunked, Fused, StandardNoUpcast, ChunkedNoUpcast, LinearChunked };
+/// `fused`: Liger / Cut Cross Entropy / Unsloth (no full logits);
+/// `parallel`: PyTorch's loss_parallel() over vocabulary-sharded logits (torchtitan with tensor
+/// parallelism), whose log-softmax and its backward are decomposed into fp32 temporaries.
+enum class Loss { Standard, Chunked, Fused, StandardNoUpcast, ChunkedNoUpcast, LinearChunked, Parallel };
 /// How the KV cache grows: one buffer for the whole context, or torch.cat into a new tensor per
 /// step while the previous one is alive (Hugging Face's legacy tuple caches).
 enum class KvCache { Preallocated, Concat };

@@ -127,6 +127,10 @@ private slots:
         QCOMPARE(titan.parallel.strategy, Strategy::Fsdp);
         QCOMPARE(titan.train.checkpointing, Checkpointing::SelectiveOp);
         QCOMPARE(titan.train.optimizerImpl, OptimizerImpl::Fused);
+        QCOMPARE(titan.kernels.loss, Loss::Standard);
+        // With tensor parallelism the loss runs under loss_parallel() on vocabulary shards.
+        QCOMPARE(scenarioFrom(R"({"framework": "torchtitan", "parallel": {"gpus": 8, "tensor": 8}})").kernels.loss,
+                 Loss::Parallel);
 
         const Scenario serve = scenarioFrom(R"({"framework": "vllm"})");
         QCOMPARE(serve.task, Task::Inference);
@@ -194,6 +198,9 @@ private slots:
         // Liger: ceil(1000/64) = 16 chunks -> 1 token per chunk x 1,000 x 2 B, the input gradient
         // 8 x 64 x 2 B and 8 x 4 B of per-row loss; backward keeps the gradient and the rows.
         QTest::newRow("fused") << "fused" << false << 3'056ull << 1'056ull;
+        // loss_parallel(): bf16 logits, the fp32 copy, the shifted copy and its exponential
+        // (a + 12); backward: the log-softmax, the one-hot gradient, exp and their sum (16).
+        QTest::newRow("parallel") << "parallel" << false << 112'000ull << 128'000ull;
     }
     void lossKernels()
     {
