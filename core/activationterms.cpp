@@ -18,36 +18,45 @@ ActivationTerms activationTerms(const EstimateContext &ctx)
     const ModelArch &m = ctx.m;
     const bool formulas = ctx.formulas;
     const std::uint64_t compute = ctx.compute;
+    const ParallelLayout &par = ctx.parallel;
+    const RankShare &share = ctx.share;
     ActivationTerms out;
     Term &savedActivations = out.saved;
-    Term &recomputeLayer = out.recomputeLayer;
-    Term &savedScores = out.savedScores;
-    Term &transientScores = out.transientScores;
-    const LayerInventory inv = trainingInventory(s);
-    const std::uint64_t tokens = std::uint64_t(s.train.microBatch) * s.train.seqLen;
-    const std::uint64_t layers = ctx.parallel.layersPerStage(std::uint64_t(m.layers));
-    const std::uint64_t tensor = ctx.parallel.tensor;
-    // 1F1B: the first pipeline stage keeps up to `pipeline` micro-batches in flight.
-    const std::uint64_t inFlight = ctx.parallel.microBatchesInFlight(s.train.gradAccum);
+    const ModelInventory model = trainingInventory(s);
+    const auto [denseLayers, moeLayers] = model.split(share.layers);
+    const LayerInventory &inv = model.denseLayers ? model.dense : model.moe;
+    const std::uint64_t tokens = share.tokens;
+    const std::uint64_t layers = share.layers;
+    const std::uint64_t tensor = par.tensor;
+    const bool sp = par.sequenceParallel;
     const char *what = "activations";
-    const std::uint64_t finalNorm = mulChecked(tokens, inv.finalNormBytesPerToken, what);
     const double c = s.train.activationConstant;
     const Checkpointing ckpt = s.train.checkpointing;
-
-    // The rule of thumb of "Where the memory actually goes" replaces the inventory when the
-    // user sets c:
-    // batch x seq x hidden x layers x bytes x c.
-    const std::uint64_t perToken =
-        c > 0 ? roundedBytes(double(m.hidden) * double(compute) * c, what) : inv.bytesPerToken;
-    const std::uint64_t finalNormBytes = c > 0 ? 0 : finalNorm;
-    const std::uint64_t layerBytes = mulChecked(tokens, perToken, what);
     const bool opSelective = ckpt == Checkpointing::SelectiveOp && c <= 0;
-    const std::uint64_t keptPerToken = ckpt == Checkpointing::Full ? inv.layerInputBytesPerToken
-                                       : opSelective               ? inv.opSelectiveBytesPerToken
-                                                                   : perToken;
-    const std::uint64_t stored = addChecked(
-        mulChecked(mulChecked(tokens, keptPerToken, what), layers, what), finalNormBytes, what);
-    savedActivations.bytes = ceilDiv(mulChecked(stored, inFlight, what), tensor);
+
+    // Bytes per token of one dense and one mixture-of-experts block on this rank, as kept.
+    const auto kept = [&](const LayerInventory &layer) -> std::uint64_t {
+        if (ckpt == Checkpointing::Full)
+            return ceilDiv(layer.layerInputBytesPerToken, sp ? tensor : 1);
+        if (opSelective)
+            return ceilDiv(layer.opSelectiveBytesPerToken, tensor);
+        return layer.perRank(tensor, sp);
+    };
+    // The rule of thumb of "Where the memory actually goes" replaces the inventory when the
+    // user sets c: batch x seq x hidden x layers x bytes x c.
+    const std::uint64_t ruleBytes = c > 0 ? ceilDiv(roundedBytes(double(m.hidden) * double(compute) * c, what), tensor) : 0;
+    const std::uint64_t densePerToken = c > 0 ? ruleBytes : model.dense.perRank(tensor, sp);
+    const std::uint64_t moePerToken = c > 0 ? ruleBytes : model.moe.perRank(tensor, sp);
+    const std::uint64_t denseKept = c > 0 && ckpt != Checkpointing::Full ? ruleBytes : kept(model.dense);
+    const std::uint64_t moeKept = c > 0 && ckpt != Checkpointing::Full ? ruleBytes : kept(model.moe);
+    const std::uint64_t widestKept = std::max(denseLayers ? denseKept : 0, moeLayers ? moeKept : 0);
+    const std::uint64_t finalNormBytes =
+        c > 0 || !share.lmHead ? 0 : mulChecked(tokens, ceilDiv(model.finalNormBytesPerToken, sp ? tensor : 1), what);
+    const std::uint64_t perMicroBatch = addChecked(
+        mulChecked(tokens, addChecked(mulChecked(denseLayers, denseKept, what), mulChecked(moeLayers, moeKept, what), what), what),
+        finalNormBytes, what);
+    savedActivations.bytes =
+        ceilDiv(mulChecked(perMicroBatch, share.inFlightNumerator, what), share.inFlightDenominator);
     // Activation offloading moves each block's saved tensors (with checkpointing: its input) to
     // pinned CPU memory as the forward goes on; the GPU keeps the block in flight, and in
     // backward the block brought back (torchtune OffloadActivations, Unsloth's and DeepSpeed's
@@ -55,35 +64,43 @@ ActivationTerms activationTerms(const EstimateContext &ctx)
     const bool offload = s.train.offloadActivations && layers > 1;
     std::uint64_t oneBlock = 0;
     if (offload) {
-        oneBlock = ceilDiv(mulChecked(tokens, keptPerToken, what), tensor);
-        const std::uint64_t onGpu = addChecked(oneBlock, ceilDiv(finalNormBytes, tensor), what);
+        oneBlock = mulChecked(tokens, widestKept, what);
+        const std::uint64_t onGpu = addChecked(oneBlock, finalNormBytes, what);
         out.hostBytes = savedActivations.bytes > onGpu ? savedActivations.bytes - onGpu : 0;
         savedActivations.bytes = std::min(savedActivations.bytes, onGpu);
     }
     if (formulas) {
+        std::string perLayer;
         if (c > 0 && ckpt != Checkpointing::Full) {
-            savedActivations.expression = n(s.train.microBatch) + " batch x " + n(s.train.seqLen) +
-                                          " seq x " + n(m.hidden) + " hidden x " + n(layers) +
-                                          " layers x " + n(compute) + " B x c " + formatDecimal(c);
+            perLayer = n(layers) + " layers x " + n(tokens) + " tokens x " + n(m.hidden) + " hidden x " +
+                       n(compute) + " B x c " + formatDecimal(c) + (tensor > 1 ? " / " + n(tensor) + " (tensor parallel)" : "");
         } else {
-            savedActivations.expression =
-                n(layers) + " layers x " + n(tokens) + " tokens x " + n(keptPerToken) +
-                " B per token-layer" +
-                (ckpt == Checkpointing::Full ? " (checkpointed layer inputs)"
-                 : opSelective               ? " (op-level selective checkpointing)"
-                                             : "");
+            const char *kind = ckpt == Checkpointing::Full ? " (checkpointed layer inputs)"
+                               : opSelective               ? " (op-level selective checkpointing)"
+                                                           : "";
+            if (denseLayers && moeLayers)
+                perLayer = "(" + n(denseLayers) + " dense layers x " + n(denseKept) + " B + " + n(moeLayers) +
+                           " mixture-of-experts layers x " + n(moeKept) + " B per token-layer" + kind + ") x " +
+                           n(tokens) + " tokens";
+            else
+                perLayer = n(layers) + " layers x " + n(tokens) + " tokens x " + n(denseLayers ? denseKept : moeKept) +
+                           " B per token-layer" + kind;
             if (finalNormBytes)
-                savedActivations.expression +=
-                    " + " + n(tokens) + " tokens x " + n(inv.finalNormBytesPerToken) + " B (final norm)";
+                perLayer += " + " + n(tokens) + " tokens x " + n(finalNormBytes / std::max<std::uint64_t>(1, tokens)) +
+                            " B (final norm)";
         }
-        if (inFlight > 1)
-            savedActivations.expression =
-                "(" + savedActivations.expression + ") x " + n(inFlight) + " micro-batches in flight";
-        if (tensor > 1)
-            savedActivations.expression += " / " + n(tensor) + " (tensor parallel)";
+        savedActivations.expression = perLayer;
+        if (share.inFlightNumerator != share.inFlightDenominator) {
+            const std::string inFlight =
+                share.inFlightDenominator == 1
+                    ? n(share.inFlightNumerator)
+                    : n(share.inFlightNumerator) + "/" + n(share.inFlightDenominator);
+            savedActivations.expression = "(" + savedActivations.expression + ") x " + inFlight +
+                                          " micro-batches in flight (" + enumName(par.schedule) + ")";
+        }
         if (offload) {
             savedActivations.expression = "1 block in flight: " + n(tokens) + " tokens x " +
-                                          n(keptPerToken) + " B" +
+                                          n(widestKept) + " B" +
                                           (finalNormBytes ? " + final norm" : std::string()) +
                                           " (the other blocks' " + formatBytes(out.hostBytes, Unit::GB) +
                                           " are in CPU RAM)";
@@ -108,7 +125,19 @@ ActivationTerms activationTerms(const EstimateContext &ctx)
             for (const SavedTensor &t : inv.tensors)
                 savedActivations.notes.push_back(std::string(t.name) + ": " + n(t.valuesPerToken) +
                                                  " values x " + n(t.bytesPerValue) + " B (" + t.why + ")");
+            if (denseLayers && moeLayers)
+                savedActivations.notes.push_back("Mixture-of-experts blocks keep " + n(model.moe.bytesPerToken) +
+                                                 " B per token (their routed experts' tensors for " +
+                                                 n(m.expertsPerToken) + " experts per token).");
         }
+        if (tensor > 1)
+            savedActivations.notes.push_back(
+                sp ? "Tensor parallelism with sequence parallelism splits every saved tensor (Korthikanti et al. 2022)."
+                   : "Tensor parallelism without sequence parallelism splits the attention and MLP tensors; "
+                     "norm inputs and outputs are replicated on every rank (Korthikanti et al. 2022).");
+        if (par.context > 1)
+            savedActivations.notes.push_back("Context parallelism: each rank keeps " + n(tokens) +
+                                             " of the micro-batch's tokens (seq_len / " + n(par.context) + ").");
         if (ckpt == Checkpointing::Full)
             savedActivations.notes.push_back("Full checkpointing keeps each block's input and "
                                              "recomputes one block at a time in backward.");
@@ -120,49 +149,52 @@ ActivationTerms activationTerms(const EstimateContext &ctx)
                 "recomputed in backward.");
     }
     if (ckpt == Checkpointing::Full || opSelective) {
-        recomputeLayer.bytes = ceilDiv(layerBytes, tensor);
+        const std::uint64_t widest = std::max(denseLayers ? densePerToken : 0, moeLayers ? moePerToken : 0);
+        out.recomputeLayer.bytes = mulChecked(tokens, widest, what);
         if (formulas)
-            recomputeLayer.expression =
-                "1 recomputed layer: " + n(tokens) + " tokens x " + n(perToken) + " B";
+            out.recomputeLayer.expression = "1 recomputed layer: " + n(tokens) + " tokens x " + n(widest) + " B";
     } else if (offload) {
         // Without checkpointing the block brought back from CPU RAM is the one being worked on.
-        recomputeLayer.bytes = oneBlock;
+        out.recomputeLayer.bytes = oneBlock;
         if (formulas)
-            recomputeLayer.expression = "1 block brought back from CPU RAM: " + n(tokens) +
-                                        " tokens x " + n(keptPerToken) + " B";
+            out.recomputeLayer.expression = "1 block brought back from CPU RAM: " + n(tokens) +
+                                            " tokens x " + n(widestKept) + " B";
     }
 
     if (s.kernels.attention == Attention::Eager) {
+        const std::uint64_t queries = ceilDiv(s.train.seqLen, par.context);
+        const std::uint64_t heads = ceilDiv(std::uint64_t(m.heads), tensor);
         const std::uint64_t oneLayer =
-            productChecked("attention scores", std::uint64_t(s.train.microBatch), std::uint64_t(m.heads),
-                           std::uint64_t(s.train.seqLen), std::uint64_t(s.train.seqLen),
-                           inv.scoreBytesPerElement) / tensor;
+            productChecked("attention scores", std::uint64_t(s.train.microBatch), heads, queries, queries,
+                           inv.scoreBytesPerElement);
         // Only the formulas need the text (a bytes-only estimate would spend ~5% of its time here).
-        const std::string oneLayerText = formulas ? n(s.train.microBatch) + " batch x " + n(m.heads) +
-                                                        " heads x " + n(s.train.seqLen) + "^2 x " +
+        const std::string oneLayerText = formulas ? n(s.train.microBatch) + " batch x " + n(heads) +
+                                                        " heads x " + n(queries) + "^2 x " +
                                                         n(inv.scoreBytesPerElement) + " B"
                                                   : std::string();
         if (ckpt == Checkpointing::None) {
-            savedScores.bytes = mulChecked(mulChecked(oneLayer, layers, "attention scores"), inFlight,
-                                           "attention scores");
+            out.savedScores.bytes = ceilDiv(mulChecked(mulChecked(oneLayer, layers, "attention scores"),
+                                                       share.inFlightNumerator, "attention scores"),
+                                            share.inFlightDenominator);
             if (offload) {
-                out.hostBytes = addChecked(out.hostBytes, savedScores.bytes - oneLayer, "host memory");
-                savedScores.bytes = oneLayer;
+                out.hostBytes = addChecked(out.hostBytes, out.savedScores.bytes - std::min(oneLayer, out.savedScores.bytes),
+                                           "host memory");
+                out.savedScores.bytes = std::min(oneLayer, out.savedScores.bytes);
             }
             if (formulas)
-                savedScores.expression = (offload ? std::string("1 layer in flight (the rest in CPU RAM) x ")
-                                                  : n(layers) + " layers x ") + oneLayerText;
+                out.savedScores.expression = (offload ? std::string("1 layer in flight (the rest in CPU RAM) x ")
+                                                      : n(layers) + " layers x ") + oneLayerText;
         }
-        transientScores.bytes = oneLayer;
+        out.transientScores.bytes = oneLayer;
         if (formulas)
-            transientScores.expression = "1 layer x " + oneLayerText + " (recomputed in backward)";
+            out.transientScores.expression = "1 layer x " + oneLayerText + " (recomputed in backward)";
         if (formulas) {
-            const char *note = s.kernels.profile == Profile::HuggingFace
+            const char *note = s.kernels.profile != Profile::Fused
                                    ? "Eager attention keeps the softmax in fp32 and a cast copy "
                                      "(4 + 2 B per score)."
                                    : "Eager attention keeps the softmax output (one score matrix).";
-            savedScores.notes.push_back(note);
-            transientScores.notes.push_back(note);
+            out.savedScores.notes.push_back(note);
+            out.transientScores.notes.push_back(note);
         }
     }
     return out;
@@ -234,6 +266,15 @@ LossPhases lossPhases(const EstimateContext &c)
         return {{4, a + 4, 8, 0, "each chunk's fp32 log-softmax; one chunk's logits and upcast "
                                  "at a time"},
                 {4, 8, 8, 0, "every chunk's saved fp32 log-softmax, and one chunk's gradients"}};
+    case Loss::Parallel:
+        // torch's loss_parallel() log-softmax: the logits, their fp32 copy, the shifted copy and
+        // its exponential (then the result in its place); backward keeps the fp32 log-softmax,
+        // a zero-filled gradient with the -1 updates, exp(log-softmax) and their sum, then the
+        // product (torch/distributed/tensor/parallel/loss.py).
+        return {{a + 12, 0, 1, 0, "logits, their fp32 copy, the shifted logits and their "
+                                  "exponential (loss_parallel's decomposed log-softmax)"},
+                {16, 0, 1, 0, "the saved fp32 log-softmax, the one-hot gradient, "
+                              "exp(log-softmax) and their sum (loss_parallel's backward)"}};
     case Loss::Fused:
         break;
     }
@@ -246,7 +287,7 @@ Term lossTerm(const EstimateContext &c, const LossShape &shape)
     const Scenario &s = c.s;
     Term term;
     const char *what = "logits";
-    const std::uint64_t tokens = std::uint64_t(s.train.microBatch) * s.train.seqLen;
+    const std::uint64_t tokens = c.share.tokens; // seq_len / context on this rank
     const std::uint64_t logits = mulChecked(tokens, std::uint64_t(c.m.vocab), what);
     std::uint64_t bytes = mulChecked(logits, shape.perLogit, what);
     bytes = addChecked(bytes, ceilDiv(mulChecked(logits, shape.perChunkLogit, what), shape.chunks), what);
@@ -275,7 +316,7 @@ Term fusedLossTerm(const EstimateContext &c, bool backward)
     const char *what = "logits";
     Term term;
     const std::uint64_t a = c.compute;
-    const std::uint64_t tokens = std::uint64_t(s.train.microBatch) * s.train.seqLen;
+    const std::uint64_t tokens = c.share.tokens; // seq_len / context on this rank
     const std::uint64_t vocab = m.vocab;
     const std::uint64_t hidden = m.hidden;
     const std::uint64_t chunks = std::max<std::uint64_t>(1, ceilDiv(vocab, hidden));
@@ -319,8 +360,9 @@ Term logitsTerm(const EstimateContext &c)
     const std::uint64_t compute = c.compute;
     Term term;
     const bool training = s.task == Task::Train;
-    const std::uint64_t tokens = training ? std::uint64_t(s.train.microBatch) * s.train.seqLen
-                                          : std::uint64_t(s.inference.batch);
+    if (!c.share.lmHead)
+        return term; // the loss runs on the last pipeline stage
+    const std::uint64_t tokens = training ? c.share.tokens : std::uint64_t(s.inference.batch);
     const std::uint64_t vocab = m.vocab;
     const char *what = "logits";
     if (!training) {
@@ -361,6 +403,8 @@ Term logitsTerm(const EstimateContext &c)
 /// the gradient flowing in and the gradient it produces.
 Term lossBackwardTerm(const EstimateContext &c, const Term &forwardLogits)
 {
+    if (!c.share.lmHead)
+        return forwardLogits; // the loss runs on the last pipeline stage
     if (c.s.kernels.loss == Loss::Fused)
         return fusedLossTerm(c, true);
     const LossPhases loss = lossPhases(c);

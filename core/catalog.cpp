@@ -65,6 +65,39 @@ ModelPreset parseModel(const json &entry)
     arch.expertsPerToken = field<int>(entry, "experts_per_token", where);
     arch.slidingWindow = field<int>(entry, "sliding_window", where);
     arch.normsPerLayer = field<int>(entry, "norms_per_layer", where);
+    // The 2025-2026 shape keys are optional (absent: a dense model with full attention).
+    const auto optional = [&](const char *key, int fallback) {
+        return entry.contains(key) ? field<int>(entry, key, where) : fallback;
+    };
+    arch.expertIntermediate = optional("expert_intermediate", 0);
+    arch.sharedExperts = optional("shared_experts", 0);
+    arch.sharedExpertIntermediate = optional("shared_expert_intermediate", 0);
+    arch.denseLayers = optional("dense_layers", 0);
+    arch.moeEvery = optional("moe_every", 1);
+    arch.globalEvery = optional("global_every", 0);
+    arch.qLoraRank = optional("q_lora_rank", 0);
+    arch.kvLoraRank = optional("kv_lora_rank", 0);
+    arch.qkRopeHeadDim = optional("qk_rope_head_dim", 0);
+    arch.qkNopeHeadDim = optional("qk_nope_head_dim", 0);
+    arch.vHeadDim = optional("v_head_dim", 0);
+    if (entry.contains("qk_norm"))
+        arch.qkNorm = enumField<QkNorm>(entry, "qk_norm", where);
+    arch.attentionSinks = entry.contains("attention_sinks") && field<bool>(entry, "attention_sinks", where);
+    arch.routerBias = entry.contains("router_bias") && field<bool>(entry, "router_bias", where);
+    if (entry.contains("published_total")) {
+        const json &published = entry.at("published_total");
+        preset.publishedRounded = field<double>(published, "value", where + " published_total");
+        preset.publishedRounding = field<double>(published, "round", where + " published_total");
+        preset.publishedText = field<std::string>(published, "text", where + " published_total");
+        if (published.contains("active"))
+            preset.publishedActiveRounded = field<double>(published, "active", where + " published_total");
+    }
+    if (entry.contains("stored_weights"))
+        preset.storedWeights = enumField<DType>(entry, "stored_weights", where);
+    if (entry.contains("stored_scales"))
+        preset.storedScales = enumField<WeightScales>(entry, "stored_scales", where);
+    if (entry.contains("stored_modules"))
+        preset.storedModules = enumField<QuantizedModules>(entry, "stored_modules", where);
     return preset;
 }
 

@@ -4,6 +4,7 @@
 #include "scenario.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,7 +20,18 @@ struct ModelPreset
     std::string family;
     ModelArch arch;
     std::uint64_t publishedParams = 0;
+    /// A total published in rounded form ("20.9B"): the value, half its last digit's step, and
+    /// the words; 0 when the exact total is published.
+    double publishedRounded = 0;
+    double publishedRounding = 0;
+    double publishedActiveRounded = 0; ///< mixtures of experts' "active" figure, 0 when none
+    std::string publishedText;
     std::string source;
+    /// How the released checkpoint stores its weights (DeepSeek-V3: fp8 in 128 x 128 blocks,
+    /// gpt-oss: MXFP4 experts); inference scenarios of the preset take it by default.
+    std::optional<DType> storedWeights;
+    WeightScales storedScales = WeightScales::Tensor;
+    QuantizedModules storedModules = QuantizedModules::Linear;
 };
 
 /// A catalog GPU with its usable capacity as the driver reports it.

@@ -3,6 +3,7 @@
 
 #include "catalog.h"
 #include "errorband.h"
+#include "parallel.h"
 #include "scenario.h"
 #include "servingfigures.h"
 #include "units.h"
@@ -82,16 +83,30 @@ struct GpuFit
     bool operator==(const GpuFit &) const = default;
 };
 
+/// The peak of one kind of rank (a pipeline stage), by consumer.
+struct RankPeak
+{
+    RankRole role = RankRole::Only;
+    Peak peak;
+    std::array<std::uint64_t, kConsumerCount> bytes{}; ///< the peak composition, by ConsumerId
+    std::uint64_t hostBytes = 0;
+    bool operator==(const RankPeak &) const = default;
+};
+
 /// What the core computed for one scenario, per GPU (the busiest where they differ).
 struct Estimate
 {
-    std::uint64_t totalParams = 0;
-    std::uint64_t trainableParams = 0;
+    std::uint64_t totalParams = 0;     ///< the whole model
+    std::uint64_t activeParams = 0;    ///< what one token uses (less than the total for MoE)
+    std::uint64_t trainableParams = 0; ///< the whole model's
     std::vector<Consumer> consumers; ///< composition of the peak phase, fixed order, non-zero only
     std::vector<Phase> phases;
     Peak peak;
     std::vector<GpuFit> gpus;
-    std::uint64_t hostBytes = 0; ///< offloaded to CPU RAM
+    std::uint64_t hostBytes = 0; ///< offloaded to CPU RAM, per GPU
+    std::vector<Consumer> host;  ///< what is in CPU RAM, by consumer (per GPU)
+    RankRole rankRole = RankRole::Only; ///< the rank this estimate describes
+    std::vector<RankPeak> ranks; ///< every kind of rank when they differ (pipeline stages)
     bool rough = false;
     std::vector<std::string> assumptions; ///< scenario-wide assumptions
     /// Expected error for runs like this: 80th percentile of |error| over the held-out measured

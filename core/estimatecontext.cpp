@@ -6,6 +6,8 @@
 #include "names.h"
 #include "units.h"
 
+#include <algorithm>
+
 namespace headroom {
 
 const char *consumerKey(ConsumerId id)
@@ -47,12 +49,30 @@ std::uint64_t Estimate::bytes(ConsumerId id) const
 
 namespace detail {
 
-EstimateContext::EstimateContext(const Scenario &scenario, Detail detail, const Catalog &catalog)
+EstimateContext::EstimateContext(const Scenario &scenario, Detail detail, const Catalog &catalog,
+                                 RankRole role)
     : s(scenario), m(scenario.model), formulas(detail == Detail::Formulas), catalog(catalog),
-      params(countParams(scenario.model)), trainable(countTrainable(scenario, params)),
-      parallel(parallelLayout(scenario)),
+      parallel(parallelLayout(scenario)), share(rankShare(scenario, parallel, role)),
+      model(countParams(scenario.model)), params(rankParams(model, scenario.model, parallel, share)),
+      trainable(countTrainable(scenario, model, params, parallel, share)),
       compute(std::uint64_t(dtypeBits(scenario.precision.compute)) / 8)
 {
+}
+
+std::uint64_t EstimateContext::shardedBytes(std::uint64_t count, std::uint64_t expertCount,
+                                            std::uint64_t bits, bool sharded, const char *what) const
+{
+    const std::uint64_t experts = std::min(expertCount, count);
+    const std::uint64_t others = count - experts;
+    const std::uint64_t group = sharded ? parallel.shardGroup() : 1;
+    const std::uint64_t expertGroup = sharded ? parallel.expertShardGroup() : 1;
+    return addChecked(ceilDiv(bitsToBytes(others, bits, what), group),
+                      ceilDiv(bitsToBytes(experts, bits, what), expertGroup), what);
+}
+
+std::string EstimateContext::paramsText(std::uint64_t count, const char *kind) const
+{
+    return n(count) + " " + kind + (split() ? " on this GPU" : "");
 }
 
 Term combine(const Term &first, const Term &second, bool formulas)

@@ -35,7 +35,8 @@ Term combine(const Term &first, const Term &second, bool formulas);
 /// The trainable parameters and the dtypes their gradients and optimizer state take.
 struct TrainableParams
 {
-    std::uint64_t count = 0;
+    std::uint64_t count = 0;        ///< on this rank, before ZeRO/FSDP sharding
+    std::uint64_t experts = 0;      ///< of which in routed experts (sharded over fewer ranks)
     std::uint64_t largestTensor = 0; ///< elements of the largest trainable tensor
     std::uint64_t lmHead = 0;        ///< lm_head (or tied embedding) params trained in full FT
     /// Trainable params in tensors a paged optimizer pages (full fine-tuning only: LoRA
@@ -49,16 +50,27 @@ struct TrainableParams
 /// The scenario and what every consumer family derives from it once.
 struct EstimateContext
 {
-    EstimateContext(const Scenario &scenario, Detail detail, const Catalog &catalog);
+    EstimateContext(const Scenario &scenario, Detail detail, const Catalog &catalog, RankRole role);
 
     const Scenario &s;
     const ModelArch &m;
     const bool formulas;
     const Catalog &catalog;
-    ParamCounts params;
-    TrainableParams trainable;
     ParallelLayout parallel;
+    RankShare share;
+    ParamCounts model;  ///< the whole model
+    ParamCounts params; ///< what this rank holds before ZeRO/FSDP sharding
+    TrainableParams trainable;
     std::uint64_t compute = 2; ///< bytes per value of the compute dtype
+
+    /// True when this rank holds only part of the model (tensor, pipeline or expert split).
+    bool split() const { return params.total != model.total; }
+    /// Bytes of `params` parameters at `bits` each, `expertParams` of them in routed experts,
+    /// divided among the ZeRO/FSDP shard groups when `sharded`. Rounds up.
+    std::uint64_t shardedBytes(std::uint64_t params, std::uint64_t expertParams, std::uint64_t bits,
+                               bool sharded, const char *what) const;
+    /// "6,738,415,616 params" or "1,684,603,904 params on this GPU" when the rank holds a part.
+    std::string paramsText(std::uint64_t count, const char *kind = "params") const;
 };
 
 /// 6738415616 -> "6,738,415,616".

@@ -27,8 +27,8 @@ using namespace detail;
 class Estimator
 {
 public:
-    Estimator(const Scenario &scenario, Detail detail, const Catalog &catalog)
-        : c(scenario, detail, catalog), s(scenario), m(scenario.model), formulas(c.formulas)
+    Estimator(const Scenario &scenario, Detail detail, const Catalog &catalog, RankRole role)
+        : c(scenario, detail, catalog, role), s(scenario), m(scenario.model), formulas(c.formulas)
     {
     }
 
@@ -45,7 +45,21 @@ private:
     const ModelArch &m;
     const bool formulas;
     std::vector<Composition> compositions;
+    Composition host; ///< what lives in CPU RAM, by consumer
+    /// Moves a term to CPU RAM (it stays in the formula, at 0 bytes on the GPU).
+    void offload(Term &term, ConsumerId id, const char *note);
 };
+
+void Estimator::offload(Term &term, ConsumerId id, const char *note)
+{
+    Term &kept = at(host, id);
+    kept.bytes = addChecked(kept.bytes, term.bytes, "host memory");
+    if (formulas) {
+        kept.expression = kept.expression.empty() ? term.expression : kept.expression + " + " + term.expression;
+        term.notes.push_back(note);
+    }
+    term.bytes = 0;
+}
 
 Phase Estimator::finishPhase(PhaseId id, const Composition &parts)
 {
@@ -71,19 +85,11 @@ void Estimator::trainingPhases(Estimate &e)
     at(load, C::MasterWeights) = masterWeightsTerm(c);
     Term state = optimizerStateTerm(c);
     if (s.parallel.offloadOptimizer) {
-        e.hostBytes = addChecked(e.hostBytes, addChecked(state.bytes, at(load, C::MasterWeights).bytes,
-                                                         "host memory"), "host memory");
-        if (formulas) {
-            state.notes.push_back("Offloaded to CPU RAM (ZeRO-Offload): not on the GPU.");
-            at(load, C::MasterWeights).notes.push_back("Offloaded to CPU RAM with the optimizer.");
-        }
-        state.bytes = 0;
-        at(load, C::MasterWeights).bytes = 0;
+        offload(state, C::OptimizerState, "Offloaded to CPU RAM (ZeRO-Offload): not on the GPU.");
+        offload(at(load, C::MasterWeights), C::MasterWeights, "Offloaded to CPU RAM with the optimizer.");
     }
-    if (s.parallel.offloadParams) {
-        e.hostBytes = addChecked(e.hostBytes, at(load, C::Weights).bytes, "host memory");
-        at(load, C::Weights).bytes = 0;
-    }
+    if (s.parallel.offloadParams)
+        offload(at(load, C::Weights), C::Weights, "Offloaded to CPU RAM: gathered layer by layer.");
     const bool paged =
         s.train.optimizer == Optimizer::PagedAdamW || s.train.optimizer == Optimizer::PagedAdamW8bit;
     if (paged && state.bytes && c.trainable.count) {
@@ -95,7 +101,11 @@ void Estimator::trainingPhases(Estimate &e)
                 static_cast<double>(c.trainable.count),
             "optimizer state");
         state.bytes -= std::min(pagedBytes, state.bytes);
-        e.hostBytes = addChecked(e.hostBytes, pagedBytes, "host memory");
+        Term &paged = at(host, C::OptimizerState);
+        paged.bytes = addChecked(paged.bytes, pagedBytes, "host memory");
+        if (formulas)
+            paged.expression += (paged.expression.empty() ? "" : " + ") + formatBytes(pagedBytes, Unit::GiB) +
+                                " paged optimizer state (CUDA managed memory)";
         if (formulas)
             state.notes.push_back("Paged optimizer: the state of tensors of 100,000 elements or more (" +
                                   formatBytes(pagedBytes, Unit::GB) +
@@ -105,18 +115,27 @@ void Estimator::trainingPhases(Estimate &e)
     e.phases.push_back(finishPhase(PhaseId::Load, load));
 
     const ActivationTerms act = activationTerms(c);
-    e.hostBytes = addChecked(e.hostBytes, act.hostBytes, "host memory");
+    if (act.hostBytes) {
+        // Offloaded activations sit in pinned CPU memory: listed with the other host consumers.
+        Term &pinned = at(host, C::Activations);
+        pinned.bytes = addChecked(pinned.bytes, act.hostBytes, "host memory");
+        if (formulas)
+            pinned.expression = formatBytes(act.hostBytes, Unit::GB) + " saved activations (offloaded)";
+    }
     const bool accumulating = s.train.gradAccum > 1;
     const bool inBackward = s.train.optimizerInBackward;
     Term fullGrads = gradientsTerm(c, GradientsAlive::All);
     if (s.parallel.offloadOptimizer && c.parallel.shards(ShardLevel::Gradients) && !inBackward && fullGrads.bytes) {
         // ZeRO-Offload and FSDP's CPU offload copy each reduced gradient shard to CPU RAM for the
         // CPU optimizer step; the GPU holds the gradients of the layer being reduced.
-        e.hostBytes = addChecked(e.hostBytes, fullGrads.bytes, "host memory");
-        const std::uint64_t layers = std::max<std::uint64_t>(1, m.layers);
+        Term &hostGrads = at(host, C::Gradients);
+        hostGrads.bytes = addChecked(hostGrads.bytes, fullGrads.bytes, "host memory");
+        if (formulas)
+            hostGrads.expression = fullGrads.expression;
+        const std::uint64_t layers = std::max<std::uint64_t>(1, c.share.layers);
         const std::uint64_t perLayer = ceilDiv(c.trainable.count, layers);
         Term layer;
-        layer.bytes = ceilDiv(mulChecked(perLayer, byteSize(c.trainable.gradDType), "gradients"), c.parallel.modelSplit());
+        layer.bytes = mulChecked(perLayer, byteSize(c.trainable.gradDType), "gradients");
         if (formulas) {
             layer.expression = n(perLayer) + " trainable params of one layer x " + perValue(c.trainable.gradDType) +
                                " (before its reduce-scatter)";
@@ -127,7 +146,7 @@ void Estimator::trainingPhases(Estimate &e)
         fullGrads = layer;
     }
     const Term logitTerm = logitsTerm(c);
-    const Term work = workspaceTerm(c, false);
+    const Term work = workspaceTerm(c, WorkspacePhase::Forward);
 
     Composition base = load;
     at(base, C::OptimizerState) = state;
@@ -162,17 +181,20 @@ void Estimator::trainingPhases(Estimate &e)
     at(start, C::Logits) = lossBackwardTerm(c, logitTerm);
     if (checkpointed)
         at(start, C::Weights) = at(base, C::Weights);
+    const Term backwardWork = workspaceTerm(c, WorkspacePhase::Backward);
+    at(start, C::Workspace) = backwardWork;
     Composition block = start;
     at(block, C::Logits) = Term{};
     at(block, C::Activations) = combine(act.saved, act.recomputeLayer, formulas);
     if (s.train.checkpointing != Checkpointing::None)
         at(block, C::AttentionScores) = act.transientScores;
     Composition end = base;
+    at(end, C::Workspace) = backwardWork;
     at(end, C::Gradients) = inBackward ? gradientsTerm(c, GradientsAlive::LargestTensor) : fullGrads;
     Term lastLayer = act.recomputeLayer;
     if (lastLayer.bytes == 0) {
         // Without checkpointing the last block's saved tensors are the last to go.
-        const std::uint64_t layers = c.parallel.layersPerStage(std::uint64_t(m.layers));
+        const std::uint64_t layers = c.share.layers;
         lastLayer.bytes = act.saved.bytes / std::max<std::uint64_t>(1, layers);
         if (formulas)
             lastLayer.expression = "the last block's saved tensors: " + act.saved.expression +
@@ -195,8 +217,10 @@ void Estimator::trainingPhases(Estimate &e)
 
     Composition step = base;
     if (!inBackward)
-        at(step, C::Gradients) = fullGrads;
-    at(step, C::Workspace) = workspaceTerm(c, !inBackward);
+        at(step, C::Gradients) = c.parallel.stageStaysGathered() && !s.parallel.offloadOptimizer
+                                     ? gradientsTerm(c, GradientsAlive::Reduced)
+                                     : fullGrads;
+    at(step, C::Workspace) = workspaceTerm(c, inBackward ? WorkspacePhase::Forward : WorkspacePhase::Optimizer);
     e.phases.push_back(finishPhase(PhaseId::Optimizer, step));
 }
 
@@ -207,10 +231,8 @@ void Estimator::inferencePhases(Estimate &e)
     Composition load;
     at(load, C::Weights) = weightsTerm(c);
     at(load, C::QuantMetadata) = quantMetadataTerm(c);
-    if (s.parallel.offloadParams) {
-        e.hostBytes = at(load, C::Weights).bytes;
-        at(load, C::Weights).bytes = 0;
-    }
+    if (s.parallel.offloadParams)
+        offload(at(load, C::Weights), C::Weights, "Offloaded to CPU RAM: streamed in layer by layer.");
     e.phases.push_back(finishPhase(PhaseId::Load, load));
 
     const std::uint64_t perToken = inferenceWorkingBytesPerToken(s);
@@ -242,11 +264,19 @@ void Estimator::inferencePhases(Estimate &e)
 
     Composition prefill = load;
     const bool generate = s.serving && s.serving->engine == Engine::HfGenerate;
-    at(prefill, C::KvCache) = generate ? hfCacheTerm(c, e.hostBytes) : kvCacheTerm(c);
+    std::uint64_t cacheOnHost = 0;
+    at(prefill, C::KvCache) = generate ? hfCacheTerm(c, cacheOnHost) : kvCacheTerm(c);
+    if (cacheOnHost) {
+        // generate()'s offloaded cache layers wait in CPU RAM.
+        Term &offloaded = at(host, C::KvCache);
+        offloaded.bytes = addChecked(offloaded.bytes, cacheOnHost, "host memory");
+        if (formulas)
+            offloaded.expression = formatBytes(cacheOnHost, Unit::GB) + " offloaded KV cache layers";
+    }
     at(prefill, C::Activations) = working(mulChecked(batch, context, "activations"), "prompt");
     at(prefill, C::AttentionScores) = scores(context);
     at(prefill, C::Logits) = logitsTerm(c);
-    at(prefill, C::Workspace) = workspaceTerm(c, false);
+    at(prefill, C::Workspace) = workspaceTerm(c, WorkspacePhase::Forward);
     e.phases.push_back(finishPhase(PhaseId::Prefill, prefill));
 
     Composition decode = prefill;
@@ -291,8 +321,14 @@ void Estimator::enginePhases(Estimate &e)
 Estimate Estimator::run()
 {
     Estimate e;
-    e.totalParams = c.params.total;
-    e.trainableParams = c.trainable.count;
+    e.totalParams = c.model.total;
+    e.activeParams = c.model.active;
+    e.rankRole = c.share.role;
+    if (s.task == Task::Train) {
+        RankShare whole;
+        whole.layers = std::uint64_t(m.layers);
+        e.trainableParams = countTrainable(s, c.model, c.model, ParallelLayout{}, whole).count;
+    }
     e.rough = m.rough;
     e.errorBands = errorBandsFor(s);
     e.errorBandPercent = e.errorBands.empty() ? 0 : e.errorBands.front().percent;
@@ -353,6 +389,18 @@ Estimate Estimator::run()
         e.consumers.push_back(std::move(consumer));
     }
 
+    for (int i = 0; i < kConsumerCount; ++i) {
+        Term &term = host[static_cast<std::size_t>(i)];
+        if (term.bytes == 0)
+            continue;
+        e.hostBytes = addChecked(e.hostBytes, term.bytes, "host memory");
+        Consumer consumer;
+        consumer.id = static_cast<ConsumerId>(i);
+        consumer.bytes = term.bytes;
+        consumer.expression = std::move(term.expression);
+        e.host.push_back(std::move(consumer));
+    }
+
     for (const std::string &id : s.gpus) {
         const Gpu *gpu = c.catalog.findGpu(id);
         if (!gpu)
@@ -387,17 +435,42 @@ Estimate Estimator::run()
     return e;
 }
 
+/// The estimate of the busiest rank; where ranks differ (pipeline stages) every kind is listed.
+Estimate estimateRanks(const Scenario &scenario, Detail detail, const Catalog &catalog)
+{
+    const ParallelLayout layout = parallelLayout(scenario);
+    const std::vector<RankRole> roles = layout.roles();
+    if (roles.size() == 1)
+        return Estimator(scenario, detail, catalog, roles.front()).run();
+    // Ranks differ (pipeline stages): the estimate describes the busiest; every kind is listed.
+    std::vector<Estimate> perRole;
+    for (RankRole role : roles)
+        perRole.push_back(Estimator(scenario, detail, catalog, role).run());
+    std::size_t busiest = 0;
+    for (std::size_t i = 1; i < perRole.size(); ++i)
+        if (perRole[i].peak.deviceBytes > perRole[busiest].peak.deviceBytes)
+            busiest = i;
+    Estimate e = perRole[busiest];
+    for (const Estimate &rank : perRole) {
+        RankPeak summary;
+        summary.role = rank.rankRole;
+        summary.peak = rank.peak;
+        summary.hostBytes = rank.hostBytes;
+        for (const Consumer &consumer : rank.consumers)
+            summary.bytes[static_cast<std::size_t>(consumer.id)] = consumer.bytes;
+        e.ranks.push_back(summary);
+    }
+    return e;
+}
+
 } // namespace
 
 Estimate estimate(const Scenario &scenario, Detail detail, const Catalog &catalog)
 {
     if (scenario.task == Task::Inference && scenario.serving &&
         scenario.serving->engine == Engine::HfGenerate)
-        return detail::hfGenerateEstimate(scenario, detail, catalog,
-                                          [](const Scenario &s, Detail d, const Catalog &cat) {
-                                              return Estimator(s, d, cat).run();
-                                          });
-    return Estimator(scenario, detail, catalog).run();
+        return detail::hfGenerateEstimate(scenario, detail, catalog, estimateRanks);
+    return estimateRanks(scenario, detail, catalog);
 }
 
 } // namespace headroom

@@ -130,6 +130,7 @@ public:
         return s.parallel.strategy == Strategy::Fsdp || s.parallel.strategy == Strategy::Zero3;
     }
     bool before(const char *release) const { return versionBefore(s.framework, release); }
+    bool tensorParallel() const { return s.parallel.tensor > 1; }
     std::string compute() const { return enumName(s.precision.compute); }
 
     /// GPT-2-family modeling code (learned positions, gelu_new) kept tuple caches and computed
@@ -290,9 +291,15 @@ void torchtitan(Preset &p)
                 "RMSNorm computes in fp32 and K/V are repeated before SDPA (repeat_kv until "
                 "PR #2259) (torchtitan/models/llama3/model.py)");
     p.behaviour("kernels.attention", "sdpa", "scaled_dot_product_attention (flash backend)");
-    p.behaviour("kernels.loss", "standard",
-                "cross_entropy(pred.flatten(0, 1).float(), ...) on the full logits "
-                "(torchtitan/components/loss.py)");
+    if (p.tensorParallel())
+        p.behaviour("kernels.loss", "parallel",
+                    "with tensor parallelism the output stays sharded on the vocabulary and "
+                    "cross_entropy(pred.float()) runs under loss_parallel(), whose log-softmax is "
+                    "decomposed into fp32 temporaries (torch/distributed/tensor/parallel/loss.py)");
+    else
+        p.behaviour("kernels.loss", "standard",
+                    "cross_entropy(pred.flatten(0, 1).float(), ...) on the full logits "
+                    "(torchtitan/components/loss.py)");
     p.behaviour("precision.weights", "fp32",
                 "FSDP2 keeps fp32 sharded parameters and computes in bf16 "
                 "(mixed_precision_param = bfloat16)");
@@ -535,6 +542,10 @@ std::string frameworkLossNote(const Scenario &s)
                      "fp32 log-softmax.";
     case Loss::Fused:
         return who + " never materialises the whole logits (fused linear cross-entropy).";
+    case Loss::Parallel:
+        return who + " takes the cross-entropy of the vocabulary-sharded logits under "
+                     "loss_parallel(): an fp32 copy, the shifted logits and their exponential in "
+                     "forward; the log-softmax, a one-hot gradient and two temporaries in backward.";
     }
     return {};
 }

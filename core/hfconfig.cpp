@@ -2,6 +2,7 @@
 #include "hfconfig.h"
 
 #include "architecture.h"
+#include "hfconfigreader.h"
 #include "inputpolicy.h"
 
 #include <cmath>
@@ -10,107 +11,7 @@
 
 namespace headroom {
 
-using nlohmann::json;
-
-namespace {
-
-/// Reads config.json keys by their Hugging Face names, collecting the required ones that are
-/// absent so that one error can list them all.
-class ConfigReader
-{
-  public:
-    ConfigReader(const json &config, std::string type) : m_config(config), m_type(std::move(type))
-    {
-    }
-
-    const std::string &type() const { return m_type; }
-
-    /// The first of `names` that is present and not null.
-    const json *find(std::initializer_list<const char *> names) const
-    {
-        for (const char *name : names) {
-            const auto it = m_config.find(name);
-            if (it != m_config.end() && !it->is_null())
-                return &*it;
-        }
-        return nullptr;
-    }
-
-    /// True when the key is there at all, even as null.
-    bool hasKey(const char *name) const { return m_config.contains(name); }
-
-    /// A required whole number; records the first name as missing when none is present.
-    int integer(std::initializer_list<const char *> names, int low, int high)
-    {
-        if (const json *value = find(names))
-            return checkedInt(*names.begin(), *value, low, high);
-        m_missing.emplace_back(*names.begin());
-        return low;
-    }
-
-    /// An optional whole number (absent or null gives the fallback).
-    int integerOr(std::initializer_list<const char *> names, int fallback, int low, int high)
-    {
-        const json *value = find(names);
-        return value ? checkedInt(*names.begin(), *value, low, high) : fallback;
-    }
-
-    bool flag(std::initializer_list<const char *> names, bool fallback) const
-    {
-        const json *value = find(names);
-        if (!value)
-            return fallback;
-        if (!value->is_boolean())
-            invalid(*names.begin(), "must be true or false (got " + quoteJson(*value) + ")");
-        return value->get<bool>();
-    }
-
-    /// Throws HfConfigError listing every required key that was absent.
-    void finish() const
-    {
-        if (m_missing.empty())
-            return;
-        std::string list;
-        for (const auto &name : m_missing)
-            list += (list.empty() ? "" : ", ") + name;
-        throw HfConfigError("config.json (model_type \"" + m_type + "\") lacks " + list, m_type,
-                            m_missing);
-    }
-
-    [[noreturn]] void invalid(const std::string &name, const std::string &what) const
-    {
-        throw HfConfigError("config.json (model_type \"" + m_type + "\"): " + name + " " + what,
-                            m_type, {});
-    }
-
-  private:
-    int checkedInt(const char *name, const json &value, int low, int high) const
-    {
-        const std::string range =
-            "must be a whole number from " + std::to_string(low) + " to " + std::to_string(high);
-        if (!value.is_number())
-            invalid(name, range + " (got " + quoteJson(value) + ")");
-        const double number = value.get<double>();
-        if (!std::isfinite(number) || number != std::floor(number) || number < low || number > high)
-            invalid(name, range + " (got " + quoteJson(value) + ")");
-        return static_cast<int>(number);
-    }
-
-    const json &m_config;
-    std::string m_type;
-    std::vector<std::string> m_missing;
-};
-
-constexpr int kMaxHidden = 1 << 20;
-constexpr int kMaxVocab = 1 << 22;
-constexpr int kMaxPositions = 1 << 24;
-
-/// What one family's reader produces besides the architecture.
-struct Reading
-{
-    HfImport import;
-    std::int64_t extraParams = 0; ///< tensors ModelArch cannot express (may be negative)
-};
+namespace hf {
 
 /// head_dim: the explicit key, else hidden / heads (which must then divide evenly).
 int readHeadDim(ConfigReader &r, const ModelArch &arch, int fallback)
@@ -125,20 +26,9 @@ int readHeadDim(ConfigReader &r, const ModelArch &arch, int fallback)
     return arch.heads > 0 ? arch.hidden / arch.heads : 1;
 }
 
-/// Llama and the families that kept its field names (Mistral, Mixtral, Qwen2, Gemma, Phi-3).
-struct LlamaLike
-{
-    bool tiedDefault = false;
-    int maxPositionsDefault = 2048;
-    int headDimDefault = 0; ///< 0: hidden / heads
-    int normsPerLayer = 2;
-    bool qkvBias = false; ///< Qwen2: biases on q, k and v always, never on o or the MLP
-};
-
 /// The required fields most families name the Hugging Face way (the intermediate size's name
 /// varies: OPT says ffn_dim); reports every missing one at once.
-void readStandardShape(ConfigReader &r, ModelArch &arch,
-                       const char *intermediate = "intermediate_size")
+void readStandardShape(ConfigReader &r, ModelArch &arch, const char *intermediate)
 {
     arch.layers = r.integer({"num_hidden_layers"}, 1, 1024);
     arch.hidden = r.integer({"hidden_size"}, 1, kMaxHidden);
@@ -246,11 +136,10 @@ Reading readGemma(ConfigReader &r, bool gemma2)
 {
     Reading out = readLlamaLike(r, {true, 8192, 256, gemma2 ? 4 : 2});
     if (gemma2) {
+        // Gemma 2 alternates local (sliding_window) and global layers, the first one local.
         out.import.arch.slidingWindow = readWindow(r, 4096);
         if (out.import.arch.slidingWindow)
-            out.import.notes.push_back("Gemma 2 alternates local (sliding_window) and global "
-                                       "attention layers; the KV cache is capped as if every "
-                                       "layer were local.");
+            out.import.arch.globalEvery = 2;
     }
     return out;
 }
@@ -419,12 +308,6 @@ Reading readBert(ConfigReader &r)
     return out;
 }
 
-struct Family
-{
-    const char *modelType;
-    Reading (*read)(ConfigReader &);
-};
-
 Reading readGemma1(ConfigReader &r)
 {
     return readGemma(r, false);
@@ -474,7 +357,9 @@ const Family kFamilies[] = {
     {"opt", readOpt},          {"bert", readBert},
 };
 
-} // namespace
+} // namespace hf
+
+using namespace hf;
 
 const std::vector<std::string> &supportedHfModelTypes()
 {
@@ -482,21 +367,76 @@ const std::vector<std::string> &supportedHfModelTypes()
         std::vector<std::string> list;
         for (const Family &family : kFamilies)
             list.emplace_back(family.modelType);
+        for (const Family &family : modernFamilies())
+            list.emplace_back(family.modelType);
         return list;
     }();
     return types;
 }
 
-HfImport importHfConfig(const json &config)
+namespace {
+
+/// The checkpoint's storage format from quantization_config, where Headroom can express it.
+void readQuantization(const json &config, HfImport &import)
 {
-    if (!config.is_object())
+    const auto it = config.find("quantization_config");
+    if (it == config.end() || !it->is_object())
+        return;
+    const std::string method = it->value("quant_method", std::string());
+    if (method == "fp8") {
+        import.storedWeights = DType::FP8;
+        const auto block = it->find("weight_block_size");
+        if (block != it->end() && block->is_array() && !block->empty())
+            import.storedScales = WeightScales::Block;
+        import.notes.push_back("quantization_config: fp8 weights" +
+                               std::string(import.storedScales == WeightScales::Block
+                                               ? " with a fp32 scale per 128 x 128 block" : "") +
+                               "; embeddings, lm_head and norms stay 16-bit.");
+    } else if (method == "mxfp4") {
+        import.storedWeights = DType::MXFP4;
+        import.storedModules = QuantizedModules::Experts;
+        import.notes.push_back("quantization_config: MXFP4 experts (4.25 bits per weight); "
+                               "attention, router, embeddings and lm_head stay 16-bit.");
+    } else if (method == "bitsandbytes" || method == "gptq" || method == "awq") {
+        const bool fourBit = it->value("load_in_4bit", false) || it->value("bits", 4) == 4;
+        import.storedWeights = method == "bitsandbytes" ? (fourBit ? DType::NF4 : DType::INT8)
+                                                        : (fourBit ? DType::INT4 : DType::INT8);
+        import.notes.push_back("quantization_config: " + method + " " + (fourBit ? "4-bit" : "8-bit") +
+                               " weights.");
+    } else if (!method.empty()) {
+        import.notes.push_back("quantization_config: \"" + method + "\" is not modelled; the "
+                               "scenario's precision.weights applies.");
+    }
+}
+
+} // namespace
+
+HfImport importHfConfig(const json &outer)
+{
+    if (!outer.is_object())
         throw HfConfigError("config.json is not a JSON object", "", {});
+    // Multimodal checkpoints (Gemma 3, Llama 4, Mistral 3) nest the language model's config.
+    const auto textConfig = outer.find("text_config");
+    const bool nested = textConfig != outer.end() && textConfig->is_object();
+    const json &config = nested ? *textConfig : outer;
     const auto typeIt = config.find("model_type");
     std::string type;
     if (typeIt != config.end() && typeIt->is_string())
         type = typeIt->get<std::string>();
+    if (nested && type.empty()) {
+        // Older text_configs leave model_type out: the outer one names the family.
+        static const std::pair<const char *, const char *> kTextTypes[] = {
+            {"gemma3", "gemma3_text"}, {"llama4", "llama4_text"}, {"mistral3", "mistral"}};
+        const std::string outerType = outer.value("model_type", std::string());
+        for (const auto &[from, to] : kTextTypes)
+            if (outerType == from)
+                type = to;
+    }
     const Family *family = nullptr;
     for (const Family &candidate : kFamilies)
+        if (type == candidate.modelType)
+            family = &candidate;
+    for (const Family &candidate : modernFamilies())
         if (type == candidate.modelType)
             family = &candidate;
     if (!family) {
@@ -509,12 +449,32 @@ HfImport importHfConfig(const json &config)
                             type, {"model_type"});
     }
 
-    ConfigReader reader(config, type);
+    // Gemma3TextConfig's own defaults for the keys multimodal checkpoints leave out.
+    json filled;
+    const json *read = &config;
+    if (type == "gemma3_text") {
+        static const std::pair<const char *, json> kDefaults[] = {
+            {"vocab_size", 262208}, {"hidden_size", 2304}, {"intermediate_size", 9216},
+            {"num_hidden_layers", 26}, {"num_attention_heads", 8}, {"num_key_value_heads", 4},
+            {"head_dim", 256}, {"max_position_embeddings", 131072}, {"sliding_window", 4096},
+            {"sliding_window_pattern", 6}, {"tie_word_embeddings", true},
+            {"hidden_activation", "gelu_pytorch_tanh"}};
+        filled = config;
+        for (const auto &[key, value] : kDefaults)
+            if (!filled.contains(key))
+                filled[key] = value;
+        read = &filled;
+    }
+    ConfigReader reader(*read, type);
     Reading reading = family->read(reader);
     HfImport &import = reading.import;
     ModelArch &arch = import.arch;
-    arch.activation = readActivation(config, arch.mlp);
+    arch.activation = readActivation(*read, arch.mlp);
     import.modelType = type;
+    if (nested)
+        import.notes.push_back("The language model of a multimodal checkpoint (text_config); the "
+                               "vision encoder is not counted.");
+    readQuantization(outer, import);
     arch.preset.clear();
     arch.params.reset();
     arch.rough = false;

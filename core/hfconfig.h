@@ -4,6 +4,7 @@
 #include "scenario.h"
 
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -35,6 +36,11 @@ struct HfImport
     ModelArch arch;
     std::string modelType;          ///< config.json's model_type, e.g. "llama"
     std::vector<std::string> notes; ///< approximations and defaults taken, one sentence each
+    /// How the checkpoint stores its weights, from quantization_config (fp8 in 128 x 128 blocks,
+    /// MXFP4 experts, ...); empty for 16-bit checkpoints.
+    std::optional<DType> storedWeights;
+    WeightScales storedScales = WeightScales::Tensor;
+    QuantizedModules storedModules = QuantizedModules::Linear;
 
     bool operator==(const HfImport &) const = default;
 };

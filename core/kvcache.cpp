@@ -29,14 +29,31 @@ KvLayout kvLayout(const Scenario &s, const KvValueType &type)
     const ParallelLayout parallel = parallelLayout(s);
     KvLayout layout;
     layout.type = type;
-    KvLayerGroup group;
-    group.layers = parallel.layersPerStage(std::uint64_t(m.layers));
-    const std::uint64_t kvHeads = ceilDiv(std::uint64_t(m.kvHeads), parallel.tensor);
-    group.valuesPerToken = mulChecked(2 * kvHeads, std::uint64_t(m.headDim), "KV cache");
-    group.window = m.slidingWindow > 0 ? std::uint64_t(m.slidingWindow) : 0;
-    group.what = "2 (K and V) x " + groupDigits(kvHeads) + " kv_heads x " + groupDigits(m.headDim) +
-                 " head_dim";
-    layout.groups.push_back(group);
+    const std::uint64_t stageLayers = parallel.layersPerStage(std::uint64_t(m.layers));
+    std::uint64_t values = 0;
+    std::string what;
+    if (m.latentAttention()) {
+        // One compressed vector and the shared rotary key per token and layer, the same on
+        // every tensor-parallel rank (vLLM and SGLang's MLA caches).
+        values = std::uint64_t(m.kvLoraRank) + std::uint64_t(m.qkRopeHeadDim);
+        what = "(" + groupDigits(m.kvLoraRank) + " kv_lora_rank + " + groupDigits(m.qkRopeHeadDim) +
+               " rope) latent values";
+    } else {
+        const std::uint64_t kvHeads = ceilDiv(std::uint64_t(m.kvHeads), parallel.tensor);
+        values = mulChecked(2 * kvHeads, std::uint64_t(m.headDim), "KV cache");
+        what = "2 (K and V) x " + groupDigits(kvHeads) + " kv_heads x " + groupDigits(m.headDim) + " head_dim";
+    }
+    // Sliding-window layers keep at most the window; global layers the whole context. The
+    // stage holds its share of each kind (the model's proportion, global layers rounded up).
+    std::uint64_t sliding = 0;
+    for (int layer = 0; layer < m.layers; ++layer)
+        sliding += m.isSlidingLayer(layer) ? 1 : 0;
+    const std::uint64_t all = std::uint64_t(m.layers);
+    const std::uint64_t global = std::min(stageLayers, ceilDiv((all - sliding) * stageLayers, all));
+    if (global > 0)
+        layout.groups.push_back({global, values, 0, what});
+    if (stageLayers > global)
+        layout.groups.push_back({stageLayers - global, values, std::uint64_t(m.slidingWindow), what});
     return layout;
 }
 

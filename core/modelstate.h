@@ -7,8 +7,13 @@
 
 namespace headroom::detail {
 
-/// Counts the trainable parameters and picks their gradient and state dtypes.
-TrainableParams countTrainable(const Scenario &scenario, const ParamCounts &params);
+/// Counts the trainable parameters one rank holds (`rank`: its share of the `model`) and picks
+/// their gradient and state dtypes.
+TrainableParams countTrainable(const Scenario &scenario, const ParamCounts &model,
+                               const ParamCounts &rank, const ParallelLayout &layout,
+                               const RankShare &share);
+/// The block matrices a quantized format applies to on this rank (all, or only the experts).
+std::uint64_t quantizedParams(const EstimateContext &c);
 
 Term weightsTerm(const EstimateContext &c);
 Term quantMetadataTerm(const EstimateContext &c);
@@ -21,6 +26,7 @@ enum class GradientsAlive {
     All,            ///< every trainable gradient (after backward, or accumulated)
     FirstOnly,      ///< the lm_head's, when backward starts
     LargestTensor,  ///< optimizer in backward: one tensor's at a time
+    Reduced,        ///< at the optimizer step, after the last reduce-scatter
 };
 Term gradientsTerm(const EstimateContext &c, GradientsAlive alive);
 Term optimizerStateTerm(const EstimateContext &c);

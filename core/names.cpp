@@ -13,7 +13,7 @@ namespace headroom {
 
 HEADROOM_ENUM_TABLE(DType, {DType::FP32, "fp32"}, {DType::BF16, "bf16"}, {DType::FP16, "fp16"},
                     {DType::FP8, "fp8"}, {DType::INT8, "int8"}, {DType::NF4, "nf4"},
-                    {DType::FP4, "fp4"}, {DType::INT4, "int4"})
+                    {DType::FP4, "fp4"}, {DType::INT4, "int4"}, {DType::MXFP4, "mxfp4"})
 HEADROOM_ENUM_TABLE(Task, {Task::Train, "train"}, {Task::Inference, "inference"})
 HEADROOM_ENUM_TABLE(Method, {Method::Full, "full"}, {Method::Lora, "lora"}, {Method::Qlora, "qlora"})
 HEADROOM_ENUM_TABLE(Optimizer, {Optimizer::AdamW, "adamw"}, {Optimizer::AdamW8bit, "adamw_8bit"},
@@ -40,7 +40,8 @@ HEADROOM_ENUM_TABLE(Attention, {Attention::Eager, "eager"}, {Attention::Sdpa, "s
                     {Attention::Flash, "flash"})
 HEADROOM_ENUM_TABLE(Loss, {Loss::Standard, "standard"}, {Loss::StandardNoUpcast, "standard_no_upcast"},
                     {Loss::Chunked, "chunked"}, {Loss::ChunkedNoUpcast, "chunked_no_upcast"},
-                    {Loss::LinearChunked, "linear_chunked"}, {Loss::Fused, "fused"})
+                    {Loss::LinearChunked, "linear_chunked"}, {Loss::Fused, "fused"},
+                    {Loss::Parallel, "parallel"})
 HEADROOM_ENUM_TABLE(Profile, {Profile::HuggingFace, "huggingface"}, {Profile::Fused, "fused"},
                     {Profile::Litgpt, "litgpt"})
 HEADROOM_ENUM_TABLE(OptimizerImpl, {OptimizerImpl::Auto, "auto"}, {OptimizerImpl::Foreach, "foreach"},
@@ -58,6 +59,14 @@ HEADROOM_ENUM_TABLE(Framework, {Framework::None, "none"},
 HEADROOM_ENUM_TABLE(Strategy, {Strategy::None, "none"}, {Strategy::Ddp, "ddp"},
                     {Strategy::Zero1, "zero1"}, {Strategy::Zero2, "zero2"},
                     {Strategy::Zero3, "zero3"}, {Strategy::Fsdp, "fsdp"})
+HEADROOM_ENUM_TABLE(QkNorm, {QkNorm::None, "none"}, {QkNorm::Head, "head"}, {QkNorm::Full, "full"})
+HEADROOM_ENUM_TABLE(PipelineSchedule, {PipelineSchedule::OneFOneB, "1f1b"},
+                    {PipelineSchedule::Interleaved, "interleaved"}, {PipelineSchedule::GPipe, "gpipe"})
+HEADROOM_ENUM_TABLE(WeightScales, {WeightScales::Tensor, "tensor"}, {WeightScales::Block, "block"})
+HEADROOM_ENUM_TABLE(QuantizedModules, {QuantizedModules::Linear, "linear"},
+                    {QuantizedModules::Experts, "experts"})
+HEADROOM_ENUM_TABLE(Fp8Training, {Fp8Training::None, "none"}, {Fp8Training::Torchao, "torchao"},
+                    {Fp8Training::TransformerEngine, "transformer_engine"})
 HEADROOM_ENUM_TABLE(LoraTarget, {LoraTarget::Q, "q"}, {LoraTarget::K, "k"}, {LoraTarget::V, "v"},
                     {LoraTarget::O, "o"}, {LoraTarget::Gate, "gate"}, {LoraTarget::Up, "up"},
                     {LoraTarget::Down, "down"}, {LoraTarget::LmHead, "lm_head"})
@@ -74,7 +83,8 @@ int dtypeBits(DType dtype)
     case DType::INT8: return 8;
     case DType::NF4:
     case DType::FP4:
-    case DType::INT4: return 4;
+    case DType::INT4:
+    case DType::MXFP4: return 4;
     }
     return 32;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Internal to the readers of the v1 formats: one JSON object read key by key.
+// Internal to the readers of the v1 formats (scenario, model, serving): one JSON object read
+// key by key, with the typed field readers they share.
 
 #include "inputpolicy.h"
 #include "names.h"
@@ -12,8 +13,12 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace headroom::detail {
+
+/// The longest sequence the scenario format takes (train.seq_len, inference.context, serving).
+inline constexpr std::int64_t kMaxTokens = 16 * 1024 * 1024;
 
 /// Reads one JSON object, remembering which keys were asked for so that the rest are reported.
 class ObjectReader
@@ -138,5 +143,26 @@ private:
     std::string m_path;
     std::set<std::string> m_known;
 };
+
+/// An int field of a scenario within [low, high].
+inline int readInt(ObjectReader &r, const char *key, int low, int high, int fallback)
+{
+    return static_cast<int>(r.integer(key, low, high, fallback));
+}
+
+/// A count (1 to high) of a scenario.
+inline std::uint32_t readCount(ObjectReader &r, const char *key, std::int64_t high, std::uint32_t fallback)
+{
+    return static_cast<std::uint32_t>(r.integer(key, 1, high, fallback));
+}
+
+/// "a, b, c" for error messages.
+inline std::string knownIds(const std::vector<std::string> &ids)
+{
+    std::string out;
+    for (std::size_t i = 0; i < ids.size(); ++i)
+        out += (i ? ", " : "") + ids[i];
+    return out;
+}
 
 } // namespace headroom::detail

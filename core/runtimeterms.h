@@ -7,9 +7,13 @@
 
 namespace headroom::detail {
 
-/// cuBLAS/cuDNN workspace, a dequantised matrix, ZeRO-3/FSDP's gathered layers and, when
-/// `withOptimizerTemporaries`, the optimizer step's temporaries.
-Term workspaceTerm(const EstimateContext &c, bool withOptimizerTemporaries);
+/// When the workspace is looked at: backward adds a layer's gradient before its
+/// reduce-scatter, the optimizer step its temporaries.
+enum class WorkspacePhase { Forward, Backward, Optimizer };
+
+/// cuBLAS/cuDNN workspace, a dequantised matrix, ZeRO-3/FSDP's gathered layers, and what the
+/// phase adds.
+Term workspaceTerm(const EstimateContext &c, WorkspacePhase phase);
 /// The KV cache for every concurrent sequence's whole context.
 Term kvCacheTerm(const EstimateContext &c);
 

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "scenariojson.h"
 
+#include "modeljson.h"
 #include "objectreader.h"
 #include "servingjson.h"
 
-#include "architecture.h"
 #include "checked.h"
 #include "framework.h"
-#include "hfconfig.h"
 #include "names.h"
 #include "units.h"
 
@@ -22,9 +21,12 @@ using nlohmann::json;
 
 namespace {
 
+using detail::knownIds;
+using detail::kMaxTokens;
 using detail::ObjectReader;
+using detail::readCount;
+using detail::readInt;
 
-constexpr std::int64_t kMaxTokens = 16 * 1024 * 1024;
 /// The longest `--set` key path (the longest real one is under 40 characters).
 constexpr std::size_t kMaxSetPathChars = 200;
 
@@ -54,182 +56,6 @@ json overrideValue(const std::string &path, const std::string &text)
         from = comma + 1;
     }
     return list;
-}
-
-int readInt(ObjectReader &r, const char *key, int low, int high, int fallback)
-{
-    return static_cast<int>(r.integer(key, low, high, fallback));
-}
-
-std::uint32_t readCount(ObjectReader &r, const char *key, std::int64_t high, std::uint32_t fallback)
-{
-    return static_cast<std::uint32_t>(r.integer(key, 1, high, fallback));
-}
-
-std::string knownIds(const std::vector<std::string> &ids)
-{
-    std::string out;
-    for (std::size_t i = 0; i < ids.size(); ++i)
-        out += (i ? ", " : "") + ids[i];
-    return out;
-}
-
-/// Reads the architecture keys on top of `arch` (a preset's values or the custom defaults).
-void readArchitecture(ObjectReader &r, ModelArch &arch)
-{
-    arch.layers = readInt(r, "layers", 1, 1024, arch.layers);
-    arch.hidden = readInt(r, "hidden", 1, 1 << 20, arch.hidden);
-    arch.intermediate = readInt(r, "intermediate", 1, 1 << 22, arch.intermediate);
-    arch.heads = readInt(r, "heads", 1, 65536, arch.heads);
-    arch.kvHeads = readInt(r, "kv_heads", 1, 65536, arch.kvHeads);
-    arch.headDim = readInt(r, "head_dim", 1, 65536, arch.headDim);
-    arch.vocab = readInt(r, "vocab", 1, 1 << 22, arch.vocab);
-    arch.tiedEmbeddings = r.boolean("tied_embeddings", arch.tiedEmbeddings);
-    const Mlp mlpBefore = arch.mlp;
-    arch.mlp = r.choice("mlp", arch.mlp);
-    if (arch.mlp != mlpBefore)
-        arch.activation = defaultActivation(arch.mlp);
-    arch.activation = r.choice("activation", arch.activation);
-    arch.norm = r.choice("norm", arch.norm);
-    arch.bias = r.choice("bias", arch.bias);
-    arch.position = r.choice("position", arch.position);
-    arch.maxPositions = readInt(r, "max_positions", 0, 1 << 24, arch.maxPositions);
-    arch.experts = readInt(r, "experts", 1, 4096, arch.experts);
-    arch.expertsPerToken = readInt(r, "experts_per_token", 1, 4096, arch.expertsPerToken);
-    arch.slidingWindow = readInt(r, "sliding_window", 0, 1 << 24, arch.slidingWindow);
-    arch.normsPerLayer = readInt(r, "norms_per_layer", 0, 16, arch.normsPerLayer);
-    if (r.has("params"))
-        arch.params = static_cast<std::uint64_t>(r.integer("params", 1, 1'000'000'000'000'000, 1));
-}
-
-/// The architecture of `model.config`: the imported config.json with explicit keys on top.
-ModelArch readConfigModel(ObjectReader &r, const ConfigResolver &resolveConfig)
-{
-    const std::string path = r.text("config", "");
-    if (path.empty())
-        throw ScenarioError("model.config", "must name a config.json file");
-    if (r.has("preset"))
-        throw ScenarioError("model.config", "give either model.preset or model.config, not both");
-    HfImport import;
-    try {
-        import = importHfConfig(resolveConfig(path));
-    } catch (const HfConfigError &error) {
-        throw ScenarioError("model.config", quoteText(path, 200) + ": " + error.what());
-    }
-    ModelArch arch = import.arch;
-    arch.config = path;
-    const bool explicitParams = r.has("params");
-    readArchitecture(r, arch);
-    if (import.arch.params && !explicitParams) {
-        // Keep what ModelArch cannot express (BERT's pooler, ...) when keys change the shape.
-        const std::uint64_t imported = *import.arch.params;
-        const std::uint64_t importedDerived = countParams(import.arch).derived;
-        ModelArch shape = arch;
-        shape.params.reset();
-        const std::uint64_t derived = countParams(shape).derived;
-        if (imported >= importedDerived)
-            arch.params = addChecked(derived, imported - importedDerived, "parameter count");
-        else if (importedDerived - imported < derived)
-            arch.params = derived - (importedDerived - imported);
-        else
-            throw ScenarioError("model", "the changed architecture leaves no parameters");
-    }
-    return arch;
-}
-
-ModelArch readModel(const json *node, const Catalog &catalog, const ConfigResolver &resolveConfig)
-{
-    const ModelPreset *fallbackPreset = catalog.findModel("llama-3-8b");
-    if (!node)
-        return fallbackPreset ? fallbackPreset->arch : ModelArch{};
-    ObjectReader r(*node, "model");
-    ModelArch arch;
-    const bool fromConfig = r.has("config");
-    if (fromConfig && resolveConfig) {
-        arch = readConfigModel(r, resolveConfig);
-    } else if (r.has("preset")) {
-        if (fromConfig)
-            throw ScenarioError("model.config", "give either model.preset or model.config, not both");
-        const std::string id = r.text("preset", "");
-        const ModelPreset *preset = catalog.findModel(id);
-        if (!preset) {
-            std::vector<std::string> ids;
-            for (const auto &model : catalog.models)
-                ids.push_back(model.id);
-            throw ScenarioError("model.preset", "unknown model \"" + quoteText(id) +
-                                                    "\" (known: " + knownIds(ids) + ")");
-        }
-        arch = preset->arch;
-        readArchitecture(r, arch);
-    } else {
-        static const char *required[] = {"layers", "hidden", "intermediate", "heads", "vocab"};
-        std::string missing;
-        for (const char *key : required)
-            if (!r.has(key))
-                missing += (missing.empty() ? "" : ", ") + std::string(key);
-        if (!missing.empty()) {
-            if (fromConfig)
-                throw ScenarioError("model.config", "cannot be read here (no config reader); "
-                                                    "without it these keys are required: " +
-                                                        missing);
-            if (r.has("params") && r.has("hidden") && r.has("layers")) {
-                // Rough model: only the size is known. Documented fill-ins, flagged as rough.
-                arch = ModelArch{};
-                arch.preset.clear();
-                arch.hidden = readInt(r, "hidden", 1, 1 << 20, 4096);
-                arch.heads = std::max(1, arch.hidden / 128);
-                arch.kvHeads = arch.heads;
-                arch.headDim = std::max(1, arch.hidden / arch.heads);
-                arch.intermediate = 4 * arch.hidden;
-                arch.mlp = Mlp::Standard;
-                arch.vocab = 32000;
-                arch.maxPositions = 4096;
-                for (const auto &item : node->items()) {
-                    static const std::set<std::string> roughKeys{"params", "hidden", "layers",
-                                                                 "vocab", "tied_embeddings"};
-                    if (!roughKeys.count(item.key()))
-                        throw ScenarioError("model." + keyForPath(item.key()),
-                                            "a rough model (no preset, architecture incomplete: "
-                                            "missing " + missing +
-                                                ") takes only params, hidden, layers, vocab, "
-                                                "tied_embeddings");
-                }
-                arch.layers = readInt(r, "layers", 1, 1024, 32);
-                arch.vocab = readInt(r, "vocab", 1, 1 << 22, arch.vocab);
-                arch.tiedEmbeddings = r.boolean("tied_embeddings", false);
-                arch.params =
-                    static_cast<std::uint64_t>(r.integer("params", 1, 1'000'000'000'000'000, 1));
-                arch.rough = true;
-                return arch;
-            }
-            throw ScenarioError("model", "without \"preset\" these keys are required: layers, "
-                                         "hidden, intermediate, heads, vocab (missing: " +
-                                             missing +
-                                             "); or give params, hidden and layers for a rough "
-                                             "estimate");
-        }
-        arch = ModelArch{};
-        arch.preset.clear();
-        if (fromConfig)
-            arch.config = r.text("config", "");
-        arch.maxPositions = 4096;
-        arch.hidden = readInt(r, "hidden", 1, 1 << 20, 0);
-        arch.heads = readInt(r, "heads", 1, 65536, 0);
-        arch.kvHeads = arch.heads;
-        arch.headDim = std::max(1, arch.hidden / arch.heads);
-        if (arch.hidden % arch.heads != 0 && !r.has("head_dim"))
-            throw ScenarioError("model.head_dim", "required when hidden is not a multiple of heads");
-        readArchitecture(r, arch);
-    }
-    r.finish();
-    if (arch.heads % arch.kvHeads != 0)
-        throw ScenarioError("model.kv_heads", "must divide model.heads (" +
-                                                  std::to_string(arch.heads) + "), got " +
-                                                  std::to_string(arch.kvHeads));
-    if (arch.expertsPerToken > arch.experts)
-        throw ScenarioError("model.experts_per_token",
-                            "must be at most model.experts (" + std::to_string(arch.experts) + ")");
-    return arch;
 }
 
 LoraConfig readLora(const json *node)
@@ -326,25 +152,42 @@ Scenario readScenarioDocument(const json &doc, const Catalog &catalog,
                                         " bytes (got " + std::to_string(s.name.size()) + ")");
     if (const json *framework = root.child("framework"))
         s.framework = frameworkFromJson(*framework);
-    s.model = readModel(root.child("model"), catalog, resolveConfig);
+    StoredPrecision stored;
+    s.model = readModel(root.child("model"), catalog, resolveConfig, &stored);
     s.task = root.choice("task", s.task);
     s.train = readTrain(root.child("train"));
 
     const bool qlora = s.task == Task::Train && s.train.method == Method::Qlora;
     s.precision.weights = qlora ? DType::NF4 : DType::BF16;
     s.precision.doubleQuant = qlora;
+    if (s.task == Task::Inference && stored.weights) {
+        // Serving a released checkpoint: its own format unless the scenario says otherwise.
+        s.precision.weights = *stored.weights;
+        s.precision.fp8Scales = stored.scales;
+        s.precision.quantized = stored.modules;
+    }
     if (const json *node = root.child("precision")) {
         ObjectReader r(*node, "precision");
+        if (r.has("weights") && stored.weights) {
+            s.precision.fp8Scales = WeightScales::Tensor;
+            s.precision.quantized = QuantizedModules::Linear;
+        }
         s.precision.weights = r.choice("weights", s.precision.weights);
         s.precision.doubleQuant = r.boolean("double_quant", s.precision.doubleQuant);
         s.precision.compute = r.choice("compute", s.precision.compute);
         if (r.has("unquantized"))
             s.precision.unquantized = r.choice("unquantized", DType::BF16);
         s.precision.quantizer = r.choice("quantizer", s.precision.quantizer);
+        s.precision.fp8Scales = r.choice("fp8_scales", s.precision.fp8Scales);
+        s.precision.quantized = r.choice("quantized", s.precision.quantized);
+        s.precision.fp8Training = r.choice("fp8_training", s.precision.fp8Training);
         r.finish();
     }
     if (s.precision.unquantized && dtypeBits(*s.precision.unquantized) < 16)
         throw ScenarioError("precision.unquantized", "must be one of fp32, bf16, fp16");
+    if (s.precision.quantized == QuantizedModules::Experts && s.model.moeLayers() == 0)
+        throw ScenarioError("precision.quantized", "\"experts\" needs a mixture-of-experts model "
+                                                   "(model.experts above 1)");
     if (dtypeBits(s.precision.compute) < 16)
         throw ScenarioError("precision.compute", "must be one of fp32, bf16, fp16");
     if (s.task == Task::Train && s.train.method == Method::Full && isQuantized(s.precision.weights))
@@ -365,7 +208,8 @@ Scenario readScenarioDocument(const json &doc, const Catalog &catalog,
         s.inference.promptLogits = r.choice("prompt_logits", s.inference.promptLogits);
         r.finish();
     }
-    if (s.inference.kvDType == DType::NF4 || s.inference.kvDType == DType::FP4)
+    if (s.inference.kvDType == DType::NF4 || s.inference.kvDType == DType::FP4 ||
+        s.inference.kvDType == DType::MXFP4)
         throw ScenarioError("inference.kv_dtype", "must be one of fp32, bf16, fp16, fp8, int8, int4");
 
     if (const json *node = root.child("kernels")) {
@@ -384,12 +228,30 @@ Scenario readScenarioDocument(const json &doc, const Catalog &catalog,
         s.parallel.offloadOptimizer = r.boolean("offload_optimizer", s.parallel.offloadOptimizer);
         s.parallel.offloadParams = r.boolean("offload_params", s.parallel.offloadParams);
         s.parallel.flatParams = r.boolean("flat_params", s.parallel.flatParams);
+        s.parallel.context = readCount(r, "context", 1024, s.parallel.context);
+        s.parallel.expert = readCount(r, "expert", 4096, s.parallel.expert);
+        s.parallel.sequenceParallel = r.boolean("sequence_parallel", s.parallel.sequenceParallel);
+        s.parallel.schedule = r.choice("schedule", s.parallel.schedule);
+        s.parallel.virtualStages = readCount(r, "virtual_stages", 64, s.parallel.virtualStages);
         r.finish();
         const std::uint64_t modelParallel =
-            std::uint64_t(s.parallel.tensor) * s.parallel.pipeline;
+            std::uint64_t(s.parallel.tensor) * s.parallel.pipeline * s.parallel.context;
         if (s.parallel.gpus % modelParallel != 0)
-            throw ScenarioError("parallel.gpus", "must be a multiple of tensor x pipeline (" +
+            throw ScenarioError("parallel.gpus", "must be a multiple of tensor x pipeline x context (" +
                                                      std::to_string(modelParallel) + ")");
+        if (s.parallel.expert > 1) {
+            if (s.model.experts <= 1 || s.model.experts % s.parallel.expert != 0)
+                throw ScenarioError("parallel.expert", "must divide model.experts (" +
+                                                           std::to_string(s.model.experts) + ")");
+            const std::uint64_t perStage = s.parallel.gpus / s.parallel.pipeline;
+            if (perStage % s.parallel.expert != 0)
+                throw ScenarioError("parallel.expert", "must divide the GPUs of a pipeline stage (" +
+                                                           std::to_string(perStage) + ")");
+        }
+        if (s.parallel.virtualStages > 1 && s.parallel.schedule == PipelineSchedule::Interleaved &&
+            std::uint64_t(s.parallel.pipeline) * s.parallel.virtualStages > std::uint64_t(s.model.layers))
+            throw ScenarioError("parallel.virtual_stages", "pipeline x virtual_stages must be at most "
+                                                           "model.layers (" + std::to_string(s.model.layers) + ")");
         if (s.parallel.pipeline > static_cast<std::uint32_t>(s.model.layers))
             throw ScenarioError("parallel.pipeline", "must be at most model.layers (" +
                                                          std::to_string(s.model.layers) + ")");
@@ -403,6 +265,12 @@ Scenario readScenarioDocument(const json &doc, const Catalog &catalog,
             r.number("cuda_context_mib", 0, 65536, s.overhead.cudaContextMiB, false);
         s.overhead.fragmentation = r.number("fragmentation", 0, 10, s.overhead.fragmentation, false);
         s.overhead.workspaceMiB = r.number("workspace_mib", 0, 65536, s.overhead.workspaceMiB, false);
+        r.finish();
+    }
+    if (const json *node = root.child("host")) {
+        ObjectReader r(*node, "host");
+        s.host.ramGiB = r.number("ram_gib", 0, 1 << 24, s.host.ramGiB, false);
+        s.host.gpusPerMachine = static_cast<std::uint32_t>(r.integer("gpus_per_machine", 0, 1024, s.host.gpusPerMachine));
         r.finish();
     }
     if (const json *node = root.child("gpus")) {
@@ -452,37 +320,7 @@ Scenario scenarioFromJson(const json &doc, const Catalog &catalog,
 
 json scenarioToJson(const Scenario &s)
 {
-    const ModelArch &m = s.model;
-    json model;
-    if (m.rough) {
-        model = {{"params", *m.params}, {"hidden", m.hidden}, {"layers", m.layers},
-                 {"vocab", m.vocab}, {"tied_embeddings", m.tiedEmbeddings}};
-    } else {
-        if (!m.preset.empty())
-            model["preset"] = m.preset;
-        if (!m.config.empty())
-            model["config"] = m.config;
-        model.update({{"layers", m.layers},
-                      {"hidden", m.hidden},
-                      {"intermediate", m.intermediate},
-                      {"heads", m.heads},
-                      {"kv_heads", m.kvHeads},
-                      {"head_dim", m.headDim},
-                      {"vocab", m.vocab},
-                      {"tied_embeddings", m.tiedEmbeddings},
-                      {"mlp", enumName(m.mlp)},
-                      {"activation", enumName(m.activation)},
-                      {"norm", enumName(m.norm)},
-                      {"bias", enumName(m.bias)},
-                      {"position", enumName(m.position)},
-                      {"max_positions", m.maxPositions},
-                      {"experts", m.experts},
-                      {"experts_per_token", m.expertsPerToken},
-                      {"sliding_window", m.slidingWindow},
-                      {"norms_per_layer", m.normsPerLayer}});
-        if (m.params)
-            model["params"] = *m.params;
-    }
+    const json model = modelToJson(s.model);
     json targets = json::array();
     for (LoraTarget target : s.train.lora.targets)
         targets.push_back(enumName(target));
@@ -521,7 +359,10 @@ json scenarioToJson(const Scenario &s)
          {{"weights", enumName(s.precision.weights)},
           {"double_quant", s.precision.doubleQuant},
           {"compute", enumName(s.precision.compute)},
-          {"quantizer", enumName(s.precision.quantizer)}}},
+          {"quantizer", enumName(s.precision.quantizer)},
+          {"fp8_scales", enumName(s.precision.fp8Scales)},
+          {"quantized", enumName(s.precision.quantized)},
+          {"fp8_training", enumName(s.precision.fp8Training)}}},
         {"kernels",
          {{"attention", enumName(s.kernels.attention)},
           {"loss", enumName(s.kernels.loss)},
@@ -533,11 +374,17 @@ json scenarioToJson(const Scenario &s)
           {"pipeline", s.parallel.pipeline},
           {"offload_optimizer", s.parallel.offloadOptimizer},
           {"offload_params", s.parallel.offloadParams},
-          {"flat_params", s.parallel.flatParams}}},
+          {"flat_params", s.parallel.flatParams},
+          {"context", s.parallel.context},
+          {"expert", s.parallel.expert},
+          {"sequence_parallel", s.parallel.sequenceParallel},
+          {"schedule", enumName(s.parallel.schedule)},
+          {"virtual_stages", s.parallel.virtualStages}}},
         {"overhead",
          {{"cuda_context_mib", s.overhead.cudaContextMiB},
           {"fragmentation", s.overhead.fragmentation},
           {"workspace_mib", s.overhead.workspaceMiB}}},
+        {"host", {{"ram_gib", s.host.ramGiB}, {"gpus_per_machine", s.host.gpusPerMachine}}},
         {"gpus", s.gpus}};
     if (!s.targetGpu.empty())
         doc["target_gpu"] = s.targetGpu;

@@ -11,11 +11,10 @@
 namespace headroom {
 
 using nlohmann::json;
+using detail::kMaxTokens;
 using detail::ObjectReader;
 
 namespace {
-
-constexpr std::int64_t kMaxTokens = 16 * 1024 * 1024;
 
 /// Which engines read a key (keys of the section itself; `engine`, `version` and `requests`
 /// belong to every engine).

@@ -20,8 +20,14 @@ MODEL_KEYS = [
     "position", "max_positions", "experts", "experts_per_token", "sliding_window",
     "norms_per_layer", "published_params", "source",
 ]
-# Keys a model may leave out (the MLP's activation: SiLU for gated MLPs, GELU otherwise).
-OPTIONAL_KEYS = ["activation"]
+# Keys a model may carry besides the required ones (mixtures of experts, latent attention,
+# hybrid attention, released checkpoint formats, totals published in rounded form).
+OPTIONAL_KEYS = [
+    "activation", "expert_intermediate", "shared_experts", "shared_expert_intermediate",
+    "dense_layers", "moe_every", "global_every", "qk_norm", "attention_sinks", "router_bias",
+    "q_lora_rank", "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim",
+    "stored_weights", "stored_scales", "stored_modules", "published_total",
+]
 ACTIVATIONS = ("silu", "gelu", "gelu_tanh", "gelu_new", "relu")
 INT_KEYS = [
     "layers", "hidden", "intermediate", "heads", "kv_heads", "head_dim", "vocab",
@@ -37,6 +43,8 @@ ENUMS = {
 REQUIRED_MODELS = [
     "gpt2", "llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3-8b", "llama-3-70b",
     "llama-3.2-1b", "llama-3.2-3b", "mistral-7b", "qwen2.5-7b", "phi-3-mini",
+    "qwen3-8b", "qwen3-30b-a3b", "deepseek-v3", "gpt-oss-20b", "gpt-oss-120b", "gemma-3-27b",
+    "llama-4-scout", "phi-4", "olmo-2-7b",
 ]
 KNOWN_TOTALS = {
     "llama-2-7b": 6738415616,
@@ -56,30 +64,60 @@ KNOWN_CAPACITY = {
 
 
 def derived_params(m):
-    """The estimator's parameter-count formula, term by term."""
-    h, heads, kv, hd, inter = m["hidden"], m["heads"], m["kv_heads"], m["head_dim"], m["intermediate"]
-    q = h * heads * hd
-    k = v = h * kv * hd
-    o = heads * hd * h
-    attn_bias = 0
-    if m["bias"] in ("qkv", "all"):
-        attn_bias = heads * hd + 2 * kv * hd
-    if m["bias"] == "all":
-        attn_bias += h  # o_proj bias
+    """The parameter count, written out independently of the estimator's C++, term by term.
+
+    Returns (total, active): active leaves out the routed experts a token does not use."""
+    g = m.get
+    h, heads, kv, hd, inter, layers = (m["hidden"], m["heads"], m["kv_heads"], m["head_dim"],
+                                        m["intermediate"], m["layers"])
     gated = m["mlp"] == "gated"
-    mlp_one = (3 if gated else 2) * h * inter
-    if m["bias"] == "all":
-        mlp_one += (2 * inter if gated else inter) + h
-    e = m["experts"]
-    mlp = e * mlp_one + (h * e if e > 1 else 0)  # router, no bias
     norm_size = 2 * h if m["norm"] == "layernorm" else h
-    per_layer = q + k + v + o + attn_bias + mlp + m["norms_per_layer"] * norm_size
-    total = m["layers"] * per_layer
+    # Attention of one layer.
+    if g("kv_lora_rank", 0):
+        qk = g("qk_nope_head_dim") + g("qk_rope_head_dim")
+        q = h * g("q_lora_rank") + g("q_lora_rank") * heads * qk if g("q_lora_rank", 0) else h * heads * qk
+        attn = (q + h * (g("kv_lora_rank") + g("qk_rope_head_dim"))
+                + g("kv_lora_rank") * heads * (g("qk_nope_head_dim") + g("v_head_dim"))
+                + heads * g("v_head_dim") * h)
+        attn += g("kv_lora_rank") + g("q_lora_rank", 0)  # their RMSNorms
+        q_width, kv_width = heads * qk, 0
+    else:
+        q_width, kv_width = heads * hd, kv * hd
+        attn = 2 * h * q_width + 2 * h * kv_width
+    if m["bias"] in ("qkv", "all"):
+        attn += q_width + 2 * kv_width
+    if m["bias"] == "all":
+        attn += h  # o_proj bias
+    if g("qk_norm") == "head":
+        attn += 2 * hd
+    elif g("qk_norm") == "full":
+        attn += q_width + kv_width
+    if g("attention_sinks"):
+        attn += heads
+    attn += m["norms_per_layer"] * norm_size
+
+    def mlp(width):
+        weights = (3 if gated else 2) * h * width
+        bias = ((2 * width if gated else width) + h) if m["bias"] == "all" else 0
+        return weights + bias
+
+    experts = m["experts"]
+    moe_layers = 0
+    if experts > 1:
+        dense_first, every = g("dense_layers", 0), g("moe_every", 1)
+        moe_layers = sum(1 for i in range(layers) if i >= dense_first and (i + 1) % every == 0)
+    routed = g("expert_intermediate", 0) or inter
+    shared = g("shared_expert_intermediate", 0) or routed
+    moe = experts * mlp(routed) + g("shared_experts", 0) * mlp(shared) + h * experts
+    if m["bias"] == "all" or g("router_bias"):
+        moe += experts
+    total = layers * attn + (layers - moe_layers) * mlp(inter) + moe_layers * moe
     total += m["vocab"] * h                                   # embeddings
     total += 0 if m["tied_embeddings"] else m["vocab"] * h    # lm_head, no bias
     total += m["max_positions"] * h if m["position"] == "learned" else 0
     total += norm_size                                        # final norm
-    return total
+    active = total - moe_layers * (experts - m["experts_per_token"]) * mlp(routed)
+    return total, active
 
 
 def load(path, fmt, listkey, errors):
@@ -127,13 +165,21 @@ def check_models(path, errors):
         if not str(m["source"]).strip():
             errors.append(f"model {mid}: empty source")
         try:
-            got = derived_params(m)
+            got, active = derived_params(m)
         except (TypeError, KeyError) as exc:
             errors.append(f"model {mid}: formula failed: {exc}")
             continue
         if got != m["published_params"]:
             errors.append(f"model {mid}: derived {got:,} != published {m['published_params']:,} "
                           f"(diff {got - m['published_params']:+,})")
+        published = m.get("published_total")
+        if published:
+            # A total published rounded ("20.9B"): the count must round to it.
+            if abs(got - published["value"]) > published["round"]:
+                errors.append(f"model {mid}: derived {got:,} is not {published['text']!r} "
+                              f"(+-{published['round']:,.0f})")
+            if "active" in published and abs(active - published["active"]) > 0.05 * published["active"]:
+                errors.append(f"model {mid}: active {active:,} is not within 5% of {published['active']:,.0f}")
         if mid in KNOWN_TOTALS and m["published_params"] != KNOWN_TOTALS[mid]:
             errors.append(f"model {mid}: published {m['published_params']:,} != known {KNOWN_TOTALS[mid]:,}")
     for rid in REQUIRED_MODELS:

@@ -23,6 +23,12 @@ std::string tiny(const std::string &extra)
            extra;
 }
 
+/// The inventory of one block of a dense model (every block of these tiny models).
+LayerInventory denseBlock(const Scenario &s)
+{
+    return trainingInventory(s).dense;
+}
+
 bool hasTensor(const LayerInventory &inv, const char *name)
 {
     return std::any_of(inv.tensors.begin(), inv.tensors.end(),
@@ -121,6 +127,10 @@ private slots:
         QCOMPARE(titan.parallel.strategy, Strategy::Fsdp);
         QCOMPARE(titan.train.checkpointing, Checkpointing::SelectiveOp);
         QCOMPARE(titan.train.optimizerImpl, OptimizerImpl::Fused);
+        QCOMPARE(titan.kernels.loss, Loss::Standard);
+        // With tensor parallelism the loss runs under loss_parallel() on vocabulary shards.
+        QCOMPARE(scenarioFrom(R"({"framework": "torchtitan", "parallel": {"gpus": 8, "tensor": 8}})").kernels.loss,
+                 Loss::Parallel);
 
         const Scenario serve = scenarioFrom(R"({"framework": "vllm"})");
         QCOMPARE(serve.task, Task::Inference);
@@ -188,6 +198,9 @@ private slots:
         // Liger: ceil(1000/64) = 16 chunks -> 1 token per chunk x 1,000 x 2 B, the input gradient
         // 8 x 64 x 2 B and 8 x 4 B of per-row loss; backward keeps the gradient and the rows.
         QTest::newRow("fused") << "fused" << false << 3'056ull << 1'056ull;
+        // loss_parallel(): bf16 logits, the fp32 copy, the shifted copy and its exponential
+        // (a + 12); backward: the log-softmax, the one-hot gradient, exp and their sum (16).
+        QTest::newRow("parallel") << "parallel" << false << 112'000ull << 128'000ull;
     }
     void lossKernels()
     {
@@ -198,7 +211,7 @@ private slots:
         const Scenario s = scenarioFrom(tiny(std::string(R"(, "method": "lora", "compile": )") +
                                              (compile ? "true" : "false") + R"(}, "kernels": {"loss": ")" +
                                              loss.toStdString() + R"("}})"));
-        const detail::EstimateContext context(s, Detail::Formulas, builtinCatalog());
+        const detail::EstimateContext context(s, Detail::Formulas, builtinCatalog(), RankRole::Only);
         const detail::Term logits = detail::logitsTerm(context);
         QCOMPARE(qulonglong(logits.bytes), forward);
         QCOMPARE(qulonglong(detail::lossBackwardTerm(context, logits).bytes), backward);
@@ -222,17 +235,17 @@ private slots:
     void frozenDownProjectionKeepsNoInput()
     {
         // LoRA on q and v: the frozen down projection does not keep gate x up.
-        LayerInventory lora = trainingInventory(scenarioFrom(tiny(R"(, "method": "lora",
+        LayerInventory lora = denseBlock(scenarioFrom(tiny(R"(, "method": "lora",
             "lora": {"targets": ["q", "v"], "dropout": 0.05}}})")));
         QVERIFY(!hasTensor(lora, "gate x up (down input)"));
         QVERIFY(hasTensor(lora, "activation(gate)"));
-        QVERIFY(hasTensor(trainingInventory(scenarioFrom(tiny("}}"))), "gate x up (down input)"));
+        QVERIFY(hasTensor(denseBlock(scenarioFrom(tiny("}}"))), "gate x up (down input)"));
         // A bf16 adapter on down without dropout reads that very tensor.
-        QVERIFY(hasTensor(trainingInventory(scenarioFrom(tiny(R"(, "method": "lora",
+        QVERIFY(hasTensor(denseBlock(scenarioFrom(tiny(R"(, "method": "lora",
             "lora": {"targets": ["down"], "dropout": 0, "dtype": "bf16"}}})"))), "gate x up (down input)"));
         // bitsandbytes' 4-bit matmul keeps its input; torchao's NF4 linear does not.
-        QVERIFY(hasTensor(trainingInventory(scenarioFrom(tiny(R"(, "method": "qlora"}})"))), "gate x up (down input)"));
-        QVERIFY(!hasTensor(trainingInventory(scenarioFrom(tiny(R"(, "method": "qlora"}, "precision": {"quantizer": "torchao"}})"))),
+        QVERIFY(hasTensor(denseBlock(scenarioFrom(tiny(R"(, "method": "qlora"}})"))), "gate x up (down input)"));
+        QVERIFY(!hasTensor(denseBlock(scenarioFrom(tiny(R"(, "method": "qlora"}, "precision": {"quantizer": "torchao"}})"))),
                            "gate x up (down input)"));
     }
 
@@ -243,9 +256,9 @@ private slots:
         // q, k, v, output, the o_proj copy 5 x 128 + log-sum-exp 4 x 4 = 656; the MLP keeps gate,
         // up and the down input 3 x 256 = 768 but not the activation. 1,944 B, against eager's
         // 2 x (256 + 128 + 128) + 656 + 4 x 256 = 2,704.
-        const LayerInventory compiled = trainingInventory(scenarioFrom(tiny(R"(, "compile": true}})")));
+        const LayerInventory compiled = denseBlock(scenarioFrom(tiny(R"(, "compile": true}})")));
         QCOMPARE(compiled.bytesPerToken, std::uint64_t(1'944));
-        QCOMPARE(trainingInventory(scenarioFrom(tiny("}}"))).bytesPerToken, std::uint64_t(2'704));
+        QCOMPARE(denseBlock(scenarioFrom(tiny("}}"))).bytesPerToken, std::uint64_t(2'704));
         QVERIFY(!hasTensor(compiled, "activation(gate)"));
         QVERIFY(!hasTensor(compiled, "attention norm normalised"));
     }

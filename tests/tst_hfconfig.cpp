@@ -72,6 +72,12 @@ private slots:
         QTest::newRow("falcon-7b-refinedwebmodel") << QByteArray("falcon-7b-refinedwebmodel.json") << QByteArray("falcon-7b");
         QTest::newRow("falcon-40b-refinedweb") << QByteArray("falcon-40b-refinedweb.json") << QByteArray("falcon-40b");
         QTest::newRow("opt-125m") << QByteArray("opt-125m.json") << QByteArray("opt-125m");
+        QTest::newRow("qwen3-8b-qk-norm") << QByteArray("qwen3-8b.json") << QByteArray("qwen3-8b");
+        QTest::newRow("qwen3-30b-a3b-moe") << QByteArray("qwen3-30b-a3b.json") << QByteArray("qwen3-30b-a3b");
+        QTest::newRow("deepseek-r1-latent-attention") << QByteArray("deepseek-r1.json") << QByteArray("deepseek-v3");
+        QTest::newRow("gpt-oss-20b-sinks-alternating") << QByteArray("gpt-oss-20b.json") << QByteArray("gpt-oss-20b");
+        QTest::newRow("llama-4-maverick-text-config") << QByteArray("llama-4-maverick.json") << QByteArray("llama-4-maverick");
+        QTest::newRow("gemma-3-27b-text-config") << QByteArray("gemma-3-27b.json") << QByteArray("gemma-3-27b");
     }
     void catalogModels()
     {

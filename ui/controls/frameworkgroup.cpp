@@ -172,7 +172,8 @@ ImplementationDetailsGroup::ImplementationDetailsGroup(ScenarioModel *model, QWi
                               {Loss::Chunked, tr("chunked (torchtune)")},
                               {Loss::ChunkedNoUpcast, tr("chunked, compute dtype (LitGPT)")},
                               {Loss::LinearChunked, tr("linear + loss per chunk (torchtune)")},
-                              {Loss::Fused, tr("fused (Liger / Cut Cross Entropy)")}});
+                              {Loss::Fused, tr("fused (Liger / Cut Cross Entropy)")},
+                              {Loss::Parallel, tr("loss parallel (torchtitan with tensor parallelism)")}});
     row(m_loss, tr("Loss"), tr("How many bytes per logit the loss holds in forward and when backward starts."));
     m_loraDType = enumCombo<DType>(this, tr("Adapter dtype"),
                                    {{DType::FP32, tr("fp32")}, {DType::BF16, tr("bf16")}, {DType::FP16, tr("fp16")}});
