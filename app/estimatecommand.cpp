@@ -8,8 +8,10 @@
 #include "chart/consumerstyle.h"
 #include "estimatejson.h"
 #include "modelimport.h"
+#include "parallel.h"
 #include "scenariojson.h"
 #include "scenariotitle.h"
+#include "units.h"
 #include "verdict.h"
 #include "trainconfigimport.h"
 #include "servingcommands.h"
@@ -145,8 +147,27 @@ void printText(const Scenario &scenario, const Estimate &e, Unit unit)
                  .arg(QString::fromLatin1(band.reading))
                  .arg(band.cases)
           << '\n';
-    if (e.hostBytes)
-        o << tr("Offloaded to CPU RAM: %1").arg(bytesText(e.hostBytes, unit)) << '\n';
+    if (e.hostBytes) {
+        o << tr("Offloaded to CPU RAM: %1 per GPU").arg(bytesText(e.hostBytes, unit)) << '\n';
+        for (const Consumer &c : e.host)
+            o << "  " << consumerDisplayName(c.id) << ": " << bytesText(c.bytes, unit) << '\n';
+    }
+    if (e.activeParams && e.activeParams != e.totalParams)
+        o << tr("Active parameters per token: %1 of %2 (mixture of experts)")
+                 .arg(QString::fromStdString(groupDigits(e.activeParams)),
+                      QString::fromStdString(groupDigits(e.totalParams)))
+          << '\n';
+    if (e.ranks.size() > 1) {
+        o << tr("Per rank (the figures above are the busiest, the %1):")
+                 .arg(QString::fromLatin1(rankRoleName(e.rankRole)))
+          << '\n';
+        for (const RankPeak &r : e.ranks)
+            o << "  " << QString::fromLatin1(rankRoleName(r.role)) << ": "
+              << tr("%1 allocated, %2 on the device (%3 phase)")
+                     .arg(bytesText(r.peak.allocatedBytes, unit), bytesText(r.peak.deviceBytes, unit),
+                          phaseDisplayName(r.peak.phase).toLower())
+              << '\n';
+    }
     if (e.serving)
         printServingFigures(o, *e.serving, unit);
     const Gpu *target = targetGpu(scenario);

@@ -16,6 +16,29 @@ double consumerShare(const Estimate &estimate, const Consumer &consumer)
     return static_cast<double>(consumer.bytes) / static_cast<double>(estimate.peak.deviceBytes);
 }
 
+namespace {
+
+/// "only", "first_stage", "last_stage".
+const char *rankRoleKey(RankRole role)
+{
+    switch (role) {
+    case RankRole::Only: return "only";
+    case RankRole::FirstStage: return "first_stage";
+    case RankRole::LastStage: return "last_stage";
+    }
+    return "only";
+}
+
+json consumerList(const std::vector<Consumer> &consumers)
+{
+    json list = json::array();
+    for (const Consumer &c : consumers)
+        list.push_back({{"id", consumerKey(c.id)}, {"bytes", c.bytes}});
+    return list;
+}
+
+} // namespace
+
 json servingFiguresToJson(const ServingFigures &f)
 {
     return {{"engine", enumName(f.engine)},
@@ -74,7 +97,8 @@ json estimateToJson(const Estimate &e, Unit unit)
                         {"headroom_bytes", g.headroomBytes}});
     json doc = {{"format", "headroom-estimate"},
                 {"version", 1},
-                {"params", {{"total", e.totalParams}, {"trainable", e.trainableParams}}},
+                {"params", {{"total", e.totalParams}, {"active", e.activeParams}, {"trainable", e.trainableParams}}},
+                {"rank", rankRoleKey(e.rankRole)},
                 {"consumers", consumers},
                 {"phases", phases},
                 {"peak",
@@ -93,6 +117,26 @@ json estimateToJson(const Estimate &e, Unit unit)
         for (const ErrorBand &band : e.errorBands)
             bands.push_back({{"reading", band.reading}, {"percent", band.percent}, {"held_out_cases", band.cases}});
         doc["error_bands"] = bands;
+    }
+    if (!e.host.empty())
+        doc["host"] = consumerList(e.host);
+    if (!e.ranks.empty()) {
+        json ranks = json::array();
+        for (const RankPeak &r : e.ranks) {
+            json parts = json::array();
+            for (int i = 0; i < kConsumerCount; ++i)
+                if (r.bytes[std::size_t(i)])
+                    parts.push_back({{"id", consumerKey(ConsumerId(i))}, {"bytes", r.bytes[std::size_t(i)]}});
+            ranks.push_back({{"rank", rankRoleKey(r.role)},
+                             {"peak",
+                              {{"allocated_bytes", r.peak.allocatedBytes},
+                               {"reserved_bytes", r.peak.reservedBytes},
+                               {"device_bytes", r.peak.deviceBytes},
+                               {"phase", phaseKey(r.peak.phase)}}},
+                             {"consumers", parts},
+                             {"host_bytes", r.hostBytes}});
+        }
+        doc["ranks"] = ranks;
     }
     if (e.serving)
         doc["serving"] = servingFiguresToJson(*e.serving);

@@ -57,6 +57,48 @@ private slots:
         QVERIFY(run.err.isEmpty());
     }
 
+    // Issue 14's per-rank model on the command line. Llama 3 70B on 16 GPUs, TP 2 x PP 4 (so DP 2),
+    // ZeRO-1 with the optimizer on the CPU, bf16 throughout: a rank's optimizer state is its
+    // stage's parameters (matrices halved by tensor parallelism, norms replicated) x 2 bf16 Adam
+    // states x 2 B / 2 (DP). The last stage holds 20 layers of 855,638,016 matrix and 16,384
+    // norm parameters, the final norm (8,192) and lm_head (128,256 x 8,192):
+    //   ((20 x 855,638,016 + 1,050,673,152) / 2 + 20 x 16,384 + 8,192) x 4 B / 2
+    //   = 9,082,052,608 x 2 B = 18,164,105,216 B
+        void jsonHasRanksHostAndActiveParameters()
+    {
+        const QString path = write("pp.headroom.json", QByteArray(R"({"format": "headroom-scenario", "version": 1,
+            "model": {"preset": "llama-3-70b"}, "train": {"method": "full", "micro_batch": 1, "seq_len": 4096,
+            "gradient_checkpointing": "full"}, "parallel": {"gpus": 16, "tensor": 2, "pipeline": 4,
+            "strategy": "zero1", "offload_optimizer": true}, "gpus": ["h100-80gb"]})"));
+        const Run run = runHeadroom({QStringLiteral("estimate"), path, QStringLiteral("--format"), QStringLiteral("json")});
+        QCOMPARE(run.exitCode, 0);
+        const json doc = json::parse(run.out.toStdString());
+        const json &ranks = doc.at("ranks");
+        QCOMPARE(ranks.size(), std::size_t(2));
+        QCOMPARE(ranks[0].at("rank").get<std::string>(), std::string("first_stage"));
+        QCOMPARE(ranks[1].at("rank").get<std::string>(), std::string("last_stage"));
+        // The top-level peak is the busiest rank's.
+        std::uint64_t busiest = 0;
+        for (const json &rank : ranks)
+            busiest = std::max(busiest, rank.at("peak").at("device_bytes").get<std::uint64_t>());
+        QCOMPARE(doc.at("peak").at("device_bytes").get<std::uint64_t>(), busiest);
+        // Host memory: the offloaded optimizer state, listed by consumer and summed.
+        QCOMPARE(doc.at("host").size(), std::size_t(1));
+        QCOMPARE(doc.at("host")[0].at("id").get<std::string>(), std::string("optimizer_state"));
+        QCOMPARE(doc.at("host")[0].at("bytes").get<std::uint64_t>(), doc.at("host_bytes").get<std::uint64_t>());
+        QCOMPARE(ranks[1].at("host_bytes").get<std::uint64_t>(),
+                 ((20ull * 855'638'016 + 128'256ull * 8192) / 2 + 20 * 16'384 + 8192) * 4 / 2);
+        QCOMPARE(doc.at("params").at("active").get<std::uint64_t>(), doc.at("params").at("total").get<std::uint64_t>());
+
+        // A mixture of experts: Qwen3-30B-A3B, 30,532,122,624 parameters, 3,353,032,704 active
+        // per token (hand-counted in tst_modern).
+        const Run moe = runHeadroom({QStringLiteral("estimate"), write("lora.headroom.json", kScenario),
+                                     QStringLiteral("--set"), QStringLiteral("model.preset=qwen3-30b-a3b")});
+        QCOMPARE(moe.exitCode, 0);
+        QVERIFY2(moe.out.contains(QLatin1String("Active parameters per token: 3,353,032,704 of 30,532,122,624")),
+                 qPrintable(moe.out));
+    }
+
     void jsonIsTheV1EstimateFormat()
     {
         const QString path = write("lora.headroom.json", kScenario);
