@@ -323,4 +323,20 @@ bool toUint64(double value, std::uint64_t &result)
     return true;
 }
 
+std::size_t firstInvalidUtf8(std::string_view text)
+{
+    std::uint32_t codePoint = 0;
+    for (std::size_t i = 0; i < text.size();) {
+        if (static_cast<unsigned char>(text[i]) < 0x80) {
+            ++i;
+            continue;
+        }
+        const std::size_t length = decodeUtf8(text, i, codePoint);
+        if (length == 0)
+            return i;
+        i += length;
+    }
+    return std::string_view::npos;
+}
+
 } // namespace headroom

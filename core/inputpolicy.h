@@ -104,6 +104,10 @@ std::string quoteText(std::string_view text, std::size_t maxChars = limits::kQuo
 /// the UTF-8 text is kept.
 std::string printable(std::string_view text);
 
+/// The offset of the first byte that is not part of valid UTF-8 (overlong forms and surrogates
+/// included), or npos.
+std::size_t firstInvalidUtf8(std::string_view text);
+
 /// A key for a key path: as written when short and printable, else quoted and shortened.
 std::string keyForPath(std::string_view key);
 

@@ -4,6 +4,7 @@
 #include "importers/trainimport.h"
 
 #include "importers/configreader.h"
+#include "inputpolicy.h"
 
 #include <algorithm>
 #include <cctype>
@@ -70,13 +71,11 @@ json plainScalar(const std::string &v)
     return v;
 }
 
-std::size_t firstBadUtf8(std::string_view text);
-
 /// A scalar or key as parsed: YAML escapes ("\xA0", "\0") can make bytes that are not UTF-8 out
 /// of a file that is, and such a value would reach messages and the scenario's JSON.
 const std::string &checkedText(const std::string &text, const YAML::Mark &mark, const std::string &file)
 {
-    if (firstBadUtf8(text) != std::string_view::npos)
+    if (firstInvalidUtf8(text) != std::string_view::npos)
         throw TrainConfigError(file, "", "line " + std::to_string(mark.line + 1) +
                                              ": a value whose escapes make bytes that are not UTF-8 text");
     return text;
@@ -255,56 +254,10 @@ TrainConfigFormat detectFormat(const json &tree, const std::string &file)
                                      "accelerate or axolotl)");
 }
 
-namespace {
-
-/// The offset of the first byte that is not part of well-formed UTF-8, or npos. The readers keep
-/// strings as they are, and a string that is not UTF-8 cannot be written back as JSON.
-std::size_t firstBadUtf8(std::string_view text)
-{
-    std::size_t i = 0;
-    while (i < text.size()) {
-        const auto c = static_cast<unsigned char>(text[i]);
-        std::size_t extra = 0;
-        unsigned char low = 0x80, high = 0xBF;
-        if (c < 0x80) {
-            ++i;
-            continue;
-        } else if (c >= 0xC2 && c <= 0xDF) {
-            extra = 1;
-        } else if (c >= 0xE0 && c <= 0xEF) {
-            extra = 2;
-            if (c == 0xE0)
-                low = 0xA0;
-            if (c == 0xED)
-                high = 0x9F;
-        } else if (c >= 0xF0 && c <= 0xF4) {
-            extra = 3;
-            if (c == 0xF0)
-                low = 0x90;
-            if (c == 0xF4)
-                high = 0x8F;
-        } else {
-            return i;
-        }
-        if (extra > text.size() - 1 - i) // cut short at the end
-            return i;
-        for (std::size_t k = 1; k <= extra; ++k) {
-            const auto next = static_cast<unsigned char>(text[i + k]);
-            const unsigned char lo = k == 1 ? low : 0x80, hi = k == 1 ? high : 0xBF;
-            if (next < lo || next > hi)
-                return i;
-        }
-        i += extra + 1;
-    }
-    return std::string_view::npos;
-}
-
-} // namespace
-
 TrainImport importTrainConfig(std::string_view text, const std::string &file, TrainConfigFormat format,
                               const std::vector<std::string> &overrides)
 {
-    if (const std::size_t bad = firstBadUtf8(text); bad != std::string_view::npos)
+    if (const std::size_t bad = firstInvalidUtf8(text); bad != std::string_view::npos)
         throw TrainConfigError(file, "", "is not UTF-8 text (byte " + std::to_string(bad) + ")");
     json tree = parseConfigText(text, file);
     if (tree.is_null())
