@@ -152,6 +152,22 @@ void printText(const Scenario &scenario, const Estimate &e, Unit unit)
         for (const Consumer &c : e.host)
             o << "  " << consumerDisplayName(c.id) << ": " << bytesText(c.bytes, unit) << '\n';
     }
+    if (const HostMachine &m = e.hostMachine; m.perGpuBytes) {
+        const QString machine = tr("One machine's CPU RAM: %1 x %2 GPUs = %3")
+                                    .arg(bytesText(m.perGpuBytes, unit))
+                                    .arg(m.gpus)
+                                    .arg(bytesText(m.bytes, unit));
+        if (!m.ramBytes)
+            o << machine << tr(" (give host.ram_gib to check it)") << '\n';
+        else if (m.fits)
+            o << machine << tr(", fits its %1 (%2 spare)")
+                                .arg(bytesText(m.ramBytes, unit), bytesText(m.ramBytes - m.bytes, unit))
+              << '\n';
+        else
+            o << machine << tr(", does not fit its %1 (%2 short)")
+                                .arg(bytesText(m.ramBytes, unit), bytesText(m.bytes - m.ramBytes, unit))
+              << '\n';
+    }
     if (e.activeParams && e.activeParams != e.totalParams)
         o << tr("Active parameters per token: %1 of %2 (mixture of experts)")
                  .arg(QString::fromStdString(groupDigits(e.activeParams)),

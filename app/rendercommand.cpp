@@ -87,7 +87,7 @@ CommandHelp renderHelp()
                                 QStringLiteral("S"), QStringLiteral("2")),
              QCommandLineOption(QStringLiteral("theme"), tr("light or dark."),
                                 QStringLiteral("theme"), QStringLiteral("light")),
-             QCommandLineOption(QStringLiteral("view"), tr("bars (scenarios side by side) or phases."),
+             QCommandLineOption(QStringLiteral("view"), tr("bars (scenarios side by side), phases, or ranks (every kind of GPU and the CPU RAM of a multi-GPU run)."),
                                 QStringLiteral("view"), QStringLiteral("bars")),
              unitOption(),
              QCommandLineOption(QStringLiteral("set"),
@@ -120,9 +120,10 @@ int runRender(const QStringList &arguments)
     const QString theme = parser.value(QStringLiteral("theme"));
     if (theme != QLatin1String("light") && theme != QLatin1String("dark"))
         return fail(tr("--theme: must be light or dark (got %1)").arg(theme));
-    const QString view = parser.value(QStringLiteral("view"));
-    if (view != QLatin1String("bars") && view != QLatin1String("phases"))
-        return fail(tr("--view: must be bars or phases (got %1)").arg(view));
+    const QString viewName = parser.value(QStringLiteral("view"));
+    const std::optional<ChartView> view = chartViewFromName(viewName);
+    if (!view)
+        return fail(tr("--view: must be bars, phases or ranks (got %1)").arg(viewName));
     Unit unit = Unit::GiB;
     if (!parseUnit(parser.value(QStringLiteral("unit")), unit))
         return ExitBadInput;
@@ -145,7 +146,7 @@ int runRender(const QStringList &arguments)
         LessonExportOptions options;
         options.chart = {QSize(qRound(width), qRound(height)), scale, theme == QLatin1String("dark")};
         options.unit = unit;
-        options.view = view == QLatin1String("phases") ? ChartView::Phases : ChartView::Bars;
+        options.view = *view;
         double step = 0;
         if (parser.isSet(QStringLiteral("step")) &&
             !parseNumber(QStringLiteral("step"), parser.value(QStringLiteral("step")), 1,
@@ -188,7 +189,7 @@ int runRender(const QStringList &arguments)
         return fail(path + QLatin1String(": ") + errorText(error));
     }
     model.setUnit(unit);
-    model.setView(view == QLatin1String("phases") ? ChartView::Phases : ChartView::Bars);
+    model.setView(*view);
     ChartExportOptions options;
     options.size = QSize(qRound(width), qRound(height));
     options.scale = scale;

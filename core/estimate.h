@@ -93,6 +93,17 @@ struct RankPeak
     bool operator==(const RankPeak &) const = default;
 };
 
+/// One machine's CPU RAM: what the ranks of its GPUs keep there, against the RAM the user gave.
+struct HostMachine
+{
+    std::uint64_t gpus = 1;        ///< the run's GPUs in one machine (host.gpus_per_machine, else up to 8)
+    std::uint64_t perGpuBytes = 0; ///< the rank that keeps the most in CPU RAM
+    std::uint64_t bytes = 0;       ///< perGpuBytes x gpus
+    std::uint64_t ramBytes = 0;    ///< host.ram_gib; 0 = not given
+    bool fits = true;              ///< bytes <= ramBytes, or no RAM given
+    bool operator==(const HostMachine &) const = default;
+};
+
 /// What the core computed for one scenario, per GPU (the busiest where they differ).
 struct Estimate
 {
@@ -105,6 +116,7 @@ struct Estimate
     std::vector<GpuFit> gpus;
     std::uint64_t hostBytes = 0; ///< offloaded to CPU RAM, per GPU
     std::vector<Consumer> host;  ///< what is in CPU RAM, by consumer (per GPU)
+    HostMachine hostMachine;     ///< the same for one whole machine, against its RAM
     RankRole rankRole = RankRole::Only; ///< the rank this estimate describes
     std::vector<RankPeak> ranks; ///< every kind of rank when they differ (pipeline stages)
     bool rough = false;

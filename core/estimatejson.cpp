@@ -120,6 +120,12 @@ json estimateToJson(const Estimate &e, Unit unit)
     }
     if (!e.host.empty())
         doc["host"] = consumerList(e.host);
+    if (e.hostMachine.perGpuBytes || e.hostMachine.ramBytes)
+        doc["host_machine"] = {{"gpus", e.hostMachine.gpus},
+                               {"per_gpu_bytes", e.hostMachine.perGpuBytes},
+                               {"bytes", e.hostMachine.bytes},
+                               {"ram_bytes", e.hostMachine.ramBytes},
+                               {"fits", e.hostMachine.fits}};
     if (!e.ranks.empty()) {
         json ranks = json::array();
         for (const RankPeak &r : e.ranks) {

@@ -463,14 +463,33 @@ Estimate estimateRanks(const Scenario &scenario, Detail detail, const Catalog &c
     return e;
 }
 
+/// CPU RAM of one machine: every GPU's rank keeps at most what the busiest-host rank keeps.
+HostMachine hostMachine(const Scenario &s, const Estimate &e)
+{
+    HostMachine machine;
+    const std::uint64_t gpus = s.parallel.gpus;
+    machine.gpus = s.host.gpusPerMachine ? std::min<std::uint64_t>(s.host.gpusPerMachine, gpus)
+                                         : std::min<std::uint64_t>(gpus, 8);
+    machine.perGpuBytes = e.hostBytes;
+    for (const RankPeak &rank : e.ranks)
+        machine.perGpuBytes = std::max(machine.perGpuBytes, rank.hostBytes);
+    machine.bytes = mulChecked(machine.perGpuBytes, machine.gpus, "host memory");
+    machine.ramBytes = roundedBytes(s.host.ramGiB * 1073741824.0, "host.ram_gib");
+    machine.fits = machine.ramBytes == 0 || machine.bytes <= machine.ramBytes;
+    return machine;
+}
+
 } // namespace
 
 Estimate estimate(const Scenario &scenario, Detail detail, const Catalog &catalog)
 {
-    if (scenario.task == Task::Inference && scenario.serving &&
-        scenario.serving->engine == Engine::HfGenerate)
-        return detail::hfGenerateEstimate(scenario, detail, catalog, estimateRanks);
-    return estimateRanks(scenario, detail, catalog);
+    checkParallel(scenario);
+    Estimate e = scenario.task == Task::Inference && scenario.serving &&
+                         scenario.serving->engine == Engine::HfGenerate
+                     ? detail::hfGenerateEstimate(scenario, detail, catalog, estimateRanks)
+                     : estimateRanks(scenario, detail, catalog);
+    e.hostMachine = hostMachine(scenario, e);
+    return e;
 }
 
 } // namespace headroom

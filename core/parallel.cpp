@@ -2,6 +2,7 @@
 #include "parallel.h"
 
 #include "checked.h"
+#include "scenariojson.h"
 #include "names.h"
 #include "units.h"
 
@@ -44,6 +45,34 @@ ParallelLayout parallelLayout(const Scenario &s)
     layout.strategy = s.parallel.strategy;
     layout.shardLevel = shardLevelOf(s.parallel.strategy);
     return layout;
+}
+
+void checkParallel(const Scenario &s)
+{
+    const std::uint64_t modelParallel =
+        std::uint64_t(s.parallel.tensor) * s.parallel.pipeline * s.parallel.context;
+    if (s.parallel.gpus % modelParallel != 0)
+        throw ScenarioError("parallel.gpus", "must be a multiple of tensor x pipeline x context (" +
+                                                 std::to_string(modelParallel) + ")");
+    if (s.parallel.expert > 1) {
+        if (s.model.experts <= 1 || s.model.experts % s.parallel.expert != 0)
+            throw ScenarioError("parallel.expert", "must divide model.experts (" +
+                                                       std::to_string(s.model.experts) + ")");
+        const std::uint64_t perStage = s.parallel.gpus / s.parallel.pipeline;
+        if (perStage % s.parallel.expert != 0)
+            throw ScenarioError("parallel.expert", "must divide the GPUs of a pipeline stage (" +
+                                                       std::to_string(perStage) + ")");
+    }
+    if (s.parallel.virtualStages > 1 && s.parallel.schedule == PipelineSchedule::Interleaved &&
+        std::uint64_t(s.parallel.pipeline) * s.parallel.virtualStages > std::uint64_t(s.model.layers))
+        throw ScenarioError("parallel.virtual_stages", "pipeline x virtual_stages must be at most "
+                                                       "model.layers (" + std::to_string(s.model.layers) + ")");
+    if (s.parallel.pipeline > static_cast<std::uint32_t>(s.model.layers))
+        throw ScenarioError("parallel.pipeline", "must be at most model.layers (" +
+                                                     std::to_string(s.model.layers) + ")");
+    if (s.parallel.offloadParams && s.parallel.strategy != Strategy::Zero3 &&
+        s.parallel.strategy != Strategy::Fsdp)
+        throw ScenarioError("parallel.offload_params", "needs parallel.strategy zero3 or fsdp");
 }
 
 std::uint64_t ParallelLayout::expertShardGroup() const

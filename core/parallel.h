@@ -71,6 +71,11 @@ struct ParallelLayout
 
 /// The layout of a scenario's `parallel` block.
 ParallelLayout parallelLayout(const Scenario &scenario);
+/// Throws ScenarioError naming the key when the `parallel` block cannot describe a run: GPUs
+/// that tensor x pipeline x context do not divide, expert parallelism that does not divide the
+/// experts or a stage's GPUs, more stages than layers, parameter offload without ZeRO-3/FSDP.
+/// The scenario reader and the estimator both check through here.
+void checkParallel(const Scenario &scenario);
 
 /// "first pipeline stage", "last pipeline stage", "every GPU".
 const char *rankRoleName(RankRole role);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "scenariojson.h"
 
+#include "parallel.h"
+
 #include "modeljson.h"
 #include "objectreader.h"
 #include "servingjson.h"
@@ -234,30 +236,7 @@ Scenario readScenarioDocument(const json &doc, const Catalog &catalog,
         s.parallel.schedule = r.choice("schedule", s.parallel.schedule);
         s.parallel.virtualStages = readCount(r, "virtual_stages", 64, s.parallel.virtualStages);
         r.finish();
-        const std::uint64_t modelParallel =
-            std::uint64_t(s.parallel.tensor) * s.parallel.pipeline * s.parallel.context;
-        if (s.parallel.gpus % modelParallel != 0)
-            throw ScenarioError("parallel.gpus", "must be a multiple of tensor x pipeline x context (" +
-                                                     std::to_string(modelParallel) + ")");
-        if (s.parallel.expert > 1) {
-            if (s.model.experts <= 1 || s.model.experts % s.parallel.expert != 0)
-                throw ScenarioError("parallel.expert", "must divide model.experts (" +
-                                                           std::to_string(s.model.experts) + ")");
-            const std::uint64_t perStage = s.parallel.gpus / s.parallel.pipeline;
-            if (perStage % s.parallel.expert != 0)
-                throw ScenarioError("parallel.expert", "must divide the GPUs of a pipeline stage (" +
-                                                           std::to_string(perStage) + ")");
-        }
-        if (s.parallel.virtualStages > 1 && s.parallel.schedule == PipelineSchedule::Interleaved &&
-            std::uint64_t(s.parallel.pipeline) * s.parallel.virtualStages > std::uint64_t(s.model.layers))
-            throw ScenarioError("parallel.virtual_stages", "pipeline x virtual_stages must be at most "
-                                                           "model.layers (" + std::to_string(s.model.layers) + ")");
-        if (s.parallel.pipeline > static_cast<std::uint32_t>(s.model.layers))
-            throw ScenarioError("parallel.pipeline", "must be at most model.layers (" +
-                                                         std::to_string(s.model.layers) + ")");
-        if (s.parallel.offloadParams && s.parallel.strategy != Strategy::Zero3 &&
-            s.parallel.strategy != Strategy::Fsdp)
-            throw ScenarioError("parallel.offload_params", "needs parallel.strategy zero3 or fsdp");
+        checkParallel(s);
     }
     if (const json *node = root.child("overhead")) {
         ObjectReader r(*node, "overhead");

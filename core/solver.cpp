@@ -2,12 +2,14 @@
 #include "solver.h"
 
 #include "checked.h"
+#include "inputpolicy.h"
 #include "names.h"
 
 #include <algorithm>
 #include <climits>
 #include <functional>
 #include <map>
+#include <numeric>
 
 namespace headroom {
 
@@ -102,6 +104,8 @@ public:
                 p.engineLimit = e.serving->startsOk ? servingLimitKey(e.serving->limit) : "kv_cache";
             }
         } catch (const OverflowError &) {
+            p.valid = false;
+        } catch (const InputError &) { // a layout the parallel rules refuse
             p.valid = false;
         }
         return m_memo.emplace(value, p).first->second;
@@ -216,7 +220,11 @@ struct Family
 std::vector<Family> families(const Scenario &s, const SolveOptions &options)
 {
     std::vector<Family> out;
-    const std::uint64_t tp = s.parallel.tensor, pp = s.parallel.pipeline;
+    const std::uint64_t tp = s.parallel.tensor, pp = s.parallel.pipeline, cp = s.parallel.context;
+    const std::uint64_t ep = s.parallel.expert;
+    // Expert parallelism divides the GPUs of a stage (tensor x context x data): the data-parallel
+    // size grows in steps that keep it so.
+    const std::uint64_t expertStep = ep / std::gcd(ep, tp * cp);
     auto allowed = [&](const char *name) {
         return std::find(options.strategies.begin(), options.strategies.end(), name) != options.strategies.end();
     };
@@ -233,7 +241,7 @@ std::vector<Family> families(const Scenario &s, const SolveOptions &options)
         for (Strategy st : strategies) {
             Family f;
             f.name = enumName(st);
-            const std::uint64_t step = tp * pp;
+            const std::uint64_t step = tp * pp * cp * expertStep;
             f.size = std::size_t(kMaxGpus / step);
             f.count = [step](std::size_t i) { return (std::uint64_t(i) + 1) * step; };
             f.make = [s, st](std::uint64_t n) {
@@ -250,14 +258,14 @@ std::vector<Family> families(const Scenario &s, const SolveOptions &options)
         Family f;
         f.name = "tensor";
         std::vector<std::uint64_t> totals;
-        for (std::uint64_t t = 1; t <= std::uint64_t(s.model.heads) && t * pp <= kMaxGpus; ++t)
-            if (s.model.heads % t == 0)
-                totals.push_back(t * pp);
+        for (std::uint64_t t = 1; t <= std::uint64_t(s.model.heads) && t * pp * cp <= kMaxGpus; ++t)
+            if (s.model.heads % t == 0 && (t * cp) % ep == 0)
+                totals.push_back(t * pp * cp);
         f.size = totals.size();
         f.count = [totals](std::size_t i) { return totals[i]; };
-        f.make = [s, pp](std::uint64_t n) {
+        f.make = [s, pp, cp](std::uint64_t n) {
             Scenario c = s;
-            c.parallel.tensor = u32(n / pp);
+            c.parallel.tensor = u32(n / (pp * cp));
             c.parallel.gpus = u32(n);
             return c;
         };
@@ -266,11 +274,15 @@ std::vector<Family> families(const Scenario &s, const SolveOptions &options)
     if (pp > 1 || allowed("pipeline")) {
         Family f;
         f.name = "pipeline";
-        f.size = std::size_t(std::min<std::uint64_t>(std::uint64_t(s.model.layers), kMaxGpus / tp));
-        f.count = [tp](std::size_t i) { return (std::uint64_t(i) + 1) * tp; };
-        f.make = [s, tp](std::uint64_t n) {
+        // Interleaving needs pipeline x virtual stages <= layers; a stage's GPUs hold whole
+        // expert groups.
+        const std::uint64_t chunks = s.parallel.schedule == PipelineSchedule::Interleaved ? s.parallel.virtualStages : 1;
+        const std::uint64_t stages = (tp * cp) % ep == 0 ? std::uint64_t(s.model.layers) / std::max<std::uint64_t>(1, chunks) : 0;
+        f.size = std::size_t(std::min<std::uint64_t>(stages, kMaxGpus / (tp * cp)));
+        f.count = [tp, cp](std::size_t i) { return (std::uint64_t(i) + 1) * tp * cp; };
+        f.make = [s, tp, cp](std::uint64_t n) {
             Scenario c = s;
-            c.parallel.pipeline = u32(n / tp);
+            c.parallel.pipeline = u32(n / (tp * cp));
             c.parallel.gpus = u32(n);
             return c;
         };
@@ -317,6 +329,8 @@ Solution solveMinGpus(const Scenario &base, const Gpu &gpu, const SolveOptions &
             if (e.serving && isEngine(s))
                 p.engineOk = e.serving->startsOk && e.serving->requestsFit;
         } catch (const OverflowError &) {
+            p.valid = false;
+        } catch (const InputError &) { // a layout the parallel rules refuse
             p.valid = false;
         }
         return memo.emplace(index, p).first->second;

@@ -283,6 +283,20 @@ void BudgetChart::relayout()
         m_measuredLine->setPen(pen);
         m_measuredLine->setLine(layout.measuredLine);
     }
+    while (m_ownLines.size() < layout.ownLines.size()) {
+        auto *item = new QGraphicsLineItem(m_chart);
+        item->setZValue(22);
+        m_ownLines.push_back(item);
+    }
+    for (std::size_t i = 0; i < m_ownLines.size(); ++i) {
+        m_ownLines[i]->setVisible(i < layout.ownLines.size());
+        if (i >= layout.ownLines.size())
+            continue;
+        QPen pen(chartTextColor(m_data.dark), 2 * m_scale, Qt::DashLine);
+        pen.setCapStyle(Qt::FlatCap);
+        m_ownLines[i]->setPen(pen);
+        m_ownLines[i]->setLine(layout.ownLines[i]);
+    }
     updateLines();
 }
 
@@ -292,6 +306,15 @@ QString BudgetChart::measuredMark() const
         if (text.role == ChartText::Measured)
             return text.text;
     return {};
+}
+
+QStringList BudgetChart::ownLineMarks() const
+{
+    QStringList marks;
+    for (const ChartText &text : m_layout.texts)
+        if (text.role == ChartText::OwnLine)
+            marks << text.text;
+    return marks;
 }
 
 QStringList BudgetChart::fitMarks() const
@@ -361,11 +384,16 @@ QString BudgetChart::describeSegment(ConsumerId id, int column) const
                        .arg(consumerDisplayName(id), bytesText(bytes, m_layout.scale),
                             QString::number(share, 'f', 1), c.label.toHtmlEscaped(),
                             bytesText(c.totalBytes, m_layout.scale));
-    if (c.estimate)
-        if (const Consumer *consumer = c.estimate->consumer(id);
-            consumer && consumer->bytes == bytes)
-            text +=
-                QStringLiteral("<br><tt>%1</tt>")
+    const Consumer *consumer = nullptr;
+    if (c.estimate && c.host) {
+        for (const Consumer &inRam : c.estimate->host)
+            if (inRam.id == id)
+                consumer = &inRam;
+    } else if (c.estimate) {
+        consumer = c.estimate->consumer(id);
+    }
+    if (consumer && consumer->bytes == bytes)
+        text += QStringLiteral("<br><tt>%1</tt>")
                     .arg(QString::fromStdString(consumer->formula(m_data.unit)).toHtmlEscaped());
     if (id == ConsumerId::Workspace && !c.workspaceNote.isEmpty())
         text += QStringLiteral("<br>") + c.workspaceNote.toHtmlEscaped();

@@ -22,7 +22,15 @@ class QGraphicsLineItem;
 
 namespace headroom {
 
-/// One stacked bar: a scenario (or one phase of it) split into consumers.
+/// A horizontal capacity line across the plot.
+struct CapacityLine
+{
+    QString name;
+    std::uint64_t bytes = 0;
+    QString limit; ///< the chosen solve variable's limit on this GPU ("micro-batch <= 3"), or empty
+};
+
+/// One stacked bar: a scenario (or one phase, or one rank of it) split into consumers.
 struct ChartColumn
 {
     QString label;
@@ -32,14 +40,11 @@ struct ChartColumn
     QString error;                      ///< shown instead of a bar when the estimate failed
     QString note; ///< a last line under the verdict ("would fit 4 x A100 80GB (FSDP)")
     QString workspaceNote; ///< what this bar's workspace holds, for its tooltip
-};
-
-/// A horizontal capacity line across the plot.
-struct CapacityLine
-{
-    QString name;
-    std::uint64_t bytes = 0;
-    QString limit; ///< the chosen solve variable's limit on this GPU ("micro-batch <= 3"), or empty
+    /// A bar of CPU RAM (the host bar): its verdict is about `ownLine`, never about a GPU.
+    bool host = false;
+    /// A capacity drawn across this bar only (the machine's RAM share per GPU); bytes 0: none.
+    CapacityLine ownLine;
+    int pin = -1; ///< the pin this bar shows (its index), or -1
 };
 
 /// Everything the chart draws.
@@ -96,6 +101,8 @@ public:
     QStringList segmentValues(int column) const;
     /// The measured-peak marker's text, empty when none is drawn.
     QString measuredMark() const;
+    /// The labels of bars' own capacities (the host bar's RAM share), left to right.
+    QStringList ownLineMarks() const;
     /// Tooltip text for a segment.
     QString describeSegment(ConsumerId id, int column) const;
     /// The column whose category label is at `chartPoint` (chart coordinates), or -1.
@@ -121,6 +128,7 @@ private:
     std::vector<QGraphicsRectItem *> m_swatches;
     std::vector<QGraphicsRectItem *> m_patches;
     QGraphicsLineItem *m_measuredLine = nullptr;
+    std::vector<QGraphicsLineItem *> m_ownLines; ///< a pool: one per ChartLayout::ownLines
     ChartData m_data;
     ChartLayout m_layout;
     bool m_themeApplied = false;

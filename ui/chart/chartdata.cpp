@@ -6,9 +6,11 @@
 
 #include "catalog.h"
 #include "chart/consumerstyle.h"
+#include "displaytext.h"
 #include "document/scenariomodel.h"
 #include "names.h"
 #include "overhead.h"
+#include "parallel.h"
 #include "scenariotitle.h"
 #include "verdict.h"
 
@@ -73,6 +75,49 @@ ChartColumn peakColumn(const QString &label, const Estimate &estimate, const QSt
     return column;
 }
 
+std::optional<ChartColumn> hostColumn(const Estimate &estimate, Unit unit)
+{
+    if (!estimate.hostBytes)
+        return std::nullopt;
+    ChartColumn column;
+    column.host = true;
+    column.estimate = &estimate;
+    const HostMachine &machine = estimate.hostMachine;
+    column.label = tr("CPU RAM per GPU");
+    for (const Consumer &consumer : estimate.host)
+        column.bytes[std::size_t(consumer.id)] = consumer.bytes;
+    column.totalBytes = estimate.hostBytes;
+    if (machine.ramBytes) {
+        column.ownLine.bytes = machine.ramBytes / std::max<std::uint64_t>(1, machine.gpus);
+        column.ownLine.name = machine.gpus > 1 ? tr("%1 RAM / %2 GPUs").arg(capacityText(machine.ramBytes, unit)).arg(machine.gpus)
+                                               : tr("%1 RAM").arg(capacityText(machine.ramBytes, unit));
+    } else {
+        column.label += kSeparator + tr("machine RAM not given");
+    }
+    return column;
+}
+
+std::vector<ChartColumn> rankColumns(const Estimate &estimate)
+{
+    std::vector<ChartColumn> columns;
+    if (estimate.ranks.empty()) {
+        columns.push_back(peakColumn(tr("Every GPU"), estimate));
+        return columns;
+    }
+    for (const RankPeak &rank : estimate.ranks) {
+        ChartColumn column;
+        QString name = QString::fromLatin1(rankRoleName(rank.role));
+        name[0] = name[0].toUpper();
+        column.label = rank.role == estimate.rankRole ? name + kSeparator + tr("busiest") : name;
+        column.bytes = rank.bytes;
+        column.totalBytes = rank.peak.deviceBytes;
+        if (rank.role == estimate.rankRole)
+            column.estimate = &estimate;
+        columns.push_back(column);
+    }
+    return columns;
+}
+
 std::vector<ChartColumn> phaseColumns(const Scenario &scenario, const Estimate &estimate)
 {
     std::vector<ChartColumn> columns;
@@ -135,6 +180,8 @@ ChartData scenarioChartData(const Scenario &scenario, const Estimate &estimate, 
     data.lines = capacityLines(scenario);
     data.targetLine = targetLineIndex(scenario);
     data.title = scenarioTitleText(scenario);
+    if (scenario.parallel.gpus > 1)
+        data.title += kSeparator + tr("per GPU of %1").arg(QString::fromStdString(groupDigits(scenario.parallel.gpus)));
     data.subtitle = scenarioSummary(scenario);
     if (error.isEmpty()) {
         data.subtitle += kSeparator + tr("peak %1").arg(bytesText(estimate.peak.deviceBytes, unit));
@@ -182,11 +229,27 @@ ChartData chartDataFor(const ScenarioModel &model)
             }
         if (hasForeachTemporaries(scenario))
             data.footnote = foreachNote();
+    } else if (model.view() == ChartView::Ranks && model.estimateError().isEmpty()) {
+        const Estimate &e = model.estimate();
+        data.columns = rankColumns(e);
+        for (int i = 0; i < int(e.ranks.size()); ++i)
+            if (e.ranks[std::size_t(i)].role == e.rankRole)
+                data.legendColumn = i;
+        data.legendTitle = data.columns[std::size_t(data.legendColumn)].label;
+        if (auto host = hostColumn(e, model.unit()))
+            data.columns.push_back(*host);
     } else {
-        data.columns.push_back(peakColumn(tr("Current"), model.estimate(), model.estimateError()));
+        QString current = tr("Current");
+        if (model.estimate().ranks.size() > 1 && model.estimateError().isEmpty())
+            current += kSeparator + QString::fromLatin1(rankRoleName(model.estimate().rankRole));
+        data.columns.push_back(peakColumn(current, model.estimate(), model.estimateError()));
+        if (model.estimateError().isEmpty())
+            if (auto host = hostColumn(model.estimate(), model.unit()))
+                data.columns.push_back(*host);
         for (int i = 0; i < int(model.pins().size()); ++i) {
             const Pin &pin = model.pins()[std::size_t(i)];
             data.columns.push_back(peakColumn(model.pinLabel(i), pin.estimate, pin.error));
+            data.columns.back().pin = i;
         }
         if (!model.pins().empty())
             data.legendTitle = tr("Sizes of: Current");

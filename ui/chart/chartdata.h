@@ -5,6 +5,8 @@
 #include "scenario.h"
 #include "solver.h"
 
+#include <optional>
+
 namespace headroom {
 
 class ScenarioModel;
@@ -18,6 +20,13 @@ QString scenarioSummary(const Scenario &scenario);
 QString modelName(const Scenario &scenario);
 /// The device-level column of an estimate's peak (consumers as the estimate lists them).
 ChartColumn peakColumn(const QString &label, const Estimate &estimate, const QString &error = {});
+/// The CPU RAM bar: what one GPU's rank keeps in the machine's RAM (offloaded optimizer state,
+/// parameters, activations), with the machine's RAM share per GPU as its own line; nullopt when
+/// nothing is offloaded.
+std::optional<ChartColumn> hostColumn(const Estimate &estimate, Unit unit);
+/// One column per kind of rank (first and last pipeline stage), the busiest marked; one column
+/// when every GPU holds the same.
+std::vector<ChartColumn> rankColumns(const Estimate &estimate);
 /// One column per phase, each with fragmentation and the CUDA context on top.
 std::vector<ChartColumn> phaseColumns(const Scenario &scenario, const Estimate &estimate);
 /// Capacity lines for the scenario's GPUs (+ a custom capacity when non-zero).

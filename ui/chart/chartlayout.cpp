@@ -127,6 +127,16 @@ QColor chartTextColor(bool dark) { return dark ? QColor(0xE6E6E6) : QColor(0x202
 QColor chartMutedColor(bool dark) { return dark ? QColor(0xB0B0B0) : QColor(0x555555); }
 QColor chartBackground(bool dark) { return dark ? QColor(0x1E1F22) : QColor(Qt::white); }
 
+std::uint64_t largestBytes(const ChartData &data)
+{
+    std::uint64_t largest = std::max(data.axisMinimumBytes, data.measuredBytes);
+    for (const ChartColumn &column : data.columns)
+        largest = std::max({largest, column.totalBytes, column.ownLine.bytes});
+    for (const CapacityLine &line : data.lines)
+        largest = std::max(largest, line.bytes);
+    return largest;
+}
+
 std::vector<QRectF> ChartLayout::lineBands() const
 {
     std::vector<QRectF> bands;
@@ -195,11 +205,7 @@ ChartLayout layoutChart(const ChartData &data, const QSizeF &size, double scale,
     };
 
     // The scale every size on the chart shares.
-    std::uint64_t largest = std::max(data.axisMinimumBytes, data.measuredBytes);
-    for (const ChartColumn &column : data.columns)
-        largest = std::max(largest, column.totalBytes);
-    for (const CapacityLine &line : data.lines)
-        largest = std::max(largest, line.bytes);
+    const std::uint64_t largest = largestBytes(data);
     out.scale = scaleFor(largest, data.unit);
 
     // The header, wrapped between phrases (never elided unless the chart is tiny).

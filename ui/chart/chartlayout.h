@@ -32,6 +32,7 @@ struct ChartText
         FitMark,
         SegmentValue,
         Measured,
+        OwnLine,  ///< the label of a bar's own capacity (the host bar's RAM share)
         AxisTick, ///< drawn by the chart itself (the waterfall), listed for the layout checks
     };
     Role role = Title;
@@ -43,7 +44,10 @@ struct ChartText
     int column = -1; ///< the bar it belongs to (category labels, fit marks, segment values)
     int consumer = -1; ///< ConsumerId of a segment value or legend entry
     /// Texts inside the plot: they must stay in it and off the capacity lines.
-    bool insidePlot() const { return role == FitMark || role == SegmentValue || role == Measured; }
+    bool insidePlot() const
+    {
+        return role == FitMark || role == SegmentValue || role == Measured || role == OwnLine;
+    }
 };
 
 /// A coloured square of the legend.
@@ -69,6 +73,7 @@ struct ChartLayout
     std::vector<double> lineY; ///< the capacity lines, chart coordinates
     std::vector<double> lineWidth; ///< their pen widths
     QLineF measuredLine;       ///< null when no measured peak is drawn
+    std::vector<QLineF> ownLines; ///< bars' own capacities (the host bar's RAM share)
 
     /// The capacity line bands texts must keep off (a line's pen plus a pixel each side).
     std::vector<QRectF> lineBands() const;
@@ -87,6 +92,9 @@ int decimalsFor(double step);
 double textWidth(const QFont &font, const QString &text);
 double lineHeight(const QFont &font);
 
+/// The largest size the axis must reach: bars, capacity lines, bars' own lines, the measured
+/// peak and the shared axis minimum.
+std::uint64_t largestBytes(const ChartData &data);
 /// Lays out `data` in a chart of `size` with text scaled by `scale` from `base`.
 ChartLayout layoutChart(const ChartData &data, const QSizeF &size, double scale, const QFont &base);
 

@@ -5,6 +5,7 @@
 #include "chart/consumerstyle.h"
 #include "displaytext.h"
 
+#include <QCoreApplication>
 #include <algorithm>
 #include <cmath>
 
@@ -34,19 +35,30 @@ double widest(const QStringList &texts, const QFont &font)
     return w;
 }
 
+/// The capacity a column's verdict is about: the host bar's own RAM share, else the target GPU.
+const CapacityLine *verdictLine(const ChartData &data, const ChartColumn &column)
+{
+    if (column.host)
+        return column.ownLine.bytes ? &column.ownLine : nullptr;
+    if (data.targetLine < 0 || data.targetLine >= int(data.lines.size()))
+        return nullptr;
+    return &data.lines[std::size_t(data.targetLine)];
+}
+
 /// The verdict lines of a column and their font: the full wording, else the compact one, else a
 /// smaller font; empty when even that is wider than `room`.
 QStringList verdictLines(const ChartData &data, const ChartColumn &column, double room, double s, QFont &font)
 {
     if (!column.error.isEmpty())
         return limitLines(wrapPieces({column.error}, kSeparator, font, room), 4, font, room);
-    if (data.targetLine < 0 || data.targetLine >= int(data.lines.size()))
+    const CapacityLine *line = verdictLine(data, column);
+    if (!line)
         return {};
-    const CapacityLine &line = data.lines[std::size_t(data.targetLine)];
-    const std::int64_t headroom = std::int64_t(line.bytes) - std::int64_t(column.totalBytes);
+    const std::int64_t headroom = std::int64_t(line->bytes) - std::int64_t(column.totalBytes);
+    const QString name = column.host ? QCoreApplication::translate("chart", "its RAM share") : line->name;
     QStringList lines;
     for (const VerdictStyle style : {VerdictStyle::TwoLines, VerdictStyle::Compact, VerdictStyle::Tiny}) {
-        lines = verdictText(line.name, headroom, data.unit, style).split(QLatin1Char('\n'));
+        lines = verdictText(name, headroom, data.unit, style).split(QLatin1Char('\n'));
         if (widest(lines, font) <= room)
             break;
     }
@@ -73,11 +85,7 @@ void placeInPlot(const ChartData &data, const PlotFrame &frame, ChartLayout &out
     const auto value = [&](std::uint64_t bytes) { return toScale(bytes, out.scale); };
     const auto columnCentre = [&](int c) { return plot.left() + columnWidth * (c + 0.5); };
 
-    std::uint64_t largest = std::max(data.axisMinimumBytes, data.measuredBytes);
-    for (const ChartColumn &column : data.columns)
-        largest = std::max(largest, column.totalBytes);
-    for (const CapacityLine &line : data.lines)
-        largest = std::max(largest, line.bytes);
+    const std::uint64_t largest = largestBytes(data);
 
     // The axis: round steps, about one tick per 42 px, grown until every verdict fits in the plot.
     const int tickTarget = std::clamp(int(plot.height() / (42 * s)), 2, 8);
@@ -99,6 +107,14 @@ void placeInPlot(const ChartData &data, const PlotFrame &frame, ChartLayout &out
             out.lineWidth.push_back((i == data.targetLine ? 2.6 : 1.8) * s);
         }
         obstacles = out.lineBands();
+        // Bars' own capacities (the host bar's RAM share): a short line across the bar.
+        out.ownLines.clear();
+        for (int c = 0; c < int(data.columns.size()); ++c)
+            if (const CapacityLine &own = data.columns[std::size_t(c)].ownLine; own.bytes) {
+                const double y = yOf(value(own.bytes));
+                out.ownLines.emplace_back(columnCentre(c) - barPixels / 2 - 6 * s, y, columnCentre(c) + barPixels / 2 + 6 * s, y);
+                obstacles.emplace_back(QPointF(out.ownLines.back().x1(), y - 2 * s), QPointF(out.ownLines.back().x2(), y + 2 * s));
+            }
         bool fitsInPlot = true;
         // A shared axis (a lesson) keeps room for the verdict of its tallest bar, so that every
         // step gets the same axis, whichever step is shown.
@@ -114,8 +130,8 @@ void placeInPlot(const ChartData &data, const PlotFrame &frame, ChartLayout &out
             if (lines.isEmpty())
                 continue;
             const bool error = !column.error.isEmpty();
-            const QColor colour = error ? verdictColor(false, dark)
-                                        : verdictColor(column.totalBytes <= data.lines[std::size_t(data.targetLine)].bytes, dark);
+            const CapacityLine *about = verdictLine(data, column);
+            const QColor colour = verdictColor(!error && about && column.totalBytes <= about->bytes, dark);
             const double barTop = error ? plot.center().y() : yOf(value(column.totalBytes));
             const double h = lineHeight(font);
             const double blockWidth = widest(lines, font);
@@ -185,6 +201,28 @@ void placeInPlot(const ChartData &data, const PlotFrame &frame, ChartLayout &out
             break;
         }
         obstacles.push_back(band);
+    }
+    // Each own line's label over its bar, above the line, else below it, further out until clear.
+    for (int c = 0, own = 0; c < int(data.columns.size()); ++c) {
+        const CapacityLine &line = data.columns[std::size_t(c)].ownLine;
+        if (!line.bytes)
+            continue;
+        const QLineF &drawn = out.ownLines[std::size_t(own++)];
+        const QString label = line.name;
+        const double h = lineHeight(frame.smallFont), w = textWidth(frame.smallFont, label);
+        const double x = std::clamp(columnCentre(c) - w / 2, plot.left() + 1, std::max(plot.left() + 1, plot.right() - w - 1));
+        for (int step = 0; step < 6; ++step) {
+            const QRectF above(x, drawn.y1() - h - 3 * s - step * h, w, h), below(x, drawn.y1() + 3 * s + step * h, w, h);
+            const QRectF *clear = !collides(above, obstacles) && plot.contains(above)   ? &above
+                                  : !collides(below, obstacles) && plot.contains(below) ? &below
+                                                                                         : nullptr;
+            if (!clear)
+                continue;
+            marks.push_back({ChartText::OwnLine, label, *clear, frame.smallFont, chartTextColor(dark), label, c, -1});
+            out.patches.push_back(clear->adjusted(-2 * s, 0, 2 * s, 0));
+            obstacles.push_back(*clear);
+            break;
+        }
     }
     for (const ChartText &mark : marks)
         out.texts.push_back(mark);

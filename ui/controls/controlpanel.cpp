@@ -3,6 +3,8 @@
 
 #include "displaytext.h"
 #include "controls/frameworkgroup.h"
+#include "controls/formwidgets.h"
+#include "controls/parallelgroup.h"
 #include "names.h"
 #include "document/scenariomodel.h"
 #include "controls/servinggroup.h"
@@ -35,35 +37,6 @@ enum Key {
     KeyParams = 1, KeyLayers, KeyHidden, KeyIntermediate, KeyHeads, KeyKvHeads, KeyVocab,
     KeyMicroBatch, KeySeqLen, KeyGradAccum, KeyLoraRank, KeyLoraDropout, KeySequences, KeyContext,
 };
-
-template <typename E>
-QComboBox *enumCombo(QWidget *parent, const QString &accessibleName,
-                     std::initializer_list<std::pair<E, QString>> items)
-{
-    auto *combo = new QComboBox(parent);
-    combo->setAccessibleName(accessibleName);
-    // Long choices show whole in the popup; the closed combo must not widen the panel.
-    combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    combo->setMinimumContentsLength(14);
-    // A narrow panel shortens the shown choice: the whole of it is in the tooltip.
-    QObject::connect(combo, &QComboBox::currentTextChanged, combo, &QWidget::setToolTip);
-    for (const auto &[value, text] : items)
-        combo->addItem(text, int(value));
-    return combo;
-}
-
-template <typename E>
-E comboValue(const QComboBox *combo)
-{
-    return static_cast<E>(combo->currentData().toInt());
-}
-
-template <typename E>
-void setComboValue(QComboBox *combo, E value)
-{
-    const QSignalBlocker block(combo);
-    combo->setCurrentIndex(combo->findData(int(value)));
-}
 
 QGroupBox *group(const QString &title, QWidget *parent)
 {
@@ -119,6 +92,7 @@ ControlPanel::ControlPanel(ScenarioModel *model, QWidget *parent) : QWidget(pare
     layout->addWidget(new FrameworkGroup(model, this));
     layout->addWidget(buildTechniquesGroup());
     layout->addWidget(buildGpuGroup());
+    layout->addWidget(new ParallelGroup(model, this));
     layout->addWidget(buildMeasuredGroup());
     layout->addWidget(new ImplementationDetailsGroup(model, this));
     layout->addStretch(1);

@@ -80,7 +80,7 @@ inline bool unitName(const QString &value)
 }
 inline bool viewName(const QString &value)
 {
-    return value == QLatin1String("bars") || value == QLatin1String("phases");
+    return value == QLatin1String("bars") || value == QLatin1String("phases") || value == QLatin1String("ranks");
 }
 /// Bytes stored as a double: finite, 0 or more, below 2^64.
 inline bool byteCount(const double &value) { return value >= 0 && value < 18446744073709551616.0; }

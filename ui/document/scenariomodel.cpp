@@ -306,6 +306,24 @@ void ScenarioModel::setUnit(Unit unit)
     emit changed();
 }
 
+QString chartViewName(ChartView view)
+{
+    switch (view) {
+    case ChartView::Bars: return QStringLiteral("bars");
+    case ChartView::Phases: return QStringLiteral("phases");
+    case ChartView::Ranks: return QStringLiteral("ranks");
+    }
+    return QStringLiteral("bars");
+}
+
+std::optional<ChartView> chartViewFromName(const QString &name)
+{
+    for (ChartView view : {ChartView::Bars, ChartView::Phases, ChartView::Ranks})
+        if (name == chartViewName(view))
+            return view;
+    return std::nullopt;
+}
+
 void ScenarioModel::setView(ChartView view)
 {
     if (view == m_view)

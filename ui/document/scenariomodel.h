@@ -20,8 +20,13 @@ class QUndoStack;
 
 namespace headroom {
 
-/// How the chart lays out its categories.
-enum class ChartView { Bars, Phases };
+/// How the chart lays out its categories: scenarios side by side (the busiest GPU of each, and
+/// the current one's CPU RAM), the current scenario's phases, or every kind of rank of it.
+enum class ChartView { Bars, Phases, Ranks };
+/// "bars", "phases", "ranks": the view's name in settings and on the command line.
+QString chartViewName(ChartView view);
+/// The view of a name; nullopt for an unknown one.
+std::optional<ChartView> chartViewFromName(const QString &name);
 
 /// A scenario pinned for comparison, with its estimate and its name.
 struct Pin

@@ -178,8 +178,9 @@ bool MainWindow::eventFilter(QObject *watched, QEvent *event)
         const QPoint at = static_cast<QMouseEvent *>(event)->position().toPoint();
         const QPointF inChart = m_chart->chart()->mapFromScene(m_chartView->mapToScene(at));
         const int column = m_chart->categoryAt(inChart);
-        if (column >= 1 && m_model->view() == ChartView::Bars) {
-            renamePin(column - 1);
+        const std::vector<ChartColumn> &columns = m_chart->data().columns;
+        if (column >= 0 && column < int(columns.size()) && columns[std::size_t(column)].pin >= 0) {
+            renamePin(columns[std::size_t(column)].pin);
             return true;
         }
     }
@@ -256,14 +257,19 @@ void MainWindow::buildMenus()
     bars->setShortcut(Qt::CTRL | Qt::Key_1);
     QAction *phases = view->addAction(tr("&Phases of the current scenario"));
     phases->setShortcut(Qt::CTRL | Qt::Key_2);
-    for (QAction *action : {bars, phases}) {
+    QAction *ranks = view->addAction(tr("Every &rank of the current scenario"));
+    ranks->setShortcut(Qt::CTRL | Qt::Key_3);
+    ranks->setStatusTip(tr("One bar per kind of GPU (first and last pipeline stage) and the CPU RAM bar"));
+    for (QAction *action : {bars, phases, ranks}) {
         action->setCheckable(true);
         views->addAction(action);
     }
     bars->setChecked(m_model->view() == ChartView::Bars);
     phases->setChecked(m_model->view() == ChartView::Phases);
+    ranks->setChecked(m_model->view() == ChartView::Ranks);
     connect(bars, &QAction::triggered, this, [this] { m_model->setView(ChartView::Bars); });
     connect(phases, &QAction::triggered, this, [this] { m_model->setView(ChartView::Phases); });
+    connect(ranks, &QAction::triggered, this, [this] { m_model->setView(ChartView::Ranks); });
     view->addSeparator();
     auto *units = new QActionGroup(this);
     QAction *gib = view->addAction(tr("Sizes in G&iB (2^30 bytes, as nvidia-smi and PyTorch print)"));
@@ -274,11 +280,12 @@ void MainWindow::buildMenus()
     }
     connect(gb, &QAction::triggered, this, [this] { m_model->setUnit(Unit::GB); });
     connect(gib, &QAction::triggered, this, [this] { m_model->setUnit(Unit::GiB); });
-    connect(m_model, &ScenarioModel::changed, this, [this, gb, gib, bars, phases] {
+    connect(m_model, &ScenarioModel::changed, this, [this, gb, gib, bars, phases, ranks] {
         gb->setChecked(m_model->unit() == Unit::GB);
         gib->setChecked(m_model->unit() == Unit::GiB);
         bars->setChecked(m_model->view() == ChartView::Bars);
         phases->setChecked(m_model->view() == ChartView::Phases);
+        ranks->setChecked(m_model->view() == ChartView::Ranks);
     });
     gb->setChecked(m_model->unit() == Unit::GB);
     gib->setChecked(m_model->unit() == Unit::GiB);
@@ -412,7 +419,7 @@ void MainWindow::restoreState()
         }
     }
     m_model->setUnit(prefs::unit.get() == QLatin1String("GB") ? Unit::GB : Unit::GiB);
-    m_model->setView(prefs::view.get() == QLatin1String("phases") ? ChartView::Phases : ChartView::Bars);
+    m_model->setView(chartViewFromName(prefs::view.get()).value_or(ChartView::Bars));
     m_model->setDark(prefs::dark.get());
     std::uint64_t capacity = 0;
     toUint64(prefs::customCapacity.get(), capacity);
@@ -427,7 +434,7 @@ void MainWindow::saveState() const
     prefs::splitters.set(m_mainSplitter->saveState());
     prefs::scenario.set(QString::fromStdString(scenarioToJson(m_model->scenario()).dump()));
     prefs::unit.set(QString::fromLatin1(unitName(m_model->unit())));
-    prefs::view.set(m_model->view() == ChartView::Phases ? QStringLiteral("phases") : QStringLiteral("bars"));
+    prefs::view.set(chartViewName(m_model->view()));
     prefs::dark.set(m_model->dark());
     prefs::customCapacity.set(double(m_model->customCapacityBytes()));
 }
