@@ -4,6 +4,9 @@
 #include "catalogdata.h"
 #include "names.h"
 
+#include <algorithm>
+#include <cmath>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -12,6 +15,9 @@ namespace headroom {
 namespace {
 
 using nlohmann::json;
+
+/// The largest machine RAM a catalog entry (and host.ram_gib) may give: 16 PiB.
+constexpr double kMaxRamGiB = 1 << 24;
 
 template <typename T>
 T field(const json &entry, const char *key, const std::string &where)
@@ -115,6 +121,45 @@ Gpu parseGpu(const json &entry)
     return gpu;
 }
 
+/// One entry of gpus.json's `machines`: every key required, no other key, its GPU in `catalog`.
+Machine parseMachine(const json &entry, const Catalog &catalog)
+{
+    if (!entry.is_object())
+        throw std::runtime_error("gpus.json machines: each entry must be an object");
+    Machine machine;
+    machine.id = field<std::string>(entry, "id", "gpus.json machines");
+    if (machine.id.empty())
+        throw std::runtime_error("gpus.json machines: key \"id\" must not be empty");
+    const std::string where = "gpus.json machine " + machine.id;
+    static const char *keys[] = {"id", "name", "gpu", "gpus", "ram_gib", "source"};
+    for (const auto &item : entry.items())
+        if (std::find(std::begin(keys), std::end(keys), item.key()) == std::end(keys))
+            throw std::runtime_error(where + ": unknown key \"" + item.key() +
+                                     "\" (allowed: id, name, gpu, gpus, ram_gib, source)");
+    machine.name = field<std::string>(entry, "name", where);
+    machine.gpuId = field<std::string>(entry, "gpu", where);
+    if (!catalog.findGpu(machine.gpuId))
+        throw std::runtime_error(where + ": key \"gpu\" names \"" + machine.gpuId +
+                                 "\", which is not in gpus.json's gpus");
+    if (!entry.contains("gpus"))
+        throw std::runtime_error(where + ": missing key \"gpus\"");
+    const json &count = entry.at("gpus");
+    if (!count.is_number_integer() || count.get<std::int64_t>() < 1 || count.get<std::int64_t>() > 1024)
+        throw std::runtime_error(where + ": key \"gpus\" must be a whole number from 1 to 1,024");
+    machine.gpus = count.get<std::uint32_t>();
+    if (entry.contains("ram_gib") && !entry.at("ram_gib").is_number())
+        throw std::runtime_error(where + ": key \"ram_gib\" has the wrong type");
+    machine.ramGiB = field<double>(entry, "ram_gib", where);
+    if (!std::isfinite(machine.ramGiB) || machine.ramGiB <= 0 || machine.ramGiB > kMaxRamGiB)
+        throw std::runtime_error(where + ": key \"ram_gib\" must be above 0 and at most 16,777,216");
+    machine.source = field<std::string>(entry, "source", where);
+    if (machine.source.empty())
+        throw std::runtime_error(where + ": key \"source\" must say where the figures come from");
+    if (catalog.findMachine(machine.id))
+        throw std::runtime_error(where + ": the id is given twice");
+    return machine;
+}
+
 json parseDocument(std::string_view text, const char *format, const char *name)
 {
     json doc = json::parse(text, nullptr, false);
@@ -146,6 +191,14 @@ const Gpu *Catalog::findGpu(std::string_view id) const
     return nullptr;
 }
 
+const Machine *Catalog::findMachine(std::string_view id) const
+{
+    for (const auto &machine : machines)
+        if (machine.id == id)
+            return &machine;
+    return nullptr;
+}
+
 Catalog parseCatalog(std::string_view modelsJson, std::string_view gpusJson)
 {
     Catalog catalog;
@@ -155,6 +208,12 @@ Catalog parseCatalog(std::string_view modelsJson, std::string_view gpusJson)
     const json gpus = parseDocument(gpusJson, "headroom-gpu-catalog", "gpus.json");
     for (const auto &entry : gpus.at("gpus"))
         catalog.gpus.push_back(parseGpu(entry));
+    if (const auto machines = gpus.find("machines"); machines != gpus.end()) {
+        if (!machines->is_array())
+            throw std::runtime_error("gpus.json: \"machines\" must be a list");
+        for (const auto &entry : *machines)
+            catalog.machines.push_back(parseMachine(entry, catalog));
+    }
     return catalog;
 }
 

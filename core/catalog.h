@@ -48,17 +48,32 @@ struct Gpu
     std::uint64_t capacityBytes() const { return capacityMiB * 1024ull * 1024ull; }
 };
 
-/// The model and GPU catalogs.
+/// A catalog machine (a DGX, a cloud instance): how many of which catalog GPU it holds and the
+/// system RAM of the whole machine, for the host-memory bar.
+struct Machine
+{
+    std::string id;
+    std::string name;
+    std::string gpuId;      ///< an id of Catalog::gpus
+    std::uint32_t gpus = 0; ///< GPUs in one machine, 1 to 1,024
+    double ramGiB = 0;      ///< system RAM of the whole machine, in GiB
+    std::string source;
+};
+
+/// The model, GPU and machine catalogs.
 struct Catalog
 {
     std::vector<ModelPreset> models;
     std::vector<Gpu> gpus;
+    std::vector<Machine> machines;
 
     const ModelPreset *findModel(std::string_view id) const;
     const Gpu *findGpu(std::string_view id) const;
+    const Machine *findMachine(std::string_view id) const;
 };
 
-/// Parses the two catalog documents (resources/models.json, resources/gpus.json).
+/// Parses the two catalog documents (resources/models.json, resources/gpus.json, whose optional
+/// `machines` list names GPUs of its own `gpus`).
 /// Throws std::runtime_error naming the entry and key on malformed input.
 Catalog parseCatalog(std::string_view modelsJson, std::string_view gpusJson);
 

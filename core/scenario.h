@@ -242,11 +242,12 @@ struct OverheadConfig
     bool operator==(const OverheadConfig &) const = default;
 };
 
-/// The machine the GPUs sit in, for the host-memory bar.
+/// The machine the GPUs sit in, for the host-memory bar (effectiveHost() resolves the zeros).
 struct HostConfig
 {
-    double ramGiB = 0; ///< RAM of one machine; 0 = not given
-    std::uint32_t gpusPerMachine = 0; ///< 0 = min(gpus, 8)
+    double ramGiB = 0; ///< RAM of one machine; 0 = not given (the catalog machine's, if any)
+    std::uint32_t gpusPerMachine = 0; ///< 0 = the machine's GPUs (at most parallel.gpus), else min(gpus, 8)
+    std::string machine; ///< a catalog machine id (Catalog::machines); empty = none
     bool operator==(const HostConfig &) const = default;
 };
 

@@ -250,7 +250,15 @@ Scenario readScenarioDocument(const json &doc, const Catalog &catalog,
         ObjectReader r(*node, "host");
         s.host.ramGiB = r.number("ram_gib", 0, 1 << 24, s.host.ramGiB, false);
         s.host.gpusPerMachine = static_cast<std::uint32_t>(r.integer("gpus_per_machine", 0, 1024, s.host.gpusPerMachine));
+        s.host.machine = r.text("machine", "");
         r.finish();
+        if (!s.host.machine.empty() && !catalog.findMachine(s.host.machine)) {
+            std::vector<std::string> ids;
+            for (const auto &machine : catalog.machines)
+                ids.push_back(machine.id);
+            throw ScenarioError("host.machine", "unknown machine \"" + quoteText(s.host.machine) +
+                                                    "\" (known: " + knownIds(ids) + ")");
+        }
     }
     if (const json *node = root.child("gpus")) {
         if (!node->is_array() || node->size() > 16)
@@ -367,6 +375,8 @@ json scenarioToJson(const Scenario &s)
         {"gpus", s.gpus}};
     if (!s.targetGpu.empty())
         doc["target_gpu"] = s.targetGpu;
+    if (!s.host.machine.empty())
+        doc["host"]["machine"] = s.host.machine;
     if (s.framework.name != Framework::None)
         doc["framework"] = frameworkToJson(s.framework);
     if (s.precision.unquantized)

@@ -2,8 +2,9 @@
 """Check resources/models.json and resources/gpus.json.
 
 For every model, derive the parameter count with the estimator's formula and
-compare it with published_params; check that the required model and GPU ids
-are present and that each entry has the expected keys and values.
+compare it with published_params; check that the required model, GPU and machine
+ids are present and that each entry has the expected keys and values (a machine
+names a catalog GPU, a sane GPU count and RAM, and a source).
 Exit status 0 when everything passes, 1 otherwise. Standard library only.
 
 Usage: python3 scripts/check_catalog.py [models.json] [gpus.json]
@@ -60,6 +61,13 @@ REQUIRED_GPUS = [
 ]
 KNOWN_CAPACITY = {
     "rtx-4090": 24564, "h200": 143771, "a100-80gb": 81920, "h100-80gb": 81559, "t4": 15360,
+}
+MACHINE_KEYS = ["id", "name", "gpu", "gpus", "ram_gib", "source"]
+# System RAM in GiB as each machine's source prints it (NVIDIA user guides, cloud instance tables).
+KNOWN_MACHINE_RAM = {
+    "dgx-a100-640gb": 2048, "dgx-h100": 2048, "dgx-h200": 2048, "dgx-b200": 2048,
+    "azure-nd-mi300x-v5": 1850, "aws-p4d-24xlarge": 1152, "aws-p5-48xlarge": 2048,
+    "gcp-a3-highgpu-8g": 1872,
 }
 
 
@@ -217,15 +225,51 @@ def check_gpus(path, errors):
     return len(gpus)
 
 
+def check_machines(path, errors):
+    gpu_ids = {g.get("id") for g in load(path, "headroom-gpu-catalog", "gpus", [])}
+    machines = load(path, "headroom-gpu-catalog", "machines", errors)
+    seen = {}
+    for i, m in enumerate(machines):
+        mid = m.get("id", f"#{i}") if isinstance(m, dict) else f"#{i}"
+        if not isinstance(m, dict):
+            errors.append(f"machine {mid}: not an object")
+            continue
+        missing = [k for k in MACHINE_KEYS if k not in m]
+        extra = [k for k in m if k not in MACHINE_KEYS]
+        if missing or extra:
+            errors.append(f"machine {mid}: missing keys {missing}, unexpected keys {extra}")
+            continue
+        if mid in seen or mid in gpu_ids:
+            errors.append(f"machine {mid}: duplicate id")
+        seen[mid] = m
+        if m["gpu"] not in gpu_ids:
+            errors.append(f"machine {mid}: gpu {m['gpu']!r} is not a catalog GPU")
+        count = m["gpus"]
+        if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= 1024:
+            errors.append(f"machine {mid}: gpus must be a whole number from 1 to 1024")
+        ram = m["ram_gib"]
+        if not isinstance(ram, (int, float)) or isinstance(ram, bool) or not 0 < ram <= 2 ** 24:
+            errors.append(f"machine {mid}: ram_gib must be above 0 and at most 2^24")
+        if not str(m["source"]).strip():
+            errors.append(f"machine {mid}: empty source")
+    for mid, ram in KNOWN_MACHINE_RAM.items():
+        if mid not in seen:
+            errors.append(f"machines: required id {mid!r} missing")
+        elif seen[mid].get("ram_gib") != ram:
+            errors.append(f"machine {mid}: ram_gib {seen[mid].get('ram_gib')} != known {ram}")
+    return len(machines)
+
+
 def main(argv):
     models_path = argv[1] if len(argv) > 1 else os.path.join(ROOT, "resources", "models.json")
     gpus_path = argv[2] if len(argv) > 2 else os.path.join(ROOT, "resources", "gpus.json")
     errors = []
     n_models = check_models(models_path, errors)
     n_gpus = check_gpus(gpus_path, errors)
+    n_machines = check_machines(gpus_path, errors)
     for e in errors:
         print("FAIL:", e)
-    print(f"{n_models} models, {n_gpus} GPUs checked: "
+    print(f"{n_models} models, {n_gpus} GPUs, {n_machines} machines checked: "
           + ("all pass" if not errors else f"{len(errors)} problem(s)"))
     return 1 if errors else 0
 

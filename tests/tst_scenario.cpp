@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The v1 scenario format: defaults, strict errors that name the key, round trip, --set.
+#include "host.h"
 #include "testutil.h"
 
 using namespace headroom;
@@ -27,6 +28,7 @@ const char *kEveryKeyChanged = R"({
   "parallel": {"gpus": 8, "strategy": "zero3", "tensor": 2, "pipeline": 2,
                "offload_optimizer": true, "offload_params": true, "flat_params": true},
   "overhead": {"cuda_context_mib": 900, "fragmentation": 0.2, "workspace_mib": 64},
+  "host": {"ram_gib": 512, "gpus_per_machine": 4, "machine": "dgx-h100"},
   "gpus": ["h200", "l4"]
 })";
 
@@ -42,11 +44,15 @@ void leafPaths(const json &node, const std::string &prefix, std::vector<std::str
     }
 }
 
+json::json_pointer pointer(const std::string &path)
+{
+    return json::json_pointer(
+        "/" + QString::fromStdString(path).replace(QLatin1Char('.'), QLatin1Char('/')).toStdString());
+}
+
 const json &at(const json &doc, const std::string &path)
 {
-    return doc.at(json::json_pointer("/" + QString::fromStdString(path)
-                                               .replace(QLatin1Char('.'), QLatin1Char('/'))
-                                               .toStdString()));
+    return doc.at(pointer(path));
 }
 
 } // namespace
@@ -165,6 +171,9 @@ private slots:
         add("negative-fragmentation", R"("overhead": {"fragmentation": -0.1})", "overhead.fragmentation", "0 to 10");
         add("null-model", R"("model": null)", "model", "object");
         add("rough-with-heads", R"("model": {"params": 1000, "hidden": 64, "layers": 2, "heads": 2})", "model.heads", "rough");
+        add("unknown-machine", R"("host": {"machine": "dgx-h1000"})", "host.machine", "known: dgx-a100-320gb, dgx-a100-640gb, dgx-h100");
+        add("machine-not-string", R"("host": {"machine": 8})", "host.machine", "must be a string");
+        add("unknown-host-key", R"("host": {"machne": "dgx-h100"})", "host.machne", "machine");
     }
     void badInputNamesTheKey()
     {
@@ -189,6 +198,10 @@ private slots:
             R"({"format": "headroom-scenario", "version": 1, "model": {"params": 7000000000, "hidden": 4096, "layers": 32}})");
         QTest::newRow("custom") << QStringLiteral(
             R"({"format": "headroom-scenario", "version": 1, "model": {"layers": 2, "hidden": 64, "intermediate": 128, "heads": 4, "vocab": 100}})");
+        QTest::newRow("machine") << QStringLiteral(
+            R"({"format": "headroom-scenario", "version": 1, "host": {"machine": "aws-p5-48xlarge"}})");
+        QTest::newRow("machine-with-ram") << QStringLiteral(
+            R"({"format": "headroom-scenario", "version": 1, "host": {"machine": "dgx-b200", "ram_gib": 4096}})");
     }
     void roundTripIsIdentical()
     {
@@ -198,6 +211,49 @@ private slots:
         const Scenario second = scenarioFromJson(written);
         QVERIFY(first == second);
         QCOMPARE(scenarioToJson(second).dump(), written.dump());
+    }
+
+    void hostMachineIsReadAndWritten()
+    {
+        const Scenario s = test::scenarioFrom(R"({"host": {"machine": "dgx-h100"}})");
+        QCOMPARE(s.host.machine, std::string("dgx-h100"));
+        QCOMPARE(s.host.ramGiB, 0.0); // absent: the machine's, resolved by effectiveHost
+        QVERIFY(scenarioToJson(s).at("host").at("machine") == "dgx-h100");
+        // Without a machine the key is not written, and "" reads as none.
+        QVERIFY(!scenarioToJson(test::scenarioFrom("{}")).at("host").contains("machine"));
+        QVERIFY(test::scenarioFrom(R"({"host": {"machine": ""}})").host.machine.empty());
+    }
+
+    // The machine's figures fill what the scenario leaves out; ram_gib and gpus_per_machine
+    // given in the file win. DGX H100: 8 GPUs and 2 TB (its datasheet's 32 x 64 GB DIMMs).
+    void effectiveHostResolvesTheMachine_data()
+    {
+        QTest::addColumn<QString>("keys");
+        QTest::addColumn<double>("ramGiB");
+        QTest::addColumn<uint>("gpusPerMachine");
+        const auto row = [](const char *name, const char *keys, double ram, uint perMachine) {
+            QTest::newRow(name) << QString::fromUtf8(keys) << ram << perMachine;
+        };
+        row("none", R"({})", 0, 1);
+        row("none-16-gpus", R"({"parallel": {"gpus": 16, "strategy": "fsdp"}})", 0, 8);
+        row("ram-only", R"({"host": {"ram_gib": 256}, "parallel": {"gpus": 4, "strategy": "fsdp"}})", 256, 4);
+        row("dgx-h100", R"({"host": {"machine": "dgx-h100"}, "parallel": {"gpus": 16, "strategy": "fsdp"}})", 2048, 8);
+        row("dgx-h100-two-gpus", R"({"host": {"machine": "dgx-h100"}, "parallel": {"gpus": 2, "strategy": "fsdp"}})", 2048, 2);
+        row("dgx-h100-ram-overridden", R"({"host": {"machine": "dgx-h100", "ram_gib": 1024}, "parallel": {"gpus": 8, "strategy": "fsdp"}})", 1024, 8);
+        row("dgx-h100-gpus-overridden", R"({"host": {"machine": "dgx-h100", "gpus_per_machine": 4}, "parallel": {"gpus": 8, "strategy": "fsdp"}})", 2048, 4);
+        row("p4d", R"({"host": {"machine": "aws-p4d-24xlarge"}, "parallel": {"gpus": 64, "strategy": "zero3"}})", 1152, 8);
+        row("mi300x", R"({"host": {"machine": "azure-nd-mi300x-v5"}, "parallel": {"gpus": 8, "strategy": "fsdp"}})", 1850, 8);
+    }
+    void effectiveHostResolvesTheMachine()
+    {
+        QFETCH(QString, keys);
+        QFETCH(double, ramGiB);
+        QFETCH(uint, gpusPerMachine);
+        const Scenario s = test::scenarioFrom(keys.toStdString());
+        const HostConfig host = effectiveHost(s);
+        QCOMPARE(host.ramGiB, ramGiB);
+        QCOMPARE(uint(host.gpusPerMachine), gpusPerMachine);
+        QCOMPARE(host.machine, s.host.machine);
     }
 
     void setReachesEveryKey()
@@ -222,8 +278,10 @@ private slots:
             try {
                 const json after = scenarioToJson(scenarioFromJson(doc));
                 QVERIFY2(at(after, path) == wanted, assignment.c_str());
+                // Keys written only when set (model.params, host.machine) are absent from defaults.
                 if (path != "model.params")
-                    QVERIFY2(at(defaults, path) != wanted, assignment.c_str());
+                    QVERIFY2(!defaults.contains(pointer(path)) || at(defaults, path) != wanted,
+                             assignment.c_str());
                 ++reached;
             } catch (const ScenarioError &error) {
                 ++constrained;
