@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "errorband.h"
 
+#include <array>
 #include <cstring>
 
 namespace headroom {
@@ -19,7 +20,7 @@ constexpr ErrorBand kBands[] = {
     {"lora", "reserved", 21, 5},
     {"qlora", "allocated", 13, 9},
     {"qlora", "reserved", 34, 4},
-    {"qlora", "device", 44, 1},
+    {"qlora", "device", 42, 1},
     {"inference", "allocated", 4, 14},
 };
 
@@ -29,18 +30,23 @@ std::span<const ErrorBand> errorBands() { return kBands; }
 
 std::vector<ErrorBand> errorBandsFor(const Scenario &scenario)
 {
-    const char *method = "inference";
-    if (scenario.task == Task::Train)
-        method = scenario.train.method == Method::Full ? "full"
-                 : scenario.train.method == Method::Lora ? "lora"
-                                                         : "qlora";
-    std::vector<ErrorBand> out;
-    for (const char *reading : {"allocated", "reserved", "device"})
-        for (const ErrorBand &band : kBands)
-            if (std::strcmp(band.method, method) == 0 && std::strcmp(band.reading, reading) == 0 &&
-                band.cases >= kMinBandCases)
-                out.push_back(band);
-    return out;
+    static const char *const kMethods[] = {"full", "lora", "qlora", "inference"};
+    // Each method's bands, in reading order, found once (every estimate asks).
+    static const std::array<std::vector<ErrorBand>, 4> kByMethod = [] {
+        std::array<std::vector<ErrorBand>, 4> out;
+        for (std::size_t m = 0; m < out.size(); ++m)
+            for (const char *reading : {"allocated", "reserved", "device"})
+                for (const ErrorBand &band : kBands)
+                    if (std::strcmp(band.method, kMethods[m]) == 0 && std::strcmp(band.reading, reading) == 0 &&
+                        band.cases >= kMinBandCases)
+                        out[m].push_back(band);
+        return out;
+    }();
+    const std::size_t method = scenario.task != Task::Train           ? 3
+                               : scenario.train.method == Method::Full ? 0
+                               : scenario.train.method == Method::Lora ? 1
+                                                                       : 2;
+    return kByMethod[method];
 }
 
 int errorBandPercent(const Scenario &scenario)

@@ -31,8 +31,9 @@ enum class ConsumerId {
     Workspace,
     CudaContext,
     Fragmentation,
+    Communication, ///< NCCL's communicator buffers: outside the allocator, like the CUDA context
 };
-inline constexpr int kConsumerCount = 13;
+inline constexpr int kConsumerCount = 14;
 /// Stable id in the format ("optimizer_state").
 const char *consumerKey(ConsumerId id);
 

@@ -7,8 +7,10 @@
 #include "activations.h"
 #include "activationterms.h"
 #include "checked.h"
+#include "communication.h"
 #include "errorband.h"
 #include "estimatecontext.h"
+#include "host.h"
 #include "modelstate.h"
 #include "names.h"
 #include "overhead.h"
@@ -17,6 +19,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <optional>
 
 namespace headroom {
 
@@ -44,7 +47,10 @@ private:
     const Scenario &s;
     const ModelArch &m;
     const bool formulas;
-    std::vector<Composition> compositions;
+    /// The composition of the first phase with the most allocated bytes (the peak's): kept as
+    /// the phases are finished, not every phase's, so the bytes-only path copies little.
+    Composition peakParts;
+    std::optional<std::uint64_t> peakAllocated;
     Composition host; ///< what lives in CPU RAM, by consumer
     /// Moves a term to CPU RAM (it stays in the formula, at 0 bytes on the GPU).
     void offload(Term &term, ConsumerId id, const char *note);
@@ -70,7 +76,10 @@ Phase Estimator::finishPhase(PhaseId id, const Composition &parts)
         phase.allocatedBytes = addChecked(phase.allocatedBytes,
                                           parts[static_cast<std::size_t>(i)].bytes, "peak");
     }
-    compositions.push_back(parts);
+    if (!peakAllocated || phase.allocatedBytes > *peakAllocated) {
+        peakAllocated = phase.allocatedBytes;
+        peakParts = parts;
+    }
     return phase;
 }
 
@@ -321,6 +330,9 @@ void Estimator::enginePhases(Estimate &e)
 Estimate Estimator::run()
 {
     Estimate e;
+    e.phases.reserve(4);
+    e.consumers.reserve(kConsumerCount);
+    e.gpus.reserve(s.gpus.size());
     e.totalParams = c.model.total;
     e.activeParams = c.model.active;
     e.rankRole = c.share.role;
@@ -354,17 +366,20 @@ Estimate Estimator::run()
     // Engines allocate their pool in a few large tensors and size it to what is left: no slack.
     const std::uint64_t fragmentationBytes = engine ? 0 : headroom::fragmentationBytes(e.peak.allocatedBytes, s);
     const std::uint64_t contextBytes = cudaContextBytes(s);
+    // Serving engines count their communication memory in their own non-torch figure.
+    const std::uint64_t ncclBytes = headroom::ncclBytes(s);
     e.peak.reservedBytes = addChecked(e.peak.allocatedBytes, fragmentationBytes, "peak");
-    e.peak.deviceBytes = addChecked(e.peak.reservedBytes, contextBytes, "peak");
+    e.peak.deviceBytes = addChecked(addChecked(e.peak.reservedBytes, contextBytes, "peak"), ncclBytes, "peak");
     // Headroom against a GPU is signed (the estimate format's headroom_bytes): a peak past
     // 2^63 bytes cannot be compared exactly, so it is out of range rather than clamped.
     if (e.peak.deviceBytes > std::uint64_t(INT64_MAX))
         throw OverflowError("peak", "2^63 bytes (9.2 EB)");
 
-    Composition &parts = compositions[peakIndex];
+    Composition &parts = peakParts;
     using C = ConsumerId;
     parts[static_cast<std::size_t>(C::Fragmentation)].bytes = fragmentationBytes;
     parts[static_cast<std::size_t>(C::CudaContext)].bytes = contextBytes;
+    parts[static_cast<std::size_t>(C::Communication)].bytes = ncclBytes;
     if (formulas) {
         parts[static_cast<std::size_t>(C::Fragmentation)].expression =
             groupDigits(e.peak.allocatedBytes) + " B allocated x " +
@@ -376,6 +391,14 @@ Estimate Estimator::run()
             formatDecimal(s.overhead.cudaContextMiB) + " MiB (CUDA context and kernels)";
         parts[static_cast<std::size_t>(C::CudaContext)].notes.push_back(
             "Outside PyTorch's allocator: nvidia-smi shows it, max_memory_allocated() does not.");
+        if (ncclBytes) {
+            Term &nccl = parts[static_cast<std::size_t>(C::Communication)];
+            nccl.expression = ncclExpression(s);
+            nccl.notes.push_back("Outside PyTorch's allocator, like the CUDA context. NCCL 2.22+ on an NVLink "
+                                 "node: ~200 MiB when a communicator is made, 24 ring channels x 12 MiB when it "
+                                 "first runs; NVLink SHARP (H100/H200 NVSwitch, NCCL 2.17-2.21) adds 1.5-2.3 GiB "
+                                 "(NCCL_NVLS_ENABLE=0 removes it). Set overhead.nccl_mib to what your logs show.");
+        }
     }
     for (int i = 0; i < kConsumerCount; ++i) {
         Term &term = parts[static_cast<std::size_t>(i)];
@@ -464,17 +487,16 @@ Estimate estimateRanks(const Scenario &scenario, Detail detail, const Catalog &c
 }
 
 /// CPU RAM of one machine: every GPU's rank keeps at most what the busiest-host rank keeps.
-HostMachine hostMachine(const Scenario &s, const Estimate &e)
+HostMachine hostMachine(const Scenario &s, const Estimate &e, const Catalog &catalog)
 {
     HostMachine machine;
-    const std::uint64_t gpus = s.parallel.gpus;
-    machine.gpus = s.host.gpusPerMachine ? std::min<std::uint64_t>(s.host.gpusPerMachine, gpus)
-                                         : std::min<std::uint64_t>(gpus, 8);
+    const HostConfig host = effectiveHost(s, catalog);
+    machine.gpus = std::clamp<std::uint64_t>(host.gpusPerMachine, 1, std::max<std::uint64_t>(1, s.parallel.gpus));
     machine.perGpuBytes = e.hostBytes;
     for (const RankPeak &rank : e.ranks)
         machine.perGpuBytes = std::max(machine.perGpuBytes, rank.hostBytes);
     machine.bytes = mulChecked(machine.perGpuBytes, machine.gpus, "host memory");
-    machine.ramBytes = roundedBytes(s.host.ramGiB * 1073741824.0, "host.ram_gib");
+    machine.ramBytes = roundedBytes(host.ramGiB * 1073741824.0, "host.ram_gib");
     machine.fits = machine.ramBytes == 0 || machine.bytes <= machine.ramBytes;
     return machine;
 }
@@ -488,7 +510,7 @@ Estimate estimate(const Scenario &scenario, Detail detail, const Catalog &catalo
                          scenario.serving->engine == Engine::HfGenerate
                      ? detail::hfGenerateEstimate(scenario, detail, catalog, estimateRanks)
                      : estimateRanks(scenario, detail, catalog);
-    e.hostMachine = hostMachine(scenario, e);
+    e.hostMachine = hostMachine(scenario, e, catalog);
     return e;
 }
 

@@ -239,6 +239,8 @@ struct OverheadConfig
     double cudaContextMiB = 500;
     double fragmentation = 0.05;
     double workspaceMiB = 32;
+    /// NCCL's buffers per rank; absent: 512 MiB for each communicator the layout uses.
+    std::optional<double> ncclMiB;
     bool operator==(const OverheadConfig &) const = default;
 };
 

@@ -244,6 +244,8 @@ Scenario readScenarioDocument(const json &doc, const Catalog &catalog,
             r.number("cuda_context_mib", 0, 65536, s.overhead.cudaContextMiB, false);
         s.overhead.fragmentation = r.number("fragmentation", 0, 10, s.overhead.fragmentation, false);
         s.overhead.workspaceMiB = r.number("workspace_mib", 0, 65536, s.overhead.workspaceMiB, false);
+        if (r.has("nccl_mib"))
+            s.overhead.ncclMiB = r.number("nccl_mib", 0, 65536, 0, false);
         r.finish();
     }
     if (const json *node = root.child("host")) {
@@ -375,6 +377,8 @@ json scenarioToJson(const Scenario &s)
         {"gpus", s.gpus}};
     if (!s.targetGpu.empty())
         doc["target_gpu"] = s.targetGpu;
+    if (s.overhead.ncclMiB)
+        doc["overhead"]["nccl_mib"] = *s.overhead.ncclMiB;
     if (!s.host.machine.empty())
         doc["host"]["machine"] = s.host.machine;
     if (s.framework.name != Framework::None)

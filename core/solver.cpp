@@ -148,7 +148,8 @@ ConsumerId mostGrowing(const Point &from, const Point &to, ConsumerId fallback =
     std::uint64_t bestGrowth = 0;
     for (int i = 0; i < kConsumerCount; ++i) {
         const auto id = static_cast<ConsumerId>(i);
-        if (id == ConsumerId::KvCacheFree || id == ConsumerId::Fragmentation || id == ConsumerId::CudaContext)
+        if (id == ConsumerId::KvCacheFree || id == ConsumerId::Fragmentation || id == ConsumerId::CudaContext ||
+            id == ConsumerId::Communication)
             continue;
         const std::uint64_t a = from.bytes[std::size_t(i)], b = to.bytes[std::size_t(i)];
         if (b > a && b - a > bestGrowth) {

@@ -316,6 +316,78 @@ private slots:
                      qPrintable(values.join(QLatin1String(" | "))));
     }
 
+    // The host bar: what one GPU's rank keeps in CPU RAM (ZeRO-3 with CPU Adam), beside the
+    // current bar, with the machine's RAM share per GPU as its own line and its verdict about it.
+    void hostBarAgainstTheRamShare()
+    {
+        ScenarioModel model;
+        model.assign(test::scenarioFrom(R"({"model": {"preset": "llama-3-70b"},
+            "train": {"method": "full", "master_weights": true, "gradient_checkpointing": "full"},
+            "kernels": {"attention": "flash"},
+            "parallel": {"gpus": 16, "strategy": "zero3", "offload_optimizer": true},
+            "host": {"ram_gib": 1024, "gpus_per_machine": 8}, "gpus": ["h100-80gb"]})"));
+        QVERIFY2(model.estimateError().isEmpty(), qPrintable(model.estimateError()));
+        model.pinCurrent();
+        const Estimate &e = model.estimate();
+        QVERIFY(e.hostBytes > 0);
+        ChartData data = chartDataFor(model);
+        QVERIFY2(data.title.contains(QLatin1String("per GPU of 16")), qPrintable(data.title));
+        QCOMPARE(int(data.columns.size()), 3); // current, its CPU RAM, the pin
+        const ChartColumn &host = data.columns[1];
+        QVERIFY(host.host);
+        QCOMPARE(host.totalBytes, e.hostBytes);
+        std::uint64_t sum = 0;
+        for (std::uint64_t bytes : host.bytes)
+            sum += bytes;
+        QCOMPARE(sum, e.hostBytes);
+        QCOMPARE(host.ownLine.bytes, 1024ull << 30 >> 3); // 1,024 GiB over 8 GPUs
+        QCOMPARE(data.columns[2].pin, 0);
+        BudgetChart chart;
+        chart.chart()->resize(1600, 900);
+        chart.setData(data);
+        QVERIFY2(chart.ownLineMarks().join(QString()).contains(QLatin1String("/ 8 GPUs")),
+                 qPrintable(chart.ownLineMarks().join(QLatin1String(" | "))));
+        const QStringList marks = chart.fitMarks();
+        QVERIFY2(marks.size() == 3 && marks[1].contains(QLatin1String("its RAM share")), qPrintable(marks.join(QLatin1String(" | "))));
+        QCOMPARE(marks[1].startsWith(QLatin1String("fits")), e.hostBytes <= (1024ull << 30 >> 3));
+        // Without the machine's RAM the bar says so and draws no line.
+        Scenario s = model.scenario();
+        s.host.ramGiB = 0;
+        model.assign(s);
+        data = chartDataFor(model);
+        QVERIFY(data.columns[1].label.contains(QLatin1String("machine RAM not given")));
+        QCOMPARE(data.columns[1].ownLine.bytes, 0ull);
+    }
+
+    // Every rank: one bar per pipeline stage, the busiest marked and listed in the legend.
+    void ranksViewShowsEveryStage()
+    {
+        ScenarioModel model;
+        model.assign(test::scenarioFrom(R"({"model": {"preset": "llama-3-70b"},
+            "train": {"method": "full", "gradient_checkpointing": "full", "grad_accum": 8},
+            "kernels": {"attention": "flash"},
+            "parallel": {"gpus": 16, "tensor": 2, "pipeline": 4, "strategy": "zero1"}, "gpus": ["h100-80gb"]})"));
+        QVERIFY2(model.estimateError().isEmpty(), qPrintable(model.estimateError()));
+        const Estimate &e = model.estimate();
+        QVERIFY(e.ranks.size() > 1);
+        model.setView(ChartView::Ranks);
+        const ChartData data = chartDataFor(model);
+        QCOMPARE(data.columns.size(), e.ranks.size());
+        for (std::size_t i = 0; i < e.ranks.size(); ++i) {
+            QCOMPARE(data.columns[i].totalBytes, e.ranks[i].peak.deviceBytes);
+            QCOMPARE(data.columns[i].label.contains(QLatin1String("busiest")), e.ranks[i].role == e.rankRole);
+        }
+        QVERIFY(data.legendTitle.contains(QLatin1String("busiest")));
+        // The command line draws the same view.
+        const QString path = test::writeFile(m_dir, "pp.headroom.json",
+                                             QByteArray::fromStdString(scenarioToJson(model.scenario()).dump()));
+        const QString out = m_dir.filePath(QStringLiteral("ranks.svg"));
+        const test::Run run = test::runHeadroom({QStringLiteral("render"), path, QStringLiteral("--view"),
+                                                 QStringLiteral("ranks"), QStringLiteral("--out"), out});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QVERIFY(QFile::exists(out));
+    }
+
     // A sequence past the model's positions: an error for learned positions, a warning for RoPE.
     void positionsBeyondTheModel()
     {

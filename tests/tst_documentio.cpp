@@ -44,7 +44,7 @@ Scenario everyField()
     t.optimizerImpl = OptimizerImpl::Fused;
     s.kernels = {Attention::Eager, Loss::Fused, Profile::Fused};
     s.parallel = {8, Strategy::Fsdp, 2, 2, true, true, true};
-    s.overhead = {700, 0.2, 64};
+    s.overhead = {700, 0.2, 64, 768.0};
     s.gpus = {"h100-80gb", "rtx-4090"};
     return s;
 }

@@ -196,6 +196,87 @@ private slots:
         }
     }
 
+    // NCCL's buffers: one communicator per process group of more than one rank, outside the
+    // allocator (device bytes only): ZeRO-3 on 8 GPUs talks in one group (data); TP2 x PP4 x DP2
+    // in three (data, tensor, pipeline). 512 MiB each (docs/estimator.md "NCCL communicators").
+    void ncclBuffersPerCommunicator_data()
+    {
+        QTest::addColumn<QString>("parallel");
+        QTest::addColumn<qulonglong>("communicators");
+        QTest::newRow("one-gpu") << R"({"gpus": 1})" << 0ull;
+        QTest::newRow("zero3-8") << R"({"gpus": 8, "strategy": "zero3"})" << 1ull;
+        QTest::newRow("tp8-only") << R"({"gpus": 8, "tensor": 8})" << 1ull;
+        QTest::newRow("tp2-pp4-dp2") << R"({"gpus": 16, "tensor": 2, "pipeline": 4, "strategy": "zero1"})" << 3ull;
+        QTest::newRow("fsdp-cp4") << R"({"gpus": 8, "context": 4, "strategy": "fsdp"})" << 2ull;
+    }
+    void ncclBuffersPerCommunicator()
+    {
+        QFETCH(QString, parallel);
+        QFETCH(qulonglong, communicators);
+        const Estimate e = estimate(seventyB(parallel.toStdString()));
+        const std::uint64_t nccl = communicators * 512ull * 1024 * 1024;
+        QCOMPARE(e.bytes(C::Communication), nccl);
+        QCOMPARE(e.peak.deviceBytes, e.peak.reservedBytes + 500ull * 1024 * 1024 + nccl);
+        for (const RankPeak &rank : e.ranks)
+            QCOMPARE(rank.bytes[std::size_t(C::Communication)], nccl);
+    }
+
+    // overhead.nccl_mib replaces the per-communicator figure; serving engines count their own.
+    void ncclOverrideAndEngines()
+    {
+        Scenario s = seventyB(R"({"gpus": 8, "strategy": "zero3"})");
+        s.overhead.ncclMiB = 1536;
+        QCOMPARE(estimate(s).bytes(C::Communication), 1536ull * 1024 * 1024);
+        const Scenario served = scenarioFrom(R"({"model": {"preset": "llama-3-70b"}, "task": "inference",
+            "parallel": {"gpus": 4, "tensor": 4}, "serving": {"engine": "vllm"}, "gpus": ["h100-80gb"]})");
+        QCOMPARE(estimate(served).bytes(C::Communication), 0ull);
+    }
+
+    // The host machine: ZeRO-3 with CPU Adam on 8 GPUs keeps each rank's fp32 master weights and
+    // Adam moments in RAM: (4 + 8) B x kTotal / 8 per GPU; eight GPUs in the machine.
+    void hostMachineAgainstItsRam()
+    {
+        Scenario s = seventyB(R"({"gpus": 16, "strategy": "zero3", "offload_optimizer": true})");
+        Estimate e = estimate(s);
+        const std::uint64_t perGpu = e.hostBytes;
+        QVERIFY(perGpu >= ceilDiv(kTotal * 12, 16));
+        QCOMPARE(e.hostMachine.gpus, 8ull);
+        QCOMPARE(e.hostMachine.perGpuBytes, perGpu);
+        QCOMPARE(e.hostMachine.bytes, perGpu * 8);
+        QCOMPARE(e.hostMachine.ramBytes, 0ull);
+        QVERIFY(e.hostMachine.fits);
+        // DGX H100: 2 TB of RAM (its BasePOD reference architecture), 8 GPUs.
+        s.host.machine = "dgx-h100";
+        e = estimate(s);
+        QCOMPARE(e.hostMachine.ramBytes, 2048ull << 30);
+        QVERIFY(e.hostMachine.fits); // 8 x ~49 GiB of 2,048 GiB
+        // 256 GiB given by hand, 4 GPUs per machine: 4 x ~49 GiB does not fit.
+        s.host.machine.clear();
+        s.host.ramGiB = 128;
+        s.host.gpusPerMachine = 4;
+        e = estimate(s);
+        QCOMPARE(e.hostMachine.gpus, 4ull);
+        QCOMPARE(e.hostMachine.ramBytes, 128ull << 30);
+        QCOMPARE(e.hostMachine.fits, perGpu * 4 <= (128ull << 30));
+        QVERIFY(!e.hostMachine.fits);
+    }
+
+    // The estimator refuses what the reader refuses: a layout built in code (the window's
+    // fields, the solver) that tensor x pipeline x context does not divide.
+    void estimatorChecksTheLayout()
+    {
+        Scenario s = seventyB(R"({"gpus": 8, "tensor": 2})");
+        s.parallel.gpus = 6;
+        s.parallel.pipeline = 4;
+        try {
+            estimate(s);
+            QFAIL("estimated");
+        } catch (const ScenarioError &error) {
+            QCOMPARE(QString::fromStdString(error.key), QStringLiteral("parallel.gpus"));
+            QVERIFY(QString::fromUtf8(error.what()).contains(QStringLiteral("(8)")));
+        }
+    }
+
     // DeepSpeed's ZeRO-2 model-state estimator (estimate_zero2_model_states_mem_needs in
     // deepspeed/runtime/zero/stage_1_and_2.py: 2P + 18P / N, "2 = params_16bit, 18 = 2_grads_16bit
     // + 4_grads_32bit + 4_params_32bit + 8_optimizer_states_32bit"), for its documented t5-3b

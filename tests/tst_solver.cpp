@@ -134,6 +134,15 @@ private slots:
         QTest::newRow("vllm-70b-h100-tensor") << QStringLiteral(R"({"task": "inference", "model": {"preset": "llama-3-70b"},
             "gpus": ["h100-80gb"], "serving": {"engine": "vllm", "max_model_len": 8192,
             "requests": {"concurrency": 16, "prompt_tokens": 4096, "output_tokens": 1024}}})") << "h100-80gb" << "tensor";
+        // The per-rank layouts: GPU counts keep tensor x pipeline x context dividing them.
+        QTest::newRow("fsdp-70b-context2-h100") << QStringLiteral(R"({"model": {"preset": "llama-3-70b"},
+            "train": {"method": "full", "seq_len": 32768, "gradient_checkpointing": "full"},
+            "kernels": {"attention": "flash", "loss": "chunked"},
+            "parallel": {"gpus": 2, "context": 2, "strategy": "fsdp"}})") << "h100-80gb" << "fsdp";
+        QTest::newRow("zero3-70b-tp2-pp2-h100") << QStringLiteral(R"({"model": {"preset": "llama-3-70b"},
+            "train": {"method": "full", "master_weights": true, "gradient_checkpointing": "full", "grad_accum": 4},
+            "kernels": {"attention": "flash"},
+            "parallel": {"gpus": 4, "tensor": 2, "pipeline": 2, "strategy": "zero3"}})") << "h100-80gb" << "zero3";
     }
     void minGpus()
     {
@@ -144,6 +153,9 @@ private slots:
         const Solution answer = solve(s, SolveFor::MinGpus, gpu.toStdString());
         QVERIFY(answer.value > 1);
         QCOMPARE(answer.strategy, strategy.toStdString());
+        QCOMPARE(answer.value % (std::uint64_t(s.parallel.tensor) * s.parallel.pipeline * s.parallel.context), 0ull);
+        QVERIFY(estimate(answer.scenario).peak.deviceBytes <= builtinCatalog().findGpu(gpu.toStdString())->capacityBytes() ||
+                answer.scenario.serving);
         Scenario applied = answer.scenario;
         if (applied.serving)
             applied.gpus = {gpu.toStdString()};

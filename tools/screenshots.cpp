@@ -8,12 +8,14 @@
 #include "window/mainwindow.h"
 #include "classroom/presenterview.h"
 #include "document/scenariomodel.h"
+#include "catalog.h"
 #include "chart/sweepchart.h"
 #include "classroom/sweepview.h"
 
 #include <QApplication>
 #include <QComboBox>
 #include <QDir>
+#include <QScrollArea>
 #include <QStandardPaths>
 #include <cstdio>
 
@@ -142,5 +144,43 @@ int main(int argc, char *argv[])
     const QString error = sweeps->exportTo(exported, {QSize(1600, 900), 1, false});
     std::printf("%s %s %s\n", error.isEmpty() ? "wrote" : "FAILED", qPrintable(exported), qPrintable(error));
     ok &= error.isEmpty();
+    sweeps->hide();
+    window.lessons()->player()->stop();
+
+    // Beyond one GPU: Llama 3 70B on two DGX H100 under ZeRO-3 with CPU Adam (the host bar
+    // against the machine's RAM), then 16 GPUs as TP2 x PP4 x DP2 with every rank drawn.
+    set(model, [](Scenario &s) {
+        s = Scenario{};
+        s.model = builtinCatalog().findModel("llama-3-70b")->arch;
+        s.model.preset = "llama-3-70b";
+        s.train.method = Method::Full;
+        s.train.masterWeights = true;
+        s.train.checkpointing = Checkpointing::Full;
+        s.kernels.attention = Attention::Flash;
+        s.parallel.gpus = 16;
+        s.parallel.strategy = Strategy::Zero3;
+        s.parallel.offloadOptimizer = true;
+        s.host.machine = "dgx-h100";
+        s.gpus = {"a100-80gb", "h100-80gb"};
+        s.targetGpu = "h100-80gb";
+    });
+    model->setView(ChartView::Bars);
+    if (QWidget *group = window.controls()->findChild<QWidget *>(QStringLiteral("parallelGroup")))
+        for (QWidget *parent = group->parentWidget(); parent; parent = parent->parentWidget())
+            if (auto *area = qobject_cast<QScrollArea *>(parent)) {
+                area->ensureWidgetVisible(group, 0, 0);
+                break;
+            }
+    ok &= save(window, out + QStringLiteral("/multi-gpu.png"));
+    set(model, [](Scenario &s) {
+        s.parallel.strategy = Strategy::Zero1;
+        s.parallel.offloadOptimizer = false;
+        s.parallel.tensor = 2;
+        s.parallel.pipeline = 4;
+        s.train.gradAccum = 8;
+    });
+    model->setView(ChartView::Ranks);
+    ok &= save(window, out + QStringLiteral("/ranks.png"));
+    model->setView(ChartView::Bars);
     return ok ? 0 : 1;
 }

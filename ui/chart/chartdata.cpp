@@ -9,6 +9,7 @@
 #include "displaytext.h"
 #include "document/scenariomodel.h"
 #include "names.h"
+#include "communication.h"
 #include "overhead.h"
 #include "parallel.h"
 #include "scenariotitle.h"
@@ -89,7 +90,10 @@ std::optional<ChartColumn> hostColumn(const Estimate &estimate, Unit unit)
     column.totalBytes = estimate.hostBytes;
     if (machine.ramBytes) {
         column.ownLine.bytes = machine.ramBytes / std::max<std::uint64_t>(1, machine.gpus);
-        column.ownLine.name = machine.gpus > 1 ? tr("%1 RAM / %2 GPUs").arg(capacityText(machine.ramBytes, unit)).arg(machine.gpus)
+        column.ownLine.name = machine.gpus > 1 ? tr("%1 RAM / %2 GPUs = %3")
+                                                     .arg(capacityText(machine.ramBytes, unit))
+                                                     .arg(machine.gpus)
+                                                     .arg(capacityText(column.ownLine.bytes, unit))
                                                : tr("%1 RAM").arg(capacityText(machine.ramBytes, unit));
     } else {
         column.label += kSeparator + tr("machine RAM not given");
@@ -131,6 +135,7 @@ std::vector<ChartColumn> phaseColumns(const Scenario &scenario, const Estimate &
                 ? 0
                 : fragmentationBytes(phase.allocatedBytes, scenario);
         column.bytes[std::size_t(ConsumerId::CudaContext)] = cudaContextBytes(scenario);
+        column.bytes[std::size_t(ConsumerId::Communication)] = ncclBytes(scenario);
         for (std::uint64_t bytes : column.bytes)
             column.totalBytes += bytes;
         if (phase.id == estimate.peak.phase) {

@@ -131,7 +131,7 @@ std::uint64_t largestBytes(const ChartData &data)
 {
     std::uint64_t largest = std::max(data.axisMinimumBytes, data.measuredBytes);
     for (const ChartColumn &column : data.columns)
-        largest = std::max({largest, column.totalBytes, column.ownLine.bytes});
+        largest = std::max(largest, column.totalBytes);
     for (const CapacityLine &line : data.lines)
         largest = std::max(largest, line.bytes);
     return largest;

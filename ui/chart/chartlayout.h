@@ -92,8 +92,9 @@ int decimalsFor(double step);
 double textWidth(const QFont &font, const QString &text);
 double lineHeight(const QFont &font);
 
-/// The largest size the axis must reach: bars, capacity lines, bars' own lines, the measured
-/// peak and the shared axis minimum.
+/// The largest size the axis must reach: bars, capacity lines, the measured peak and the shared
+/// axis minimum. A bar's own line (the host bar's RAM share, often far above the GPUs) does not
+/// stretch it: above the axis it is drawn at the top, its label saying so.
 std::uint64_t largestBytes(const ChartData &data);
 /// Lays out `data` in a chart of `size` with text scaled by `scale` from `base`.
 ChartLayout layoutChart(const ChartData &data, const QSizeF &size, double scale, const QFont &base);

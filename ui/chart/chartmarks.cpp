@@ -208,7 +208,7 @@ void placeInPlot(const ChartData &data, const PlotFrame &frame, ChartLayout &out
         if (!line.bytes)
             continue;
         const QLineF &drawn = out.ownLines[std::size_t(own++)];
-        const QString label = line.name;
+        const QString label = value(line.bytes) > out.axisMax ? QStringLiteral("\u2191 ") + line.name : line.name;
         const double h = lineHeight(frame.smallFont), w = textWidth(frame.smallFont, label);
         const double x = std::clamp(columnCentre(c) - w / 2, plot.left() + 1, std::max(plot.left() + 1, plot.right() - w - 1));
         for (int step = 0; step < 6; ++step) {

@@ -21,6 +21,7 @@ QString consumerDisplayName(ConsumerId id)
     case ConsumerId::Workspace: return QCoreApplication::translate("headroom", "Workspace");
     case ConsumerId::CudaContext: return QCoreApplication::translate("headroom", "CUDA context");
     case ConsumerId::Fragmentation: return QCoreApplication::translate("headroom", "Fragmentation");
+    case ConsumerId::Communication: return QCoreApplication::translate("headroom", "NCCL buffers");
     }
     return {};
 }
@@ -55,12 +56,15 @@ QColor consumerColor(ConsumerId id, bool dark)
         0x999933, // workspace: olive
         0x777777, // cuda context: grey
         0xBBBBBB, // fragmentation: light grey
+        0x6C6C99, // nccl buffers: slate (outside the allocator, beside the context)
     };
     QColor color(light[static_cast<int>(id)]);
     if (dark && id == ConsumerId::CudaContext)
         color = QColor(0x9A9A9A);
     if (dark && id == ConsumerId::Fragmentation)
         color = QColor(0x5E5E5E);
+    if (dark && id == ConsumerId::Communication)
+        color = QColor(0x8E8EC0);
     return color;
 }
 

@@ -4,6 +4,7 @@
 #include "chart/chartlayout.h"
 #include "controls/formwidgets.h"
 #include "document/scenariomodel.h"
+#include "host.h"
 #include "parallel.h"
 
 #include <QCheckBox>
@@ -12,6 +13,7 @@
 #include <QLabel>
 #include <QSignalBlocker>
 #include <QSpinBox>
+#include <algorithm>
 
 namespace headroom {
 
@@ -40,6 +42,7 @@ QFormLayout *form(QWidget *widget) { return static_cast<QFormLayout *>(widget->l
 ParallelGroup::ParallelGroup(ScenarioModel *model, QWidget *parent)
     : QGroupBox(tr("GPUs and parallelism"), parent), m_model(model)
 {
+    setObjectName(QStringLiteral("parallelGroup"));
     auto *layout = new QFormLayout(this);
     m_gpus = count(tr("G&PUs"), tr("GPU count"), 65536, [](Scenario &s, int v) { s.parallel.gpus = std::uint32_t(v); },
                    KeyGpus);
@@ -83,7 +86,7 @@ ParallelGroup::ParallelGroup(ScenarioModel *model, QWidget *parent)
         m_model->apply(tr("Pipeline schedule %1").arg(m_schedule->currentText()),
                        [value](Scenario &s) { s.parallel.schedule = value; });
     });
-    layout->addRow(tr("Sc&hedule"), m_schedule);
+    layout->addRow(tr("Sche&dule"), m_schedule);
     m_trainingRows.push_back(m_schedule);
 
     m_context = count(tr("C&ontext parallel"), tr("Context parallel size"), 1024,
@@ -110,6 +113,33 @@ ParallelGroup::ParallelGroup(ScenarioModel *model, QWidget *parent)
     layout->addRow(m_offloadParams);
     m_trainingRows.push_back(m_offloadParams);
 
+    m_machine = new QComboBox(this);
+    m_machine->setAccessibleName(tr("Machine"));
+    m_machine->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_machine->setMinimumContentsLength(14);
+    m_machine->addItem(tr("none (give the RAM below)"), QString());
+    for (const Machine &machine : m_model->catalog().machines) {
+        m_machine->addItem(QString::fromStdString(machine.name), QString::fromStdString(machine.id));
+        m_machine->setItemData(m_machine->count() - 1, QString::fromStdString(machine.source), Qt::ToolTipRole);
+    }
+    m_machine->setToolTip(tr("A catalog machine gives its RAM and GPUs per machine, and its GPU becomes the "
+                             "verdict's capacity line."));
+    connect(m_machine, &QComboBox::activated, this, [this](int index) {
+        const std::string id = m_machine->itemData(index).toString().toStdString();
+        const Machine *machine = m_model->catalog().findMachine(id);
+        m_model->apply(tr("Machine %1").arg(m_machine->itemText(index)), [id, machine](Scenario &s) {
+            s.host.machine = id;
+            if (!machine)
+                return;
+            // Its GPU is the one the verdict is about.
+            if (std::find(s.gpus.begin(), s.gpus.end(), machine->gpuId) == s.gpus.end() && s.gpus.size() < 16)
+                s.gpus.push_back(machine->gpuId);
+            if (std::find(s.gpus.begin(), s.gpus.end(), machine->gpuId) != s.gpus.end())
+                s.targetGpu = machine->gpuId;
+        });
+    });
+    layout->addRow(tr("Mach&ine"), m_machine);
+
     m_ram = new QDoubleSpinBox(this);
     m_ram->setRange(0, 1 << 24);
     m_ram->setDecimals(0);
@@ -125,7 +155,7 @@ ParallelGroup::ParallelGroup(ScenarioModel *model, QWidget *parent)
     m_perMachine = count(tr("GPUs per machi&ne"), tr("GPUs per machine"), 1024,
                          [](Scenario &s, int v) { s.host.gpusPerMachine = std::uint32_t(v); }, KeyPerMachine);
     m_perMachine->setMinimum(0);
-    m_perMachine->setSpecialValueText(tr("up to 8"));
+    m_perMachine->setSpecialValueText(tr("the machine's, or up to 8"));
 
     m_layout = new QLabel(this);
     m_layout->setWordWrap(true);
@@ -174,7 +204,15 @@ void ParallelGroup::refresh()
     m_offloadParams->setEnabled(s.parallel.offloadParams || s.parallel.strategy == Strategy::Zero3 ||
                                 s.parallel.strategy == Strategy::Fsdp);
     {
+        const QSignalBlocker block(m_machine);
+        m_machine->setCurrentIndex(std::max(0, m_machine->findData(QString::fromStdString(s.host.machine))));
+    }
+    {
         const QSignalBlocker block(m_ram);
+        const HostConfig host = effectiveHost(s, m_model->catalog());
+        m_ram->setSpecialValueText(s.host.machine.empty() || host.ramGiB <= 0
+                                       ? tr("not given")
+                                       : tr("the machine's %1 GiB").arg(host.ramGiB));
         m_ram->setValue(s.host.ramGiB);
     }
     setShown(m_perMachine, int(s.host.gpusPerMachine));

@@ -32,6 +32,7 @@ public:
     QSpinBox *context() const { return m_context; }
     QSpinBox *expert() const { return m_expert; }
     QCheckBox *offloadOptimizer() const { return m_offloadOptimizer; }
+    QComboBox *machine() const { return m_machine; }
     QDoubleSpinBox *ramGiB() const { return m_ram; }
     QLabel *layout() const { return m_layout; }
 
@@ -53,6 +54,7 @@ private:
     QSpinBox *m_expert = nullptr;
     QCheckBox *m_offloadOptimizer = nullptr;
     QCheckBox *m_offloadParams = nullptr;
+    QComboBox *m_machine = nullptr;
     QDoubleSpinBox *m_ram = nullptr;
     QSpinBox *m_perMachine = nullptr;
     QLabel *m_layout = nullptr;

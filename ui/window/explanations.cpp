@@ -75,6 +75,10 @@ QString what(ConsumerId id, const Scenario &s)
     case ConsumerId::Fragmentation:
         return tr("Memory the caching allocator holds but no tensor uses: max_memory_reserved() "
                   "minus max_memory_allocated().");
+    case ConsumerId::Communication:
+        return tr("NCCL's own buffers for each process group the GPU talks in (data, tensor, pipeline, "
+                  "context, expert): ring buffers per channel and per-channel structures. nvidia-smi shows "
+                  "them; PyTorch's memory counters do not.");
     }
     return {};
 }
@@ -116,6 +120,9 @@ QString advice(ConsumerId id, const Scenario &s)
     case ConsumerId::Fragmentation:
         return tr("If max_memory_allocated() is far below the card, set "
                   "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True before buying hardware.");
+    case ConsumerId::Communication:
+        return tr("Fewer parallel dimensions mean fewer communicators. On NVSwitch nodes with NCCL "
+                  "2.17-2.21, NCCL_NVLS_ENABLE=0 frees the NVLink SHARP buffers (1.5-2.3 GiB).");
     case ConsumerId::Weights:
         return training ? QString()
                         : tr("int8 or int4 weights shrink this line only, not the KV cache: check "

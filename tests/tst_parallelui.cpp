@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The window's GPUs-and-parallelism group, offscreen: the GPU count and sharding divide the bars
+// as the estimator does, a layout the GPUs cannot form says why in the group and on the chart,
+// CPU offload draws the host bar against the machine's RAM (typed, or from a catalog machine),
+// and View > Every rank draws each pipeline stage and survives a restart.
+#include "uitestutil.h"
+#include "chart/chartdata.h"
+#include "controls/controlpanel.h"
+#include "controls/parallelgroup.h"
+#include "document/scenariomodel.h"
+#include "window/mainwindow.h"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QSettings>
+#include <QSpinBox>
+#include <QUndoStack>
+#include <QtTest>
+
+using namespace headroom;
+
+namespace {
+
+ParallelGroup *parallelGroup(const MainWindow &w) { return w.controls()->findChild<ParallelGroup *>(); }
+
+void choose(QComboBox *combo, const QVariant &value)
+{
+    const int index = combo->findData(value);
+    QVERIFY(index >= 0);
+    combo->setCurrentIndex(index);
+    emit combo->activated(index);
+}
+
+/// Llama 3 70B full fine-tune (bf16, fp32 master weights, AdamW), the H100 line only.
+void seventyB(MainWindow &w)
+{
+    w.model()->apply(QStringLiteral("start"), [](Scenario &s) {
+        s = Scenario{};
+        s.model = builtinCatalog().findModel("llama-3-70b")->arch;
+        s.model.preset = "llama-3-70b";
+        s.train.method = Method::Full;
+        s.train.masterWeights = true;
+        s.train.checkpointing = Checkpointing::Full;
+        s.kernels.attention = Attention::Flash;
+        s.gpus = {"h100-80gb"};
+    });
+}
+
+QAction *action(const MainWindow &w, const QString &text)
+{
+    for (QAction *candidate : w.findChildren<QAction *>())
+        if (candidate->text() == text)
+            return candidate;
+    return nullptr;
+}
+
+} // namespace
+
+class TestParallelUi : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase() { headroom::test::isolateSettings("tst_parallelui"); }
+    void init() { QSettings().clear(); }
+
+    // 8 GPUs under ZeRO-3: every GPU keeps an eighth of the bf16 weights (2 B x 70,553,706,496 / 8).
+    void gpusAndShardingDivideTheBars()
+    {
+        MainWindow w;
+        seventyB(w);
+        ParallelGroup *group = parallelGroup(w);
+        QVERIFY(group);
+        const std::uint64_t alone = w.model()->estimate().peak.deviceBytes;
+        const int steps = w.model()->undoStack()->count();
+        group->gpus()->setValue(8);
+        choose(group->strategy(), int(Strategy::Zero3));
+        QCOMPARE(w.model()->scenario().parallel.gpus, 8u);
+        QCOMPARE(w.model()->scenario().parallel.strategy, Strategy::Zero3);
+        QCOMPARE(w.model()->undoStack()->count(), steps + 2);
+        QVERIFY(w.model()->estimateError().isEmpty());
+        QCOMPARE(w.model()->estimate().bytes(ConsumerId::Weights), 70'553'706'496ull * 2 / 8);
+        QVERIFY(w.model()->estimate().peak.deviceBytes < alone);
+        QVERIFY2(group->layout()->text().contains(QLatin1String("8 GPUs")), qPrintable(group->layout()->text()));
+        QVERIFY2(chartDataFor(*w.model()).title.contains(QLatin1String("per GPU of 8")),
+                 qPrintable(chartDataFor(*w.model()).title));
+        w.model()->undoStack()->undo();
+        QCOMPARE(group->strategy()->currentData().toInt(), int(Strategy::None));
+    }
+
+    // Tensor 3 on 8 GPUs cannot be formed: the group and the chart name the key and the divisor.
+    void aLayoutTheGpusCannotFormSaysWhy()
+    {
+        MainWindow w;
+        seventyB(w);
+        ParallelGroup *group = parallelGroup(w);
+        group->gpus()->setValue(8);
+        group->tensor()->setValue(3);
+        const QString error = w.model()->estimateError();
+        QVERIFY2(error.contains(QLatin1String("parallel.gpus")) && error.contains(QLatin1String("(3)")), qPrintable(error));
+        QCOMPARE(group->layout()->text(), error);
+        const ChartData data = chartDataFor(*w.model());
+        QCOMPARE(data.columns.front().error, error);
+        group->tensor()->setValue(2);
+        QVERIFY(w.model()->estimateError().isEmpty());
+        QVERIFY2(group->layout()->text().contains(QLatin1String("tensor 2")), qPrintable(group->layout()->text()));
+    }
+
+    // CPU Adam: the host bar appears beside the current one; the RAM typed, then a DGX H100
+    // (2 TB, 8 GPUs, its H100 80GB line becomes the verdict's).
+    void offloadDrawsTheHostBarAgainstTheRam()
+    {
+        MainWindow w;
+        seventyB(w);
+        w.model()->apply(QStringLiteral("gpus"), [](Scenario &s) { s.gpus = {"a100-80gb"}; });
+        ParallelGroup *group = parallelGroup(w);
+        group->gpus()->setValue(16);
+        choose(group->strategy(), int(Strategy::Zero3));
+        QCOMPARE(chartDataFor(*w.model()).columns.size(), std::size_t(1));
+        group->offloadOptimizer()->setChecked(true);
+        QVERIFY(w.model()->scenario().parallel.offloadOptimizer);
+        ChartData data = chartDataFor(*w.model());
+        QCOMPARE(data.columns.size(), std::size_t(2));
+        QVERIFY(data.columns[1].host);
+        QCOMPARE(data.columns[1].totalBytes, w.model()->estimate().hostBytes);
+        group->ramGiB()->setValue(512);
+        QCOMPARE(w.model()->scenario().host.ramGiB, 512.0);
+        QCOMPARE(chartDataFor(*w.model()).columns[1].ownLine.bytes, (512ull << 30) / 8);
+        group->ramGiB()->setValue(0);
+        choose(group->machine(), QStringLiteral("dgx-h100"));
+        const Scenario &s = w.model()->scenario();
+        QCOMPARE(s.host.machine, std::string("dgx-h100"));
+        QCOMPARE(s.targetGpu, std::string("h100-80gb"));
+        QCOMPARE(w.model()->estimate().hostMachine.ramBytes, 2048ull << 30);
+        QVERIFY2(group->ramGiB()->specialValueText().contains(QLatin1String("2048")),
+                 qPrintable(group->ramGiB()->specialValueText()));
+        data = chartDataFor(*w.model());
+        QCOMPARE(data.columns[1].ownLine.bytes, (2048ull << 30) / 8);
+        QCOMPARE(data.lines[std::size_t(data.targetLine)].name, QStringLiteral("NVIDIA H100 80GB SXM (HBM3)"));
+    }
+
+    // Serving has no sharding or CPU-Adam rows; the GPU count and tensor parallelism stay.
+    void trainingRowsHideForServing()
+    {
+        MainWindow w;
+        w.show();
+        ParallelGroup *group = parallelGroup(w);
+        auto *form = static_cast<QFormLayout *>(group->QWidget::layout());
+        QVERIFY(form->isRowVisible(group->strategy()));
+        w.model()->apply(QStringLiteral("serve"), [](Scenario &s) { s.task = Task::Inference; });
+        QVERIFY(!form->isRowVisible(group->strategy()));
+        QVERIFY(!form->isRowVisible(group->offloadOptimizer()));
+        QVERIFY(form->isRowVisible(group->tensor()));
+        QVERIFY(form->isRowVisible(group->gpus()));
+    }
+
+    // View > Every rank: one bar per pipeline stage; the choice is remembered.
+    void everyRankViewSurvivesARestart()
+    {
+        {
+            MainWindow w;
+            w.show();
+            seventyB(w);
+            ParallelGroup *group = parallelGroup(w);
+            group->gpus()->setValue(16);
+            group->pipeline()->setValue(4);
+            group->tensor()->setValue(2);
+            QAction *ranks = action(w, QStringLiteral("Every &rank of the current scenario"));
+            QVERIFY(ranks);
+            QCOMPARE(ranks->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_3));
+            ranks->trigger();
+            QCOMPARE(w.model()->view(), ChartView::Ranks);
+            const ChartData data = chartDataFor(*w.model());
+            QCOMPARE(data.columns.size(), w.model()->estimate().ranks.size());
+            QVERIFY(data.columns.size() >= 2);
+            w.close();
+        }
+        MainWindow again;
+        QCOMPARE(again.model()->view(), ChartView::Ranks);
+    }
+};
+
+QTEST_MAIN(TestParallelUi)
+#include "tst_parallelui.moc"
