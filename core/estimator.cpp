@@ -224,7 +224,7 @@ void Estimator::trainingPhases(Estimate &e)
             busiest = moment;
     e.phases.push_back(finishPhase(PhaseId::Backward, *busiest));
 
-    Composition step = base;
+    Composition step = std::move(base);
     if (!inBackward)
         at(step, C::Gradients) = c.parallel.stageStaysGathered() && !s.parallel.offloadOptimizer
                                      ? gradientsTerm(c, GradientsAlive::Reduced)
@@ -337,9 +337,14 @@ Estimate Estimator::run()
     e.activeParams = c.model.active;
     e.rankRole = c.share.role;
     if (s.task == Task::Train) {
-        RankShare whole;
-        whole.layers = std::uint64_t(m.layers);
-        e.trainableParams = countTrainable(s, c.model, c.model, ParallelLayout{}, whole).count;
+        // One GPU holds the whole model: its count is the rank's.
+        if (c.parallel.gpus == 1 && c.share.role == RankRole::Only) {
+            e.trainableParams = c.trainable.count;
+        } else {
+            RankShare whole;
+            whole.layers = std::uint64_t(m.layers);
+            e.trainableParams = countTrainable(s, c.model, c.model, ParallelLayout{}, whole).count;
+        }
     }
     e.rough = m.rough;
     e.errorBands = errorBandsFor(s);
