@@ -50,7 +50,7 @@ private:
     /// The composition of the first phase with the most allocated bytes (the peak's): kept as
     /// the phases are finished, not every phase's, so the bytes-only path copies little.
     Composition peakParts;
-    std::optional<std::uint64_t> peakAllocated;
+    std::optional<Phase> peakPhase;
     Composition host; ///< what lives in CPU RAM, by consumer
     /// Moves a term to CPU RAM (it stays in the formula, at 0 bytes on the GPU).
     void offload(Term &term, ConsumerId id, const char *note);
@@ -76,8 +76,8 @@ Phase Estimator::finishPhase(PhaseId id, const Composition &parts)
         phase.allocatedBytes = addChecked(phase.allocatedBytes,
                                           parts[static_cast<std::size_t>(i)].bytes, "peak");
     }
-    if (!peakAllocated || phase.allocatedBytes > *peakAllocated) {
-        peakAllocated = phase.allocatedBytes;
+    if (!peakPhase || phase.allocatedBytes > peakPhase->allocatedBytes) {
+        peakPhase = phase;
         peakParts = parts;
     }
     return phase;
@@ -360,13 +360,8 @@ Estimate Estimator::run()
     else
         inferencePhases(e);
 
-    std::size_t peakIndex = 0;
-    for (std::size_t i = 1; i < e.phases.size(); ++i)
-        if (e.phases[i].allocatedBytes > e.phases[peakIndex].allocatedBytes)
-            peakIndex = i;
-    const Phase &peakPhase = e.phases[peakIndex];
-    e.peak.phase = peakPhase.id;
-    e.peak.allocatedBytes = peakPhase.allocatedBytes;
+    e.peak.phase = peakPhase->id;
+    e.peak.allocatedBytes = peakPhase->allocatedBytes;
 
     // Engines allocate their pool in a few large tensors and size it to what is left: no slack.
     const std::uint64_t fragmentationBytes = engine ? 0 : headroom::fragmentationBytes(e.peak.allocatedBytes, s);

@@ -9,7 +9,6 @@
 #include "displaytext.h"
 #include "document/scenariomodel.h"
 #include "names.h"
-#include "communication.h"
 #include "overhead.h"
 #include "parallel.h"
 #include "scenariotitle.h"
@@ -134,8 +133,9 @@ std::vector<ChartColumn> phaseColumns(const Scenario &scenario, const Estimate &
             estimate.serving && estimate.serving->engine != Engine::HfGenerate
                 ? 0
                 : fragmentationBytes(phase.allocatedBytes, scenario);
-        column.bytes[std::size_t(ConsumerId::CudaContext)] = cudaContextBytes(scenario);
-        column.bytes[std::size_t(ConsumerId::Communication)] = ncclBytes(scenario);
+        // Outside the allocator and the same in every phase: as the estimate counted them.
+        column.bytes[std::size_t(ConsumerId::CudaContext)] = estimate.bytes(ConsumerId::CudaContext);
+        column.bytes[std::size_t(ConsumerId::Communication)] = estimate.bytes(ConsumerId::Communication);
         for (std::uint64_t bytes : column.bytes)
             column.totalBytes += bytes;
         if (phase.id == estimate.peak.phase) {

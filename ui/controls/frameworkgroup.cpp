@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "controls/frameworkgroup.h"
 
+#include "controls/formwidgets.h"
+
 #include "document/scenariomodel.h"
 #include "framework.h"
 #include "names.h"
@@ -23,25 +25,6 @@ void narrow(QComboBox *combo)
 {
     combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     combo->setMinimumContentsLength(12);
-}
-
-/// A combo of enum values with their display words.
-template <typename E>
-QComboBox *enumCombo(QWidget *parent, const QString &name, std::initializer_list<std::pair<E, QString>> items)
-{
-    auto *combo = new QComboBox(parent);
-    combo->setAccessibleName(name);
-    narrow(combo);
-    for (const auto &[value, text] : items)
-        combo->addItem(text, int(value));
-    return combo;
-}
-
-template <typename E>
-void showValue(QComboBox *combo, E value)
-{
-    const QSignalBlocker block(combo);
-    combo->setCurrentIndex(combo->findData(int(value)));
 }
 
 QLabel *explanation(const QString &text, QWidget *parent)
@@ -129,7 +112,7 @@ void FrameworkGroup::chooseFramework()
 void FrameworkGroup::refresh()
 {
     const Scenario &s = m_model->scenario();
-    showValue(m_framework, s.framework.name);
+    setComboValue(m_framework, s.framework.name);
     if (!m_version->hasFocus()) {
         const QSignalBlocker block(m_version);
         m_version->setText(QString::fromStdString(s.framework.version));
@@ -164,7 +147,7 @@ ImplementationDetailsGroup::ImplementationDetailsGroup(ScenarioModel *model, QWi
     m_profile = enumCombo<Profile>(this, tr("Implementation profile"),
                                    {{Profile::HuggingFace, tr("Hugging Face / torchtune eager")},
                                     {Profile::Litgpt, tr("LitGPT eager")},
-                                    {Profile::Fused, tr("Fused kernels (Unsloth, Liger, serving)")}});
+                                    {Profile::Fused, tr("Fused kernels (Unsloth, Liger, serving)")}}, 12);
     row(m_profile, tr("Profile"), tr("Eager code keeps fp32 norm inputs and repeated K/V heads; fused kernels keep neither."));
     m_loss = enumCombo<Loss>(this, tr("Loss kernel"),
                              {{Loss::Standard, tr("standard (fp32 upcast)")},
@@ -173,18 +156,18 @@ ImplementationDetailsGroup::ImplementationDetailsGroup(ScenarioModel *model, QWi
                               {Loss::ChunkedNoUpcast, tr("chunked, compute dtype (LitGPT)")},
                               {Loss::LinearChunked, tr("linear + loss per chunk (torchtune)")},
                               {Loss::Fused, tr("fused (Liger / Cut Cross Entropy)")},
-                              {Loss::Parallel, tr("loss parallel (torchtitan with tensor parallelism)")}});
+                              {Loss::Parallel, tr("loss parallel (torchtitan with tensor parallelism)")}}, 12);
     row(m_loss, tr("Loss"), tr("How many bytes per logit the loss holds in forward and when backward starts."));
     m_loraDType = enumCombo<DType>(this, tr("Adapter dtype"),
-                                   {{DType::FP32, tr("fp32")}, {DType::BF16, tr("bf16")}, {DType::FP16, tr("fp16")}});
+                                   {{DType::FP32, tr("fp32")}, {DType::BF16, tr("bf16")}, {DType::FP16, tr("fp16")}}, 12);
     row(m_loraDType, tr("LoRA dtype"), tr("PEFT upcasts adapters to fp32; torchtune and LitGPT build them in the compute dtype."));
     m_optimizerImpl = enumCombo<OptimizerImpl>(this, tr("Optimizer step"),
                                                {{OptimizerImpl::Auto, tr("auto")},
                                                 {OptimizerImpl::Foreach, tr("foreach (one state-sized temporary)")},
-                                                {OptimizerImpl::Fused, tr("fused (no temporaries)")}});
+                                                {OptimizerImpl::Fused, tr("fused (no temporaries)")}}, 12);
     row(m_optimizerImpl, tr("Step"), tr("torch.optim's foreach path makes temporaries the size of one state."));
     m_quantizer = enumCombo<Quantizer>(this, tr("Quantizer"),
-                                       {{Quantizer::Bitsandbytes, tr("bitsandbytes")}, {Quantizer::Torchao, tr("torchao")}});
+                                       {{Quantizer::Bitsandbytes, tr("bitsandbytes")}, {Quantizer::Torchao, tr("torchao")}}, 12);
     row(m_quantizer, tr("Quantizer"), tr("bitsandbytes' 4-bit matmul keeps each layer's input for backward; torchao's does not."));
     m_unquantized = new QComboBox(this);
     m_unquantized->setAccessibleName(tr("Unquantized parameters"));
@@ -196,10 +179,10 @@ ImplementationDetailsGroup::ImplementationDetailsGroup(ScenarioModel *model, QWi
     m_flatParams->setAccessibleName(tr("Flat parameters"));
     row(m_flatParams, QString(), tr("A FlatParameter mixing frozen and LoRA weights gives every weight a gradient."));
     m_kvCache = enumCombo<KvCache>(this, tr("KV cache layout"),
-                                   {{KvCache::Preallocated, tr("preallocated")}, {KvCache::Concat, tr("concat (legacy tuples)")}});
+                                   {{KvCache::Preallocated, tr("preallocated")}, {KvCache::Concat, tr("concat (legacy tuples)")}}, 12);
     row(m_kvCache, tr("KV cache"), tr("Legacy tuple caches hold the previous step's cache while the next is built."));
     m_promptLogits = enumCombo<PromptLogits>(this, tr("Prompt logits"),
-                                             {{PromptLogits::Last, tr("last position")}, {PromptLogits::All, tr("every position")}});
+                                             {{PromptLogits::Last, tr("last position")}, {PromptLogits::All, tr("every position")}}, 12);
     row(m_promptLogits, tr("Prefill logits"), tr("Before logits_to_keep, generate() ran the lm_head on the whole prompt."));
 
     auto onCombo = [this](QComboBox *combo, const QString &what, auto set) {
@@ -228,11 +211,11 @@ ImplementationDetailsGroup::ImplementationDetailsGroup(ScenarioModel *model, QWi
 void ImplementationDetailsGroup::refresh()
 {
     const Scenario &s = m_model->scenario();
-    showValue(m_profile, s.kernels.profile);
-    showValue(m_loss, s.kernels.loss);
-    showValue(m_loraDType, s.train.lora.dtype);
-    showValue(m_optimizerImpl, s.train.optimizerImpl);
-    showValue(m_quantizer, s.precision.quantizer);
+    setComboValue(m_profile, s.kernels.profile);
+    setComboValue(m_loss, s.kernels.loss);
+    setComboValue(m_loraDType, s.train.lora.dtype);
+    setComboValue(m_optimizerImpl, s.train.optimizerImpl);
+    setComboValue(m_quantizer, s.precision.quantizer);
     {
         const QSignalBlocker block(m_unquantized);
         m_unquantized->setCurrentIndex(s.precision.unquantized == DType::FP32 ? 1 : 0);
@@ -241,8 +224,8 @@ void ImplementationDetailsGroup::refresh()
         const QSignalBlocker block(m_flatParams);
         m_flatParams->setChecked(s.parallel.flatParams);
     }
-    showValue(m_kvCache, s.inference.kvCache);
-    showValue(m_promptLogits, s.inference.promptLogits);
+    setComboValue(m_kvCache, s.inference.kvCache);
+    setComboValue(m_promptLogits, s.inference.promptLogits);
 }
 
 } // namespace headroom

@@ -66,13 +66,8 @@ ParallelGroup::ParallelGroup(ScenarioModel *model, QWidget *parent)
 
     m_tensor = count(tr("&Tensor parallel"), tr("Tensor parallel size"), 1024,
                      [](Scenario &s, int v) { s.parallel.tensor = std::uint32_t(v); }, KeyTensor);
-    m_sequenceParallel = new QCheckBox(tr("Se&quence parallel (norms and dropout split too)"), this);
-    m_sequenceParallel->setAccessibleName(tr("Sequence parallel"));
-    connect(m_sequenceParallel, &QCheckBox::toggled, this, [this](bool on) {
-        m_model->apply(on ? tr("Sequence parallel") : tr("No sequence parallel"),
-                       [on](Scenario &s) { s.parallel.sequenceParallel = on; });
-    });
-    layout->addRow(m_sequenceParallel);
+    m_sequenceParallel = toggle(tr("Se&quence parallel (norms and dropout split too)"), tr("Sequence parallel"),
+                                tr("No sequence parallel"), [](Scenario &s, bool on) { s.parallel.sequenceParallel = on; });
     m_trainingRows.push_back(m_sequenceParallel);
 
     m_pipeline = count(tr("Pipe&line stages"), tr("Pipeline parallel size"), 1024,
@@ -96,21 +91,11 @@ ParallelGroup::ParallelGroup(ScenarioModel *model, QWidget *parent)
                      [](Scenario &s, int v) { s.parallel.expert = std::uint32_t(v); }, KeyExpert);
     m_expert->setToolTip(tr("Ranks that split each MoE layer's routed experts."));
 
-    m_offloadOptimizer = new QCheckBox(tr("Optimizer state in CPU &RAM (CPU Adam)"), this);
-    m_offloadOptimizer->setAccessibleName(tr("Offload optimizer state"));
-    connect(m_offloadOptimizer, &QCheckBox::toggled, this, [this](bool on) {
-        m_model->apply(on ? tr("Offload optimizer") : tr("Optimizer on the GPU"),
-                       [on](Scenario &s) { s.parallel.offloadOptimizer = on; });
-    });
-    layout->addRow(m_offloadOptimizer);
+    m_offloadOptimizer = toggle(tr("Optimizer state in CPU &RAM (CPU Adam)"), tr("Offload optimizer state"),
+                                tr("Optimizer on the GPU"), [](Scenario &s, bool on) { s.parallel.offloadOptimizer = on; });
     m_trainingRows.push_back(m_offloadOptimizer);
-    m_offloadParams = new QCheckBox(tr("Parameters in CPU RAM (ZeRO-3 / FSDP offload)"), this);
-    m_offloadParams->setAccessibleName(tr("Offload parameters"));
-    connect(m_offloadParams, &QCheckBox::toggled, this, [this](bool on) {
-        m_model->apply(on ? tr("Offload parameters") : tr("Parameters on the GPU"),
-                       [on](Scenario &s) { s.parallel.offloadParams = on; });
-    });
-    layout->addRow(m_offloadParams);
+    m_offloadParams = toggle(tr("Parameters in CPU RAM (ZeRO-3 / FSDP offload)"), tr("Offload parameters"),
+                             tr("Parameters on the GPU"), [](Scenario &s, bool on) { s.parallel.offloadParams = on; });
     m_trainingRows.push_back(m_offloadParams);
 
     m_machine = new QComboBox(this);
@@ -178,6 +163,18 @@ QSpinBox *ParallelGroup::count(const QString &label, const QString &accessible, 
     const QString what = tr("Change %1").arg(accessible.toLower());
     connect(box, &QSpinBox::valueChanged, this, [this, what, set, key](int value) {
         m_model->apply(what, [set, value](Scenario &s) { set(s, value); }, key);
+    });
+    return box;
+}
+
+QCheckBox *ParallelGroup::toggle(const QString &label, const QString &accessible, const QString &offText,
+                                  void (*set)(Scenario &, bool))
+{
+    auto *box = new QCheckBox(label, this);
+    box->setAccessibleName(accessible);
+    form(this)->addRow(box);
+    connect(box, &QCheckBox::toggled, this, [this, accessible, offText, set](bool on) {
+        m_model->apply(on ? accessible : offText, [set, on](Scenario &s) { set(s, on); });
     });
     return box;
 }

@@ -42,6 +42,9 @@ public:
 private:
     QSpinBox *count(const QString &label, const QString &accessible, int max, void (*set)(Scenario &, int),
                     int key);
+    /// A check box in its own row; its undo step is named `accessible` when on, `offText` when off.
+    QCheckBox *toggle(const QString &label, const QString &accessible, const QString &offText,
+                      void (*set)(Scenario &, bool));
 
     ScenarioModel *m_model;
     QSpinBox *m_gpus = nullptr;
