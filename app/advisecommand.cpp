@@ -2,15 +2,15 @@
 // `headroom advise FILE [--gpu ID] [--format text|json] [--unit GiB|GB] [--set key=value]...`
 #include "advisecommand.h"
 
-#include "advicejson.h"
+#include "solve/advicejson.h"
 #include "advicetext.h"
-#include "advisor.h"
+#include "solve/advisor.h"
 #include "cli.h"
 #include "clicommon.h"
 #include "solvetext.h"
 #include "chart/consumerstyle.h"
-#include "scenariojson.h"
-#include "verdict.h"
+#include "scenario/scenariojson.h"
+#include "estimate/verdict.h"
 
 #include <nlohmann/json.hpp>
 

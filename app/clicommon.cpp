@@ -5,8 +5,8 @@
 #include "inputfile.h"
 #include "modelimport.h"
 #include "displaytext.h"
-#include "scenariojson.h"
-#include "verdict.h"
+#include "scenario/scenariojson.h"
+#include "estimate/verdict.h"
 
 #include <QCoreApplication>
 #include <QFileInfo>

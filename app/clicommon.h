@@ -2,8 +2,8 @@
 #pragma once
 
 #include "commandhelp.h"
-#include "scenario.h"
-#include "units.h"
+#include "scenario/scenario.h"
+#include "scenario/units.h"
 
 #include <QCommandLineParser>
 #include <QString>

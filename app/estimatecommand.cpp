@@ -2,17 +2,17 @@
 // `headroom estimate FILE [--set key=value]... [--format text|json|csv] [--unit GiB|GB]
 //  [--model-config config.json] [--model-weights model.safetensors|index.json]`
 // `headroom estimate [FILE] --train-config CONFIG... [--train-arg ARG]... [--train-format F]`
-#include "architecture.h"
+#include "model/architecture.h"
 #include "cli.h"
 #include "clicommon.h"
 #include "chart/consumerstyle.h"
-#include "estimatejson.h"
+#include "estimate/estimatejson.h"
 #include "modelimport.h"
-#include "parallel.h"
-#include "scenariojson.h"
-#include "scenariotitle.h"
-#include "units.h"
-#include "verdict.h"
+#include "parallel/parallel.h"
+#include "scenario/scenariojson.h"
+#include "scenario/scenariotitle.h"
+#include "scenario/units.h"
+#include "estimate/verdict.h"
 #include "trainconfigimport.h"
 #include "servingcommands.h"
 

@@ -5,7 +5,7 @@
 
 #include "cli.h"
 #include "clicommon.h"
-#include "solvejson.h"
+#include "solve/solvejson.h"
 #include "solvetext.h"
 
 #include <nlohmann/json.hpp>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "servingfigures.h"
-#include "units.h"
+#include "serving/servingfigures.h"
+#include "scenario/units.h"
 
 #include <QStringList>
 #include <QTextStream>

@@ -6,8 +6,8 @@
 #include "cli.h"
 #include "chart/consumerstyle.h"
 #include "clicommon.h"
-#include "names.h"
-#include "servingvalidation.h"
+#include "scenario/names.h"
+#include "accuracy/servingvalidation.h"
 
 #include <QDir>
 #include <nlohmann/json.hpp>

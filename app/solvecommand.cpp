@@ -5,9 +5,9 @@
 
 #include "cli.h"
 #include "clicommon.h"
-#include "solvejson.h"
+#include "solve/solvejson.h"
 #include "solvetext.h"
-#include "solver.h"
+#include "solve/solver.h"
 
 #include <QCoreApplication>
 #include <nlohmann/json.hpp>

@@ -4,9 +4,9 @@
 
 #include "cli.h"
 #include "clicommon.h"
-#include "inputpolicy.h"
+#include "io/inputpolicy.h"
 #include "servingcommands.h"
-#include "validation.h"
+#include "accuracy/validation.h"
 
 #include <QDir>
 #include <nlohmann/json.hpp>

@@ -2,9 +2,9 @@
 // Estimator speed for a full training scenario, with and without the formula strings, and a
 // 256-point sweep of its sequence length.
 #include "benchutil.h"
-#include "estimate.h"
-#include "scenariojson.h"
-#include "sweep.h"
+#include "estimate/estimate.h"
+#include "scenario/scenariojson.h"
+#include "solve/sweep.h"
 
 using namespace headroom;
 

@@ -9,8 +9,8 @@
 #include "chart/sweepchart.h"
 #include "classroom/lessonexport.h"
 #include "document/scenariomodel.h"
-#include "lesson.h"
-#include "scenariojson.h"
+#include "lesson/lesson.h"
+#include "scenario/scenariojson.h"
 
 #include <QApplication>
 #include <QFile>

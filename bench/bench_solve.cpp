@@ -2,8 +2,8 @@
 // The exact solvers at the speed a slider needs: a full set of limits (every variable that
 // applies) for 8 GPUs, as the capacity lines and the Solve panel redraw them.
 #include "benchutil.h"
-#include "scenariojson.h"
-#include "solver.h"
+#include "scenario/scenariojson.h"
+#include "solve/solver.h"
 
 #include <cstdio>
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "advicetext.h"
 
-#include "articles.h"
+#include "lesson/articles.h"
 #include "displaytext.h"
-#include "names.h"
-#include "scenariotitle.h"
-#include "verdict.h"
+#include "scenario/names.h"
+#include "scenario/scenariotitle.h"
+#include "estimate/verdict.h"
 
 #include <QCoreApplication>
 

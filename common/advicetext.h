@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "advisor.h"
-#include "units.h"
+#include "solve/advisor.h"
+#include "scenario/units.h"
 
 #include <QString>
 #include <QStringList>

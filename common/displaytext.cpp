@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "displaytext.h"
 
-#include "scenariotitle.h"
+#include "scenario/scenariotitle.h"
 
 #include <QCoreApplication>
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "scenario.h"
-#include "units.h"
-#include "verdict.h"
+#include "scenario/scenario.h"
+#include "scenario/units.h"
+#include "estimate/verdict.h"
 
 #include <QString>
 #include <cstdint>

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "inputfile.h"
 
-#include "checked.h"
-#include "hfconfig.h"
+#include "scenario/checked.h"
+#include "model/hfconfig.h"
 #include "importers/trainimport.h"
-#include "inputpolicy.h"
-#include "safetensors.h"
-#include "units.h"
-#include "validation.h"
+#include "io/inputpolicy.h"
+#include "io/safetensors.h"
+#include "scenario/units.h"
+#include "accuracy/validation.h"
 
 #include <QCoreApplication>
 #include <QFile>

@@ -10,7 +10,7 @@ namespace headroom {
 
 /// An input file opened under the input policy: only a regular file (or a link to one) opens;
 /// a folder, device, pipe (FIFO) or socket is refused before anything is read, and nothing
-/// blocks. Errors are InputError (core/inputpolicy.h) without a key, saying what is wrong but
+/// blocks. Errors are InputError (core/io/inputpolicy.h) without a key, saying what is wrong but
 /// not repeating the path.
 class InputFile
 {

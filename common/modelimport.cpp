@@ -2,8 +2,8 @@
 #include "modelimport.h"
 
 #include "inputfile.h"
-#include "inputpolicy.h"
-#include "units.h"
+#include "io/inputpolicy.h"
+#include "scenario/units.h"
 
 #include <QDir>
 #include <QFile>

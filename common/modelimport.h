@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "hfconfig.h"
-#include "safetensors.h"
-#include "scenariojson.h"
+#include "model/hfconfig.h"
+#include "io/safetensors.h"
+#include "scenario/scenariojson.h"
 
 #include <QString>
 #include <nlohmann/json.hpp>

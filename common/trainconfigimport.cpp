@@ -2,9 +2,9 @@
 #include "trainconfigimport.h"
 
 #include "inputfile.h"
-#include "inputpolicy.h"
+#include "io/inputpolicy.h"
 #include "modelimport.h"
-#include "scenariojson.h"
+#include "scenario/scenariojson.h"
 
 #include <QDir>
 #include <QFile>

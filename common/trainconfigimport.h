@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "framework.h"
+#include "training/framework.h"
 #include "importers/trainimport.h"
 
 #include <QString>

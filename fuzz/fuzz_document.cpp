@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Scenario and comparison files: parsed as `headroom estimate` and the window read them, then
 // estimated as every reader of a scenario does.
-#include "documentjson.h"
-#include "estimate.h"
+#include "scenario/documentjson.h"
+#include "estimate/estimate.h"
 #include "fuzzcommon.h"
 
 #include <nlohmann/json.hpp>

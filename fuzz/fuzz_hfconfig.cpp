@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Hugging Face config.json files, as --model-config and File > Import model read them.
-#include "architecture.h"
+#include "model/architecture.h"
 #include "fuzzcommon.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Lesson files: their steps, `set` changes and whole scenarios.
 #include "fuzzcommon.h"
-#include "lesson.h"
+#include "lesson/lesson.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
 {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // `--set key.path=value`, one assignment per line, applied to a scenario that is then read and
 // estimated as `headroom estimate FILE --set ...` does.
-#include "estimate.h"
+#include "estimate/estimate.h"
 #include "fuzzcommon.h"
-#include "scenariojson.h"
+#include "scenario/scenariojson.h"
 
 #include <nlohmann/json.hpp>
 

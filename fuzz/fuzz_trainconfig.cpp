@@ -4,7 +4,7 @@
 // config read them, through to the scenario they describe.
 #include "fuzzcommon.h"
 #include "importers/trainimport.h"
-#include "scenariojson.h"
+#include "scenario/scenariojson.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
 {

@@ -4,11 +4,11 @@
 // type_error, std::bad_alloc, a crash, a sanitizer report) is a finding.
 #pragma once
 
-#include "checked.h"
-#include "hfconfig.h"
+#include "scenario/checked.h"
+#include "model/hfconfig.h"
 #include "importers/trainimport.h"
-#include "inputpolicy.h"
-#include "safetensors.h"
+#include "io/inputpolicy.h"
+#include "io/safetensors.h"
 
 #include <cstdint>
 #include <cstdio>

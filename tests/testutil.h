@@ -2,9 +2,9 @@
 // Shared helpers for the core tests: build scenarios from JSON text, print whole breakdowns.
 #pragma once
 
-#include "estimate.h"
-#include "estimatejson.h"
-#include "scenariojson.h"
+#include "estimate/estimate.h"
+#include "estimate/estimatejson.h"
+#include "scenario/scenariojson.h"
 
 #include <QByteArray>
 #include <QtTest>

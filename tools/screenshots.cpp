@@ -8,7 +8,7 @@
 #include "window/mainwindow.h"
 #include "classroom/presenterview.h"
 #include "document/scenariomodel.h"
-#include "catalog.h"
+#include "scenario/catalog.h"
 #include "chart/sweepchart.h"
 #include "classroom/sweepview.h"
 

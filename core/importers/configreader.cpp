@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "importers/configreader.h"
 
-#include "units.h"
+#include "scenario/units.h"
 
 #include <cmath>
 

@@ -4,7 +4,7 @@
 #include "importers/trainimport.h"
 
 #include "importers/configreader.h"
-#include "inputpolicy.h"
+#include "io/inputpolicy.h"
 
 #include <algorithm>
 #include <cctype>

@@ -5,7 +5,7 @@
 // Accelerate configs, Axolotl configs) read into a partial scenario document. The core parses
 // text; the caller reads the files (and routes them through its input policy).
 
-#include "catalog.h"
+#include "scenario/catalog.h"
 
 #include <nlohmann/json.hpp>
 #include <stdexcept>

@@ -2,8 +2,8 @@
 #pragma once
 
 #include "chart/chartlayout.h"
-#include "estimate.h"
-#include "units.h"
+#include "estimate/estimate.h"
+#include "scenario/units.h"
 
 #include <QObject>
 #include <QString>

@@ -4,15 +4,15 @@
 #include "advicetext.h"
 #include "solvetext.h"
 
-#include "catalog.h"
+#include "scenario/catalog.h"
 #include "chart/consumerstyle.h"
 #include "displaytext.h"
 #include "document/scenariomodel.h"
-#include "names.h"
-#include "overhead.h"
-#include "parallel.h"
-#include "scenariotitle.h"
-#include "verdict.h"
+#include "scenario/names.h"
+#include "training/overhead.h"
+#include "parallel/parallel.h"
+#include "scenario/scenariotitle.h"
+#include "estimate/verdict.h"
 
 #include <QCoreApplication>
 

@@ -2,8 +2,8 @@
 #pragma once
 
 #include "chart/budgetchart.h"
-#include "scenario.h"
-#include "solver.h"
+#include "scenario/scenario.h"
+#include "solve/solver.h"
 
 #include <optional>
 

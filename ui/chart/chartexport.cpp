@@ -3,7 +3,7 @@
 
 #include "chart/consumerstyle.h"
 #include "document/documentio.h"
-#include "estimatejson.h"
+#include "estimate/estimatejson.h"
 
 #include <QBuffer>
 #include <QChart>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "units.h"
+#include "scenario/units.h"
 
 #include <QColor>
 #include <QFont>

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "displaytext.h"
-#include "estimate.h"
+#include "estimate/estimate.h"
 
 #include <QColor>
 #include <QString>

@@ -7,7 +7,7 @@
 #include "chart/linechartstyle.h"
 #include "displaytext.h"
 #include "document/documentio.h"
-#include "solvejson.h"
+#include "solve/solvejson.h"
 
 #include <QChart>
 #include <QGraphicsScene>

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "chart/chartexport.h"
-#include "frontier.h"
+#include "solve/frontier.h"
 
 #include <QObject>
 #include <QString>

@@ -2,9 +2,9 @@
 #pragma once
 
 #include "chart/chartexport.h"
-#include "scenario.h"
-#include "sweep.h"
-#include "units.h"
+#include "scenario/scenario.h"
+#include "solve/sweep.h"
+#include "scenario/units.h"
 
 #include <QObject>
 #include <QString>

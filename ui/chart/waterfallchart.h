@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "advisor.h"
+#include "solve/advisor.h"
 #include "chart/chartlayout.h"
-#include "units.h"
+#include "scenario/units.h"
 
 #include <QWidget>
 

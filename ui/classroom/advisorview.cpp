@@ -5,7 +5,7 @@
 
 #include "advicetext.h"
 #include "chart/consumerstyle.h"
-#include "verdict.h"
+#include "estimate/verdict.h"
 #include "document/scenariomodel.h"
 #include "chart/waterfallchart.h"
 

@@ -4,7 +4,7 @@
 
 #include "chart/frontierchart.h"
 #include "document/scenariomodel.h"
-#include "solver.h"
+#include "solve/solver.h"
 
 #include <QChartView>
 #include <QCheckBox>

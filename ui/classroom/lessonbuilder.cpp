@@ -3,7 +3,7 @@
 
 #include "document/documentio.h"
 #include "document/scenariomodel.h"
-#include "scenariojson.h"
+#include "scenario/scenariojson.h"
 
 #include <QDialogButtonBox>
 #include <QFormLayout>

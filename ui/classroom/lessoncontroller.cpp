@@ -5,7 +5,7 @@
 #include "document/scenariomodel.h"
 #include "document/preferences.h"
 #include "inputfile.h"
-#include "scenariojson.h"
+#include "scenario/scenariojson.h"
 
 #include <QAction>
 #include <QDir>

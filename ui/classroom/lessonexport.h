@@ -2,7 +2,7 @@
 #pragma once
 
 #include "chart/chartexport.h"
-#include "lesson.h"
+#include "lesson/lesson.h"
 #include "document/scenariomodel.h"
 
 #include <QByteArray>

@@ -5,7 +5,7 @@
 #include "controls/frameworkgroup.h"
 #include "controls/formwidgets.h"
 #include "controls/parallelgroup.h"
-#include "names.h"
+#include "scenario/names.h"
 #include "document/scenariomodel.h"
 #include "controls/servinggroup.h"
 #include "controls/sliderfield.h"

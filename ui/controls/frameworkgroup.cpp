@@ -4,8 +4,8 @@
 #include "controls/formwidgets.h"
 
 #include "document/scenariomodel.h"
-#include "framework.h"
-#include "names.h"
+#include "training/framework.h"
+#include "scenario/names.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -2,7 +2,7 @@
 #include "controls/measurement.h"
 
 #include "chart/consumerstyle.h"
-#include "inputpolicy.h"
+#include "io/inputpolicy.h"
 
 #include <QCoreApplication>
 #include <QRegularExpression>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "controls/missingfieldsdialog.h"
 
-#include "hfconfig.h"
+#include "model/hfconfig.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>

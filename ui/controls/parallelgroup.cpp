@@ -4,8 +4,8 @@
 #include "chart/chartlayout.h"
 #include "controls/formwidgets.h"
 #include "document/scenariomodel.h"
-#include "host.h"
-#include "parallel.h"
+#include "parallel/host.h"
+#include "parallel/parallel.h"
 
 #include <QCheckBox>
 #include <QDoubleSpinBox>

@@ -4,7 +4,7 @@
 #include "chart/consumerstyle.h"
 #include "controls/sliderfield.h"
 #include "document/scenariomodel.h"
-#include "names.h"
+#include "scenario/names.h"
 
 #include <QCheckBox>
 #include <QComboBox>

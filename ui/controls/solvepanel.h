@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "solver.h"
+#include "solve/solver.h"
 
 #include <QWidget>
 #include <array>

@@ -2,7 +2,7 @@
 #include "controls/usergpus.h"
 
 #include "document/preferences.h"
-#include "inputpolicy.h"
+#include "io/inputpolicy.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -3,7 +3,7 @@
 
 #include "chart/chartexport.h"
 #include "document/modelimporter.h"
-#include "scenario.h"
+#include "scenario/scenario.h"
 
 #include <QMessageBox>
 #include <QObject>

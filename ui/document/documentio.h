@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "documentjson.h"
+#include "scenario/documentjson.h"
 
 #include <QByteArray>
 #include <QString>

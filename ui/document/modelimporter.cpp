@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "document/modelimporter.h"
 
-#include "architecture.h"
+#include "model/architecture.h"
 #include "modelimport.h"
-#include "units.h"
+#include "scenario/units.h"
 
 #include <QCoreApplication>
 #include <QDir>

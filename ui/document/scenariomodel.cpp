@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "document/scenariomodel.h"
 
-#include "names.h"
-#include "scenariojson.h"
-#include "scenariotitle.h"
-#include "verdict.h"
+#include "scenario/names.h"
+#include "scenario/scenariojson.h"
+#include "scenario/scenariotitle.h"
+#include "estimate/verdict.h"
 #include "displaytext.h"
 
 #include <QUndoCommand>

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "catalog.h"
-#include "estimate.h"
+#include "scenario/catalog.h"
+#include "estimate/estimate.h"
 #include "controls/measurement.h"
-#include "scenario.h"
-#include "solver.h"
+#include "scenario/scenario.h"
+#include "solve/solver.h"
 #include "controls/usergpus.h"
 
 #include <QObject>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "document/trainconfigimporter.h"
 
-#include "scenariojson.h"
+#include "scenario/scenariojson.h"
 #include "trainconfigimport.h"
 
 #include <QFileInfo>

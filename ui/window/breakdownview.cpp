@@ -2,7 +2,7 @@
 #include "window/breakdownview.h"
 
 #include "chart/consumerstyle.h"
-#include "estimatejson.h"
+#include "estimate/estimatejson.h"
 #include "window/explanations.h"
 #include "document/scenariomodel.h"
 

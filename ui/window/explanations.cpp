@@ -2,7 +2,7 @@
 #include "window/explanations.h"
 
 #include "chart/consumerstyle.h"
-#include "names.h"
+#include "scenario/names.h"
 
 #include <QCoreApplication>
 

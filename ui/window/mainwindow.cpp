@@ -12,7 +12,7 @@
 #include "classroom/lessoncontroller.h"
 #include "document/preferences.h"
 #include "classroom/presenterview.h"
-#include "scenariojson.h"
+#include "scenario/scenariojson.h"
 #include "document/scenariomodel.h"
 #include "classroom/frontierview.h"
 #include "classroom/sweepview.h"
@@ -22,7 +22,7 @@
 #include "controls/usergpus.h"
 
 #include "classroom/lessonbuilder.h"
-#include "verdict.h"
+#include "estimate/verdict.h"
 
 #include <QActionGroup>
 #include <QApplication>

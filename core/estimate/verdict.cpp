@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "estimate/verdict.h"
+
+#include "scenario/checked.h"
+#include "scenario/scenariojson.h"
+
+#include <nlohmann/json.hpp>
+
+namespace headroom {
+
+const Gpu *targetGpu(const Scenario &scenario, const Catalog &catalog)
+{
+    if (!scenario.targetGpu.empty())
+        if (const Gpu *gpu = catalog.findGpu(scenario.targetGpu))
+            return gpu;
+    const Gpu *largest = nullptr;
+    for (const std::string &id : scenario.gpus)
+        if (const Gpu *gpu = catalog.findGpu(id); gpu && (!largest || gpu->capacityMiB > largest->capacityMiB))
+            largest = gpu;
+    return largest;
+}
+
+std::optional<GpuFit> targetFit(const Scenario &scenario, const Estimate &estimate, const Catalog &catalog)
+{
+    const Gpu *gpu = targetGpu(scenario, catalog);
+    if (!gpu)
+        return std::nullopt;
+    for (const GpuFit &fit : estimate.gpus)
+        if (fit.id == gpu->id)
+            return fit;
+    // Not among the estimate's lines (an estimate of another scenario): judge it here.
+    const std::int64_t headroom =
+        std::int64_t(gpu->capacityBytes()) - std::int64_t(estimate.peak.deviceBytes);
+    return GpuFit{gpu->id, gpu->name, gpu->capacityBytes(), headroom >= 0, headroom};
+}
+
+namespace {
+
+/// The peak of a configuration, or nothing when it is not a valid scenario or overflows.
+std::optional<std::uint64_t> devicePeak(const Scenario &s, const Catalog &catalog)
+{
+    try {
+        scenarioFromJson(scenarioToJson(s), catalog);
+        return estimate(s, Detail::BytesOnly, catalog).peak.deviceBytes;
+    } catch (const std::exception &) {
+        return std::nullopt;
+    }
+}
+
+} // namespace
+
+std::optional<ScaleOut> gpusToFit(const Scenario &scenario, const Gpu &gpu, const Catalog &catalog)
+{
+    for (const std::uint32_t count : kScaleOutCounts) {
+        if (count <= scenario.parallel.gpus)
+            continue;
+        Scenario wider = scenario;
+        ScaleOut out;
+        out.gpus = count;
+        wider.parallel.gpus = count;
+        if (scenario.task == Task::Train) {
+            out.strategy = scenario.parallel.strategy == Strategy::Zero3 ? Strategy::Zero3 : Strategy::Fsdp;
+            out.tensor = scenario.parallel.tensor;
+            wider.parallel.strategy = out.strategy;
+            if (count % (std::uint64_t(scenario.parallel.tensor) * scenario.parallel.pipeline) != 0)
+                continue;
+        } else {
+            // Serving shards the weights and the cache over the heads.
+            if (scenario.parallel.pipeline != 1 || scenario.model.heads % int(count) != 0)
+                continue;
+            out.strategy = scenario.parallel.strategy;
+            out.tensor = count;
+            wider.parallel.tensor = count;
+        }
+        const std::optional<std::uint64_t> peak = devicePeak(wider, catalog);
+        if (peak && *peak <= gpu.capacityBytes()) {
+            out.peakDeviceBytes = *peak;
+            return out;
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<PositionLimit> positionLimit(const Scenario &scenario)
+{
+    const std::uint32_t tokens =
+        scenario.task == Task::Train ? scenario.train.seqLen : scenario.inference.context;
+    const ModelArch &m = scenario.model;
+    if (m.maxPositions <= 0 || tokens <= std::uint32_t(m.maxPositions) || m.position == Position::Alibi)
+        return std::nullopt;
+    return PositionLimit{tokens, m.maxPositions, m.position, m.position == Position::Learned};
+}
+
+} // namespace headroom

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// config.json readers for the families of 2025-2026: Qwen3 (dense and MoE), Gemma 3, Llama 4,
+// DeepSeek-V3 / R1 / Kimi K2 (latent attention), gpt-oss, OLMo 2, Granite. Each takes the
+// defaults of its transformers configuration class for absent optional keys.
+#include "model/hfconfigreader.h"
+
+#include <algorithm>
+
+namespace headroom::hf {
+
+namespace {
+
+/// A list of layer indices (mlp_only_layers, no_rope_layers), or empty.
+std::vector<int> readIndexList(ConfigReader &r, const char *name, int layers)
+{
+    std::vector<int> out;
+    const json *value = r.find({name});
+    if (!value)
+        return out;
+    if (!value->is_array())
+        r.invalid(name, "must be a list of layer indices (got " + quoteJson(*value) + ")");
+    for (const json &item : *value) {
+        if (!item.is_number_integer() || item.get<long long>() < 0 || item.get<long long>() >= layers)
+            r.invalid(name, "must list layer indices from 0 to " + std::to_string(layers - 1));
+        out.push_back(item.get<int>());
+    }
+    return out;
+}
+
+/// The hybrid attention pattern from `layer_types` ("sliding_attention" / "full_attention"),
+/// else from `sliding_window_pattern` (every k-th layer global), else the fallback.
+void readLayerPattern(ConfigReader &r, Reading &out, int fallbackEvery)
+{
+    ModelArch &arch = out.import.arch;
+    if (arch.slidingWindow == 0)
+        return;
+    const json *types = r.find({"layer_types"});
+    if (types && types->is_array() && !types->empty()) {
+        std::vector<bool> full;
+        for (const json &type : *types) {
+            if (!type.is_string())
+                r.invalid("layer_types", "must be a list of strings");
+            full.push_back(type.get<std::string>() == "full_attention");
+        }
+        if (static_cast<int>(full.size()) != arch.layers)
+            r.invalid("layer_types", "must list " + std::to_string(arch.layers) + " layers (got " +
+                                         std::to_string(full.size()) + ")");
+        const auto first = std::find(full.begin(), full.end(), true);
+        if (first == full.end()) {
+            arch.globalEvery = 0; // every layer local
+            return;
+        }
+        arch.globalEvery = static_cast<int>(first - full.begin()) + 1;
+        for (int i = 0; i < arch.layers; ++i)
+            if (full[static_cast<std::size_t>(i)] != !arch.isSlidingLayer(i)) {
+                const auto globals = std::count(full.begin(), full.end(), true);
+                arch.globalEvery = std::max(1, arch.layers / static_cast<int>(globals));
+                out.import.notes.push_back("layer_types is not periodic: counted as one global layer "
+                                           "in every " + std::to_string(arch.globalEvery) + ".");
+                break;
+            }
+        return;
+    }
+    arch.globalEvery = r.integerOr({"sliding_window_pattern"}, fallbackEvery, 0, 1024);
+}
+
+Reading readQwen3(ConfigReader &r)
+{
+    Reading out = readLlamaLike(r, {false, 40960, 128, 2});
+    ModelArch &arch = out.import.arch;
+    arch.qkNorm = QkNorm::Head;
+    if (r.flag({"use_sliding_window"}, false)) {
+        arch.slidingWindow = readWindow(r, 4096);
+        out.import.notes.push_back("use_sliding_window: the window is applied to every layer.");
+    }
+    return out;
+}
+
+/// Qwen2/Qwen3 mixtures of experts: which layers are sparse (decoder_sparse_step,
+/// mlp_only_layers) and the experts' width.
+void readQwenExperts(ConfigReader &r, Reading &out)
+{
+    ModelArch &arch = out.import.arch;
+    arch.experts = r.integerOr({"num_experts"}, 128, 1, 4096);
+    arch.expertsPerToken = r.integerOr({"num_experts_per_tok"}, 8, 1, 4096);
+    arch.expertIntermediate = r.integerOr({"moe_intermediate_size"}, 768, 1, kMaxVocab);
+    arch.moeEvery = r.integerOr({"decoder_sparse_step"}, 1, 1, 1024);
+    const std::vector<int> dense = readIndexList(r, "mlp_only_layers", arch.layers);
+    arch.denseLayers = static_cast<int>(dense.size());
+    for (std::size_t i = 0; i < dense.size(); ++i)
+        if (dense[i] != static_cast<int>(i)) {
+            out.import.notes.push_back("mlp_only_layers are not the first layers: counted as if they were.");
+            break;
+        }
+}
+
+Reading readQwen3Moe(ConfigReader &r)
+{
+    Reading out = readQwen3(r);
+    readQwenExperts(r, out);
+    return out;
+}
+
+Reading readQwen2Moe(ConfigReader &r)
+{
+    Reading out = readLlamaLike(r, {false, 32768, 0, 2, true});
+    readQwenExperts(r, out);
+    ModelArch &arch = out.import.arch;
+    arch.expertIntermediate = r.integerOr({"moe_intermediate_size"}, 1408, 1, kMaxVocab);
+    const int shared = r.integerOr({"shared_expert_intermediate_size"}, 5632, 0, kMaxVocab);
+    if (shared > 0) {
+        arch.sharedExperts = 1;
+        arch.sharedExpertIntermediate = shared;
+        // The shared expert's sigmoid gate: hidden x 1 per sparse layer.
+        out.extraParams += std::int64_t(arch.hidden) * arch.moeLayers();
+    }
+    return out;
+}
+
+Reading readGemma3(ConfigReader &r)
+{
+    Reading out = readLlamaLike(r, {true, 131072, 256, 4});
+    ModelArch &arch = out.import.arch;
+    arch.qkNorm = QkNorm::Head;
+    arch.slidingWindow = readWindow(r, 4096);
+    readLayerPattern(r, out, 6);
+    return out;
+}
+
+Reading readLlama4(ConfigReader &r)
+{
+    Reading out = readLlamaLike(r, {false, 1048576, 128, 2});
+    ModelArch &arch = out.import.arch;
+    // intermediate_size is an expert's width; intermediate_size_mlp the dense layers'.
+    arch.expertIntermediate = arch.intermediate;
+    arch.intermediate = r.integerOr({"intermediate_size_mlp"}, 16384, 1, kMaxVocab);
+    arch.experts = r.integerOr({"num_local_experts"}, 16, 1, 4096);
+    arch.expertsPerToken = r.integerOr({"num_experts_per_tok"}, 1, 1, 4096);
+    arch.sharedExperts = 1; // Llama4TextMoe always has one shared expert of the expert width
+    arch.moeEvery = r.integerOr({"interleave_moe_layer_step"}, 1, 1, 1024);
+    const int chunk = r.integerOr({"attention_chunk_size"}, 8192, 0, kMaxPositions);
+    if (chunk > 0) {
+        // RoPE layers attend within chunks; every fourth layer (no RoPE) attends globally.
+        arch.slidingWindow = chunk;
+        arch.globalEvery = 4;
+        out.import.notes.push_back("attention_chunk_size " + std::to_string(chunk) +
+                                   ": chunked layers cache at most one chunk per sequence; "
+                                   "every fourth layer (no RoPE) attends to the whole context.");
+    }
+    return out;
+}
+
+Reading readDeepseek(ConfigReader &r)
+{
+    Reading out;
+    ModelArch &arch = out.import.arch;
+    readStandardShape(r, arch);
+    arch.kvHeads = arch.heads;
+    arch.kvLoraRank = r.integer({"kv_lora_rank"}, 1, 1 << 20);
+    arch.qkRopeHeadDim = r.integer({"qk_rope_head_dim"}, 1, 65536);
+    arch.qkNopeHeadDim = r.integer({"qk_nope_head_dim"}, 1, 65536);
+    arch.vHeadDim = r.integer({"v_head_dim"}, 1, 65536);
+    r.finish();
+    arch.qLoraRank = r.integerOr({"q_lora_rank"}, 0, 0, 1 << 20); // null in V2-Lite
+    arch.headDim = arch.qkNopeHeadDim + arch.qkRopeHeadDim;
+    arch.tiedEmbeddings = r.flag({"tie_word_embeddings"}, false);
+    arch.mlp = Mlp::Gated;
+    arch.norm = Norm::RmsNorm;
+    arch.position = Position::Rope;
+    arch.maxPositions = r.integerOr({"max_position_embeddings"}, 163840, 1, kMaxPositions);
+    arch.normsPerLayer = 2;
+    arch.bias = Bias::None;
+    arch.experts = r.integerOr({"n_routed_experts"}, 1, 1, 4096);
+    if (arch.experts > 1) {
+        arch.expertsPerToken = r.integerOr({"num_experts_per_tok"}, 8, 1, 4096);
+        arch.expertIntermediate = r.integerOr({"moe_intermediate_size"}, 2048, 1, kMaxVocab);
+        arch.sharedExperts = r.integerOr({"n_shared_experts"}, 1, 0, 64);
+        arch.denseLayers = r.integerOr({"first_k_dense_replace"}, 0, 0, arch.layers);
+        arch.moeEvery = r.integerOr({"moe_layer_freq"}, 1, 1, 1024);
+        // DeepSeek-V3's sigmoid router keeps a bias per expert for load balancing.
+        const json *method = r.find({"topk_method"});
+        arch.routerBias = method && method->is_string() && method->get<std::string>() == "noaux_tc";
+    }
+    const int nextn = r.integerOr({"num_nextn_predict_layers"}, 0, 0, 16);
+    if (nextn > 0)
+        out.import.notes.push_back("num_nextn_predict_layers " + std::to_string(nextn) +
+                                   ": the multi-token-prediction module is not counted (inference "
+                                   "loads it only for speculative decoding).");
+    return out;
+}
+
+Reading readGptOss(ConfigReader &r)
+{
+    Reading out = readLlamaLike(r, {false, 131072, 64, 2});
+    ModelArch &arch = out.import.arch;
+    arch.experts = r.integerOr({"num_local_experts"}, 32, 1, 4096);
+    arch.expertsPerToken = r.integerOr({"num_experts_per_tok", "experts_per_token"}, 4, 1, 4096);
+    arch.expertIntermediate = arch.intermediate;
+    arch.attentionSinks = true;
+    // Biases on every projection, the experts' MLPs and the router. Bias::All counts the o_proj
+    // bias, which the Llama reader added as an extra for attention_bias without mlp_bias.
+    const bool biased = r.flag({"attention_bias"}, true);
+    arch.bias = biased ? Bias::All : Bias::None;
+    if (biased && !r.flag({"mlp_bias"}, false)) {
+        out.extraParams -= std::int64_t(arch.hidden) * arch.layers;
+        auto &notes = out.import.notes;
+        notes.erase(std::remove_if(notes.begin(), notes.end(),
+                                   [](const std::string &note) { return note.rfind("attention_bias:", 0) == 0; }),
+                    notes.end());
+    }
+    arch.slidingWindow = readWindow(r, 128);
+    readLayerPattern(r, out, 2);
+    return out;
+}
+
+Reading readOlmo2(ConfigReader &r)
+{
+    Reading out = readLlamaLike(r, {false, 4096, 0, 2});
+    out.import.arch.qkNorm = QkNorm::Full;
+    return out;
+}
+
+Reading readGranite(ConfigReader &r)
+{
+    return readLlamaLike(r, {true, 4096, 0, 2});
+}
+
+} // namespace
+
+const std::vector<Family> &modernFamilies()
+{
+    static const std::vector<Family> families = {
+        {"qwen3", readQwen3},         {"qwen3_moe", readQwen3Moe},   {"qwen2_moe", readQwen2Moe},
+        {"gemma3_text", readGemma3},  {"llama4_text", readLlama4},   {"deepseek_v3", readDeepseek},
+        {"deepseek_v2", readDeepseek}, {"kimi_k2", readDeepseek},    {"gpt_oss", readGptOss},
+        {"olmo2", readOlmo2},         {"granite", readGranite},
+    };
+    return families;
+}
+
+} // namespace headroom::hf

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The `model` object of a scenario: a catalog preset, a config.json, a complete architecture
+// or a rough size, with explicit keys on top.
+#include "model/modeljson.h"
+
+#include "model/architecture.h"
+#include "scenario/checked.h"
+#include "model/hfconfig.h"
+#include "scenario/objectreader.h"
+#include "scenario/units.h"
+
+#include <algorithm>
+#include <set>
+
+namespace headroom {
+
+using nlohmann::json;
+
+namespace {
+
+using detail::knownIds;
+using detail::ObjectReader;
+using detail::readInt;
+
+/// Reads the architecture keys on top of `arch` (a preset's values or the custom defaults).
+void readArchitecture(ObjectReader &r, ModelArch &arch)
+{
+    arch.layers = readInt(r, "layers", 1, 1024, arch.layers);
+    arch.hidden = readInt(r, "hidden", 1, 1 << 20, arch.hidden);
+    arch.intermediate = readInt(r, "intermediate", 1, 1 << 22, arch.intermediate);
+    arch.heads = readInt(r, "heads", 1, 65536, arch.heads);
+    arch.kvHeads = readInt(r, "kv_heads", 1, 65536, arch.kvHeads);
+    arch.headDim = readInt(r, "head_dim", 1, 65536, arch.headDim);
+    arch.vocab = readInt(r, "vocab", 1, 1 << 22, arch.vocab);
+    arch.tiedEmbeddings = r.boolean("tied_embeddings", arch.tiedEmbeddings);
+    const Mlp mlpBefore = arch.mlp;
+    arch.mlp = r.choice("mlp", arch.mlp);
+    if (arch.mlp != mlpBefore)
+        arch.activation = defaultActivation(arch.mlp);
+    arch.activation = r.choice("activation", arch.activation);
+    arch.norm = r.choice("norm", arch.norm);
+    arch.bias = r.choice("bias", arch.bias);
+    arch.position = r.choice("position", arch.position);
+    arch.maxPositions = readInt(r, "max_positions", 0, 1 << 24, arch.maxPositions);
+    arch.experts = readInt(r, "experts", 1, 4096, arch.experts);
+    arch.expertsPerToken = readInt(r, "experts_per_token", 1, 4096, arch.expertsPerToken);
+    arch.slidingWindow = readInt(r, "sliding_window", 0, 1 << 24, arch.slidingWindow);
+    arch.normsPerLayer = readInt(r, "norms_per_layer", 0, 16, arch.normsPerLayer);
+    arch.expertIntermediate = readInt(r, "expert_intermediate", 0, 1 << 22, arch.expertIntermediate);
+    arch.sharedExperts = readInt(r, "shared_experts", 0, 64, arch.sharedExperts);
+    arch.sharedExpertIntermediate =
+        readInt(r, "shared_expert_intermediate", 0, 1 << 22, arch.sharedExpertIntermediate);
+    arch.denseLayers = readInt(r, "dense_layers", 0, 1024, arch.denseLayers);
+    arch.moeEvery = readInt(r, "moe_every", 1, 1024, arch.moeEvery);
+    arch.globalEvery = readInt(r, "global_every", 0, 1024, arch.globalEvery);
+    arch.qkNorm = r.choice("qk_norm", arch.qkNorm);
+    arch.attentionSinks = r.boolean("attention_sinks", arch.attentionSinks);
+    arch.routerBias = r.boolean("router_bias", arch.routerBias);
+    arch.qLoraRank = readInt(r, "q_lora_rank", 0, 1 << 20, arch.qLoraRank);
+    arch.kvLoraRank = readInt(r, "kv_lora_rank", 0, 1 << 20, arch.kvLoraRank);
+    arch.qkRopeHeadDim = readInt(r, "qk_rope_head_dim", 0, 65536, arch.qkRopeHeadDim);
+    arch.qkNopeHeadDim = readInt(r, "qk_nope_head_dim", 0, 65536, arch.qkNopeHeadDim);
+    arch.vHeadDim = readInt(r, "v_head_dim", 0, 65536, arch.vHeadDim);
+    if (r.has("params"))
+        arch.params = static_cast<std::uint64_t>(r.integer("params", 1, 1'000'000'000'000'000, 1));
+}
+
+/// The architecture of `model.config`: the imported config.json with explicit keys on top.
+ModelArch readConfigModel(ObjectReader &r, const ConfigResolver &resolveConfig, StoredPrecision *stored)
+{
+    const std::string path = r.text("config", "");
+    if (path.empty())
+        throw ScenarioError("model.config", "must name a config.json file");
+    if (r.has("preset"))
+        throw ScenarioError("model.config", "give either model.preset or model.config, not both");
+    HfImport import;
+    try {
+        import = importHfConfig(resolveConfig(path));
+    } catch (const HfConfigError &error) {
+        throw ScenarioError("model.config", quoteText(path, 200) + ": " + error.what());
+    }
+    ModelArch arch = import.arch;
+    if (stored)
+        *stored = {import.storedWeights, import.storedScales, import.storedModules};
+    arch.config = path;
+    const bool explicitParams = r.has("params");
+    readArchitecture(r, arch);
+    if (import.arch.params && !explicitParams) {
+        // Keep what ModelArch cannot express (BERT's pooler, ...) when keys change the shape.
+        const std::uint64_t imported = *import.arch.params;
+        const std::uint64_t importedDerived = countParams(import.arch).derived;
+        ModelArch shape = arch;
+        shape.params.reset();
+        const std::uint64_t derived = countParams(shape).derived;
+        if (imported >= importedDerived)
+            arch.params = addChecked(derived, imported - importedDerived, "parameter count");
+        else if (importedDerived - imported < derived)
+            arch.params = derived - (importedDerived - imported);
+        else
+            throw ScenarioError("model", "the changed architecture leaves no parameters");
+    }
+    return arch;
+}
+
+/// The shape rules the newer keys add: latent attention needs its head dimensions, experts
+/// their counts, a global layer pattern its window.
+void validateArchitecture(const ModelArch &arch)
+{
+    if (arch.latentAttention()) {
+        if (arch.qkRopeHeadDim <= 0 || arch.qkNopeHeadDim <= 0 || arch.vHeadDim <= 0)
+            throw ScenarioError("model.kv_lora_rank", "latent attention also needs qk_rope_head_dim, "
+                                                      "qk_nope_head_dim and v_head_dim");
+    } else if (arch.qLoraRank > 0) {
+        throw ScenarioError("model.q_lora_rank", "needs model.kv_lora_rank (latent attention)");
+    }
+    if (arch.experts <= 1 && (arch.sharedExperts > 0 || arch.expertIntermediate > 0))
+        throw ScenarioError(arch.sharedExperts > 0 ? "model.shared_experts" : "model.expert_intermediate",
+                            "needs model.experts above 1 (a mixture of experts)");
+    if (arch.denseLayers > arch.layers)
+        throw ScenarioError("model.dense_layers", "must be at most model.layers (" +
+                                                      std::to_string(arch.layers) + ")");
+    if (arch.globalEvery > 0 && arch.slidingWindow == 0)
+        throw ScenarioError("model.global_every", "needs model.sliding_window (the local layers' window)");
+}
+
+} // namespace
+
+ModelArch readModel(const json *node, const Catalog &catalog, const ConfigResolver &resolveConfig,
+                    StoredPrecision *stored)
+{
+    const ModelPreset *fallbackPreset = catalog.findModel("llama-3-8b");
+    if (!node)
+        return fallbackPreset ? fallbackPreset->arch : ModelArch{};
+    ObjectReader r(*node, "model");
+    ModelArch arch;
+    const bool fromConfig = r.has("config");
+    if (fromConfig && resolveConfig) {
+        arch = readConfigModel(r, resolveConfig, stored);
+    } else if (r.has("preset")) {
+        if (fromConfig)
+            throw ScenarioError("model.config", "give either model.preset or model.config, not both");
+        const std::string id = r.text("preset", "");
+        const ModelPreset *preset = catalog.findModel(id);
+        if (!preset) {
+            std::vector<std::string> ids;
+            for (const auto &model : catalog.models)
+                ids.push_back(model.id);
+            throw ScenarioError("model.preset", "unknown model \"" + quoteText(id) +
+                                                    "\" (known: " + knownIds(ids) + ")");
+        }
+        arch = preset->arch;
+        if (stored)
+            *stored = {preset->storedWeights, preset->storedScales, preset->storedModules};
+        readArchitecture(r, arch);
+    } else {
+        static const char *required[] = {"layers", "hidden", "intermediate", "heads", "vocab"};
+        std::string missing;
+        for (const char *key : required)
+            if (!r.has(key))
+                missing += (missing.empty() ? "" : ", ") + std::string(key);
+        if (!missing.empty()) {
+            if (fromConfig)
+                throw ScenarioError("model.config", "cannot be read here (no config reader); "
+                                                    "without it these keys are required: " +
+                                                        missing);
+            if (r.has("params") && r.has("hidden") && r.has("layers")) {
+                // Rough model: only the size is known. Documented fill-ins, flagged as rough.
+                arch = ModelArch{};
+                arch.preset.clear();
+                arch.hidden = readInt(r, "hidden", 1, 1 << 20, 4096);
+                arch.heads = std::max(1, arch.hidden / 128);
+                arch.kvHeads = arch.heads;
+                arch.headDim = std::max(1, arch.hidden / arch.heads);
+                arch.intermediate = 4 * arch.hidden;
+                arch.mlp = Mlp::Standard;
+                arch.vocab = 32000;
+                arch.maxPositions = 4096;
+                for (const auto &item : node->items()) {
+                    static const std::set<std::string> roughKeys{"params", "hidden", "layers",
+                                                                 "vocab", "tied_embeddings"};
+                    if (!roughKeys.count(item.key()))
+                        throw ScenarioError("model." + keyForPath(item.key()),
+                                            "a rough model (no preset, architecture incomplete: "
+                                            "missing " + missing +
+                                                ") takes only params, hidden, layers, vocab, "
+                                                "tied_embeddings");
+                }
+                arch.layers = readInt(r, "layers", 1, 1024, 32);
+                arch.vocab = readInt(r, "vocab", 1, 1 << 22, arch.vocab);
+                arch.tiedEmbeddings = r.boolean("tied_embeddings", false);
+                arch.params =
+                    static_cast<std::uint64_t>(r.integer("params", 1, 1'000'000'000'000'000, 1));
+                arch.rough = true;
+                return arch;
+            }
+            throw ScenarioError("model", "without \"preset\" these keys are required: layers, "
+                                         "hidden, intermediate, heads, vocab (missing: " +
+                                             missing +
+                                             "); or give params, hidden and layers for a rough "
+                                             "estimate");
+        }
+        arch = ModelArch{};
+        arch.preset.clear();
+        if (fromConfig)
+            arch.config = r.text("config", "");
+        arch.maxPositions = 4096;
+        arch.hidden = readInt(r, "hidden", 1, 1 << 20, 0);
+        arch.heads = readInt(r, "heads", 1, 65536, 0);
+        arch.kvHeads = arch.heads;
+        arch.headDim = std::max(1, arch.hidden / arch.heads);
+        if (arch.hidden % arch.heads != 0 && !r.has("head_dim"))
+            throw ScenarioError("model.head_dim", "required when hidden is not a multiple of heads");
+        readArchitecture(r, arch);
+    }
+    r.finish();
+    if (arch.heads % arch.kvHeads != 0)
+        throw ScenarioError("model.kv_heads", "must divide model.heads (" +
+                                                  std::to_string(arch.heads) + "), got " +
+                                                  std::to_string(arch.kvHeads));
+    validateArchitecture(arch);
+    if (arch.expertsPerToken > arch.experts)
+        throw ScenarioError("model.experts_per_token",
+                            "must be at most model.experts (" + std::to_string(arch.experts) + ")");
+    return arch;
+}
+
+json modelToJson(const ModelArch &m)
+{
+    json model;
+    if (m.rough) {
+        model = {{"params", *m.params}, {"hidden", m.hidden}, {"layers", m.layers},
+                 {"vocab", m.vocab}, {"tied_embeddings", m.tiedEmbeddings}};
+    } else {
+        if (!m.preset.empty())
+            model["preset"] = m.preset;
+        if (!m.config.empty())
+            model["config"] = m.config;
+        model.update({{"layers", m.layers},
+                      {"hidden", m.hidden},
+                      {"intermediate", m.intermediate},
+                      {"heads", m.heads},
+                      {"kv_heads", m.kvHeads},
+                      {"head_dim", m.headDim},
+                      {"vocab", m.vocab},
+                      {"tied_embeddings", m.tiedEmbeddings},
+                      {"mlp", enumName(m.mlp)},
+                      {"activation", enumName(m.activation)},
+                      {"norm", enumName(m.norm)},
+                      {"bias", enumName(m.bias)},
+                      {"position", enumName(m.position)},
+                      {"max_positions", m.maxPositions},
+                      {"experts", m.experts},
+                      {"experts_per_token", m.expertsPerToken},
+                      {"sliding_window", m.slidingWindow},
+                      {"norms_per_layer", m.normsPerLayer}});
+        // The newer shape keys only when they differ from their defaults: older files and
+        // dense models read back the same.
+        const auto optional = [&](const char *key, int value, int fallback) {
+            if (value != fallback)
+                model[key] = value;
+        };
+        optional("expert_intermediate", m.expertIntermediate, 0);
+        optional("shared_experts", m.sharedExperts, 0);
+        optional("shared_expert_intermediate", m.sharedExpertIntermediate, 0);
+        optional("dense_layers", m.denseLayers, 0);
+        optional("moe_every", m.moeEvery, 1);
+        optional("global_every", m.globalEvery, 0);
+        if (m.qkNorm != QkNorm::None)
+            model["qk_norm"] = enumName(m.qkNorm);
+        if (m.attentionSinks)
+            model["attention_sinks"] = true;
+        if (m.routerBias)
+            model["router_bias"] = true;
+        optional("q_lora_rank", m.qLoraRank, 0);
+        optional("kv_lora_rank", m.kvLoraRank, 0);
+        optional("qk_rope_head_dim", m.qkRopeHeadDim, 0);
+        optional("qk_nope_head_dim", m.qkNopeHeadDim, 0);
+        optional("v_head_dim", m.vHeadDim, 0);
+        if (m.params)
+            model["params"] = *m.params;
+    }
+    return model;
+}
+
+} // namespace headroom

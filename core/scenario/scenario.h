@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "serving/serving.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace headroom {
+
+/// Storage or compute data types. The order is part of no contract; names are.
+enum class DType { FP32, BF16, FP16, FP8, INT8, NF4, FP4, INT4, MXFP4 };
+/// Bits per value of a data type (nf4/fp4/int4: 4).
+int dtypeBits(DType dtype);
+/// True for the 4- and 8-bit formats that need scales (nf4, fp4, int4, mxfp4, int8, fp8).
+bool isQuantized(DType dtype);
+
+enum class Task { Train, Inference };
+enum class Method { Full, Lora, Qlora };
+enum class Optimizer { AdamW, AdamW8bit, PagedAdamW8bit, Sgd, SgdMomentum, Adafactor, Lion, None, PagedAdamW };
+/// Selective: attention scores only (Megatron); SelectiveOp: torchtitan's op-level policy.
+enum class Checkpointing { None, Full, Selective, SelectiveOp };
+enum class GradDType { Auto, FP32, BF16, FP16 };
+/// How the optimizer step runs: torch.optim's foreach path (temporaries the size of one state),
+/// a fused kernel (none), or `auto`: foreach under the Hugging Face profile (the old rule).
+enum class OptimizerImpl { Auto, Foreach, Fused };
+enum class Mlp { Gated, Standard };
+/// The MLP's activation; gelu_new (and gelu_fast) are composed of elementwise ops in eager PyTorch.
+enum class Activation { Silu, Gelu, GeluTanh, GeluNew, Relu };
+/// SiLU for gated MLPs, GELU for standard ones: what a model gets when it names no activation.
+Activation defaultActivation(Mlp mlp);
+enum class Norm { RmsNorm, LayerNorm };
+enum class Bias { None, Qkv, All };
+enum class Position { Rope, Alibi, Learned };
+/// Norms on the query and key heads: none, one per head (Qwen3, Gemma 3: head_dim weights), or
+/// over the whole projection (OLMo 2: heads x head_dim weights).
+enum class QkNorm { None, Head, Full };
+enum class Attention { Eager, Sdpa, Flash };
+/// The loss kernel. `standard`: one cross-entropy over all logits, upcast to fp32 (Hugging Face,
+/// torchtitan); `standard_no_upcast`: the same in the compute dtype (LitGPT pretraining);
+/// `chunked`: torchtune's CEWithChunkedOutputLoss (logits in chunks, each upcast on its own);
+/// `chunked_no_upcast`: LitGPT's lm_head_chunk_size + chunked_cross_entropy (no upcast);
+/// `linear_chunked`: torchtune's LinearCrossEntropyLoss (lm_head and loss per chunk);
+/// `fused`: Liger / Cut Cross Entropy / Unsloth (no full logits);
+/// `parallel`: PyTorch's loss_parallel() over vocabulary-sharded logits (torchtitan with tensor
+/// parallelism), whose log-softmax and its backward are decomposed into fp32 temporaries.
+enum class Loss { Standard, Chunked, Fused, StandardNoUpcast, ChunkedNoUpcast, LinearChunked, Parallel };
+/// How the KV cache grows: one buffer for the whole context, or torch.cat into a new tensor per
+/// step while the previous one is alive (Hugging Face's legacy tuple caches).
+enum class KvCache { Preallocated, Concat };
+/// Which positions the prefill runs the lm_head on.
+enum class PromptLogits { Last, All };
+/// What the framework keeps beyond the textbook inventory (see docs/estimator.md). `litgpt`: the
+/// Hugging Face inventory with LitGPT's fused q/k/v LoRA (one dropout) and fp32 norm-weight product.
+enum class Profile { HuggingFace, Fused, Litgpt };
+/// Which library runs the 4/8-bit matmuls: bitsandbytes keeps each quantized layer's input for
+/// backward (MatMul4Bit saves A), torchao's NF4 linear keeps only the weight.
+enum class Quantizer { Bitsandbytes, Torchao };
+/// The frameworks and serving engines a scenario can name (docs/frameworks.md); one set of names
+/// for training presets and serving engines.
+enum class Framework {
+    None, HfTransformers, Torchtune, Litgpt, Torchtitan, Axolotl, Unsloth, Deepspeed, Accelerate,
+    HfGenerate, Vllm, Sglang, LlamaCpp
+};
+
+/// The framework a run uses and its version ("4.46", "0.5"; empty: the current release).
+struct FrameworkChoice
+{
+    Framework name = Framework::None;
+    std::string version;
+    bool operator==(const FrameworkChoice &) const = default;
+};
+enum class Strategy { None, Ddp, Zero1, Zero2, Zero3, Fsdp };
+/// Pipeline schedules: 1F1B keeps up to `pipeline` micro-batches in flight on the first stage,
+/// interleaved 1F1B a little more, GPipe every micro-batch of the step.
+enum class PipelineSchedule { OneFOneB, Interleaved, GPipe };
+/// Where fp8 weights keep their scales: one per tensor, or one per 128 x 128 block (DeepSeek-V3).
+enum class WeightScales { Tensor, Block };
+/// Which weights a quantized format applies to: every block matrix, or only the experts' MLPs
+/// (gpt-oss ships MXFP4 experts beside bf16 attention).
+enum class QuantizedModules { Linear, Experts };
+/// FP8 training recipes: torchao's Float8Linear (torchtitan), or Transformer Engine (Megatron).
+enum class Fp8Training { None, Torchao, TransformerEngine };
+/// A LoRA target matrix.
+enum class LoraTarget { Q, K, V, O, Gate, Up, Down, LmHead };
+
+/// The shape of a transformer; enough to count every parameter and saved tensor.
+struct ModelArch
+{
+    std::string preset; ///< catalog id it came from, empty for a custom model
+    std::string config; ///< Hugging Face config.json it came from (as the scenario names it), or empty
+    int layers = 32;
+    int hidden = 4096;
+    int intermediate = 14336;
+    int heads = 32;
+    int kvHeads = 8;
+    int headDim = 128;
+    int vocab = 128256;
+    bool tiedEmbeddings = false;
+    Mlp mlp = Mlp::Gated;
+    Activation activation = Activation::Silu;
+    Norm norm = Norm::RmsNorm;
+    Bias bias = Bias::None;
+    Position position = Position::Rope;
+    int maxPositions = 8192;
+    int experts = 1;         ///< routed experts of a mixture-of-experts layer (1: dense)
+    int expertsPerToken = 1; ///< routed experts each token uses (top-k)
+    int expertIntermediate = 0; ///< width of one routed expert's MLP; 0: `intermediate`
+    int sharedExperts = 0;      ///< experts every token uses besides the routed ones
+    int sharedExpertIntermediate = 0; ///< width of one shared expert; 0: the routed width
+    int denseLayers = 0; ///< leading layers with a dense MLP (DeepSeek's first_k_dense_replace)
+    int moeEvery = 1;    ///< after them, every k-th layer is a mixture of experts (Llama 4: 2)
+    int slidingWindow = 0;
+    /// With a sliding window: 0 = every layer is local; k = layers k, 2k, ... attend globally
+    /// (Gemma 2 and gpt-oss: 2, Gemma 3: 6).
+    int globalEvery = 0;
+    int normsPerLayer = 2;
+    QkNorm qkNorm = QkNorm::None;
+    bool attentionSinks = false; ///< one learned sink logit per head and layer (gpt-oss)
+    bool routerBias = false;     ///< a bias per expert in the router (DeepSeek-V3's noaux_tc)
+    // Multi-head latent attention (DeepSeek-V2/V3, Kimi K2): kvLoraRank > 0.
+    int qLoraRank = 0;    ///< 0: queries projected directly from the hidden state
+    int kvLoraRank = 0;   ///< width of the compressed KV vector that is cached
+    int qkRopeHeadDim = 0; ///< rotary part of each query/key head (cached once per token)
+    int qkNopeHeadDim = 0;
+    int vHeadDim = 0;
+    std::optional<std::uint64_t> params; ///< overrides the derived total when set
+    bool rough = false; ///< only params, hidden and layers were given
+
+    /// True for multi-head latent attention.
+    bool latentAttention() const { return kvLoraRank > 0; }
+    /// Width of one routed expert's MLP.
+    int routedWidth() const { return expertIntermediate > 0 ? expertIntermediate : intermediate; }
+    /// Width of one shared expert's MLP.
+    int sharedWidth() const { return sharedExpertIntermediate > 0 ? sharedExpertIntermediate : routedWidth(); }
+    /// Whether layer `index` (0-based) has a mixture-of-experts MLP.
+    bool isMoeLayer(int index) const
+    {
+        return experts > 1 && index >= denseLayers && (index + 1) % moeEvery == 0;
+    }
+    /// Layers with a mixture-of-experts MLP.
+    int moeLayers() const;
+    /// Whether layer `index` attends within the sliding window only.
+    bool isSlidingLayer(int index) const
+    {
+        return slidingWindow > 0 && !(globalEvery > 0 && (index + 1) % globalEvery == 0);
+    }
+
+    bool operator==(const ModelArch &) const = default;
+};
+
+struct LoraConfig
+{
+    int rank = 16;
+    std::vector<LoraTarget> targets{LoraTarget::Q, LoraTarget::K, LoraTarget::V, LoraTarget::O};
+    double dropout = 0.05;
+    DType dtype = DType::FP32;
+    bool operator==(const LoraConfig &) const = default;
+};
+
+struct TrainConfig
+{
+    Method method = Method::Full;
+    std::uint32_t microBatch = 1;
+    std::uint32_t seqLen = 2048;
+    std::uint32_t gradAccum = 1;
+    Optimizer optimizer = Optimizer::AdamW;
+    bool optimizerInBackward = false;
+    OptimizerImpl optimizerImpl = OptimizerImpl::Auto;
+    bool masterWeights = false;
+    GradDType gradDType = GradDType::Auto;
+    Checkpointing checkpointing = Checkpointing::None;
+    double activationConstant = 0; ///< the c of "Where the memory actually goes"; 0 = count saved tensors one by one
+    /// Saved activations go to pinned CPU memory (torchtune OffloadActivations, DeepSpeed
+    /// cpu_checkpointing, offloaded gradient checkpointing); the GPU keeps what is in flight.
+    bool offloadActivations = false;
+    /// torch.compile on the blocks (and the loss where the framework compiles it).
+    bool compile = false;
+    LoraConfig lora;
+    bool operator==(const TrainConfig &) const = default;
+};
+
+struct InferenceConfig
+{
+    std::uint32_t batch = 1;
+    std::uint32_t context = 4096;
+    DType kvDType = DType::BF16;
+    KvCache kvCache = KvCache::Preallocated;
+    PromptLogits promptLogits = PromptLogits::Last;
+    bool operator==(const InferenceConfig &) const = default;
+};
+
+struct PrecisionConfig
+{
+    DType weights = DType::BF16;
+    bool doubleQuant = false;
+    DType compute = DType::BF16;
+    /// The dtype of the parameters a 4/8-bit base keeps unquantized (embeddings, lm_head, norms):
+    /// 16-bit normally; fp32 after PEFT's prepare_model_for_kbit_training.
+    std::optional<DType> unquantized;
+    Quantizer quantizer = Quantizer::Bitsandbytes;
+    WeightScales fp8Scales = WeightScales::Tensor;
+    QuantizedModules quantized = QuantizedModules::Linear;
+    Fp8Training fp8Training = Fp8Training::None;
+    bool operator==(const PrecisionConfig &) const = default;
+};
+
+struct KernelConfig
+{
+    Attention attention = Attention::Sdpa;
+    Loss loss = Loss::Standard;
+    Profile profile = Profile::HuggingFace;
+    bool operator==(const KernelConfig &) const = default;
+};
+
+struct ParallelConfig
+{
+    std::uint32_t gpus = 1;
+    Strategy strategy = Strategy::None;
+    std::uint32_t tensor = 1;
+    std::uint32_t pipeline = 1;
+    bool offloadOptimizer = false;
+    bool offloadParams = false;
+    /// FSDP1 flat parameters mixing frozen and trainable weights: gradients for all of them.
+    bool flatParams = false;
+    std::uint32_t context = 1; ///< context parallel: each rank holds seq_len / context tokens
+    std::uint32_t expert = 1;  ///< expert parallel: each rank holds experts / expert of each layer
+    /// Megatron's sequence parallelism: norms and residuals split with tensor parallelism too.
+    bool sequenceParallel = true;
+    PipelineSchedule schedule = PipelineSchedule::OneFOneB;
+    std::uint32_t virtualStages = 2; ///< model chunks per rank of the interleaved schedule
+    bool operator==(const ParallelConfig &) const = default;
+};
+
+struct OverheadConfig
+{
+    double cudaContextMiB = 500;
+    double fragmentation = 0.05;
+    double workspaceMiB = 32;
+    /// NCCL's buffers per rank; absent: 512 MiB for each communicator the layout uses.
+    std::optional<double> ncclMiB;
+    bool operator==(const OverheadConfig &) const = default;
+};
+
+/// The machine the GPUs sit in, for the host-memory bar (effectiveHost() resolves the zeros).
+struct HostConfig
+{
+    double ramGiB = 0; ///< RAM of one machine; 0 = not given (the catalog machine's, if any)
+    std::uint32_t gpusPerMachine = 0; ///< 0 = the machine's GPUs (at most parallel.gpus), else min(gpus, 8)
+    std::string machine; ///< a catalog machine id (Catalog::machines); empty = none
+    bool operator==(const HostConfig &) const = default;
+};
+
+/// Everything the user set up; parsed from and written to the v1 scenario format.
+struct Scenario
+{
+    std::string name;
+    FrameworkChoice framework;
+    ModelArch model;
+    Task task = Task::Train;
+    TrainConfig train;
+    InferenceConfig inference;
+    PrecisionConfig precision;
+    KernelConfig kernels;
+    ParallelConfig parallel;
+    OverheadConfig overhead;
+    /// The serving engine (task inference only); absent: no engine, the plain inference model.
+    std::optional<ServingConfig> serving;
+    HostConfig host;
+    std::vector<std::string> gpus{"t4", "rtx-4090", "a100-80gb"};
+    /// The GPU the verdict is about (one of `gpus`); empty: the largest of `gpus`.
+    std::string targetGpu;
+    bool operator==(const Scenario &) const = default;
+};
+
+} // namespace headroom

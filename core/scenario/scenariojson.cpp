@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "scenario/scenariojson.h"
+
+#include "parallel/parallel.h"
+
+#include "model/modeljson.h"
+#include "scenario/objectreader.h"
+#include "serving/servingjson.h"
+
+#include "scenario/checked.h"
+#include "training/framework.h"
+#include "scenario/names.h"
+#include "scenario/units.h"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <set>
+
+namespace headroom {
+
+using nlohmann::json;
+
+namespace {
+
+using detail::knownIds;
+using detail::kMaxTokens;
+using detail::ObjectReader;
+using detail::readCount;
+using detail::readInt;
+
+/// The longest `--set` key path (the longest real one is under 40 characters).
+constexpr std::size_t kMaxSetPathChars = 200;
+
+/// The value of `--set path=text`: JSON when it parses as JSON (under the input policy: a
+/// value too deep or with a key given twice is an error, not a string), else a string, and
+/// "a,b" a list of strings.
+json overrideValue(const std::string &path, const std::string &text)
+{
+    try {
+        return parseStrictJson(text);
+    } catch (const JsonInputError &error) {
+        if (error.problem != JsonProblem::Syntax)
+            throw ScenarioError(error.key.empty()        ? path
+                                : error.key.front() == '[' ? path + error.key
+                                                           : path + "." + error.key,
+                                "--set value " + error.detail);
+    }
+    if (text.find(',') == std::string::npos)
+        return text;
+    json list = json::array();
+    std::size_t from = 0;
+    while (from <= text.size()) {
+        const auto comma = text.find(',', from);
+        list.push_back(text.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
+        if (comma == std::string::npos)
+            break;
+        from = comma + 1;
+    }
+    return list;
+}
+
+LoraConfig readLora(const json *node)
+{
+    LoraConfig lora;
+    if (!node)
+        return lora;
+    ObjectReader r(*node, "train.lora");
+    lora.rank = readInt(r, "rank", 1, 65536, lora.rank);
+    if (const json *targets = r.child("targets")) {
+        if (!targets->is_array() || targets->empty())
+            throw ScenarioError("train.lora.targets",
+                                "must be a non-empty list of " + enumChoices<LoraTarget>());
+        lora.targets.clear();
+        for (const auto &item : *targets) {
+            auto target = item.is_string() ? enumFromName<LoraTarget>(item.get<std::string>())
+                                           : std::nullopt;
+            if (!target)
+                throw ScenarioError("train.lora.targets", "each entry must be one of " +
+                                                              enumChoices<LoraTarget>() + " (got " +
+                                                              ObjectReader::describe(item) + ")");
+            if (std::find(lora.targets.begin(), lora.targets.end(), *target) != lora.targets.end())
+                throw ScenarioError("train.lora.targets",
+                                    "lists " + ObjectReader::describe(item) + " twice");
+            lora.targets.push_back(*target);
+        }
+    }
+    lora.dropout = r.number("dropout", 0.0, 1.0, lora.dropout, true);
+    lora.dtype = r.choice("dtype", lora.dtype);
+    if (lora.dtype != DType::FP32 && lora.dtype != DType::BF16 && lora.dtype != DType::FP16)
+        throw ScenarioError("train.lora.dtype", "must be one of fp32, bf16, fp16");
+    r.finish();
+    return lora;
+}
+
+TrainConfig readTrain(const json *node)
+{
+    TrainConfig train;
+    if (!node)
+        return train;
+    ObjectReader r(*node, "train");
+    train.method = r.choice("method", train.method);
+    train.microBatch = readCount(r, "micro_batch", 1 << 20, train.microBatch);
+    train.seqLen = readCount(r, "seq_len", kMaxTokens, train.seqLen);
+    train.gradAccum = readCount(r, "grad_accum", 1'000'000, train.gradAccum);
+    train.optimizer = r.choice("optimizer", train.optimizer);
+    train.optimizerInBackward = r.boolean("optimizer_in_backward", train.optimizerInBackward);
+    train.optimizerImpl = r.choice("optimizer_impl", train.optimizerImpl);
+    train.offloadActivations = r.boolean("offload_activations", train.offloadActivations);
+    train.compile = r.boolean("compile", train.compile);
+    train.masterWeights = r.boolean("master_weights", train.masterWeights);
+    train.gradDType = r.choice("grad_dtype", train.gradDType);
+    train.checkpointing = r.choice("gradient_checkpointing", train.checkpointing);
+    train.activationConstant =
+        r.number("activation_constant", 0, 1000, train.activationConstant, false);
+    train.lora = readLora(r.child("lora"));
+    r.finish();
+    return train;
+}
+
+} // namespace
+
+json parseJsonText(std::string_view text)
+{
+    try {
+        return parseStrictJson(text);
+    } catch (const JsonInputError &error) {
+        throw ScenarioError(error.key, error.detail);
+    }
+}
+
+Scenario parseScenario(std::string_view text, const Catalog &catalog,
+                       const ConfigResolver &resolveConfig)
+{
+    return scenarioFromJson(parseJsonText(text), catalog, resolveConfig);
+}
+
+namespace {
+
+Scenario readScenarioDocument(const json &doc, const Catalog &catalog,
+                              const ConfigResolver &resolveConfig)
+{
+    ObjectReader root(doc, "");
+    if (!root.has("format") || root.text("format", "") != "headroom-scenario")
+        throw ScenarioError("format", "must be \"headroom-scenario\"");
+    if (!root.has("version"))
+        throw ScenarioError("version", "is required (this Headroom reads version 1)");
+    root.integer("version", 1, 1, 1);
+
+    Scenario s;
+    s.name = root.text("name", "");
+    if (s.name.size() > limits::kTitleBytes)
+        throw ScenarioError("name", "at most " + std::to_string(limits::kTitleBytes) +
+                                        " bytes (got " + std::to_string(s.name.size()) + ")");
+    if (const json *framework = root.child("framework"))
+        s.framework = frameworkFromJson(*framework);
+    StoredPrecision stored;
+    s.model = readModel(root.child("model"), catalog, resolveConfig, &stored);
+    s.task = root.choice("task", s.task);
+    s.train = readTrain(root.child("train"));
+
+    const bool qlora = s.task == Task::Train && s.train.method == Method::Qlora;
+    s.precision.weights = qlora ? DType::NF4 : DType::BF16;
+    s.precision.doubleQuant = qlora;
+    if (s.task == Task::Inference && stored.weights) {
+        // Serving a released checkpoint: its own format unless the scenario says otherwise.
+        s.precision.weights = *stored.weights;
+        s.precision.fp8Scales = stored.scales;
+        s.precision.quantized = stored.modules;
+    }
+    if (const json *node = root.child("precision")) {
+        ObjectReader r(*node, "precision");
+        if (r.has("weights") && stored.weights) {
+            s.precision.fp8Scales = WeightScales::Tensor;
+            s.precision.quantized = QuantizedModules::Linear;
+        }
+        s.precision.weights = r.choice("weights", s.precision.weights);
+        s.precision.doubleQuant = r.boolean("double_quant", s.precision.doubleQuant);
+        s.precision.compute = r.choice("compute", s.precision.compute);
+        if (r.has("unquantized"))
+            s.precision.unquantized = r.choice("unquantized", DType::BF16);
+        s.precision.quantizer = r.choice("quantizer", s.precision.quantizer);
+        s.precision.fp8Scales = r.choice("fp8_scales", s.precision.fp8Scales);
+        s.precision.quantized = r.choice("quantized", s.precision.quantized);
+        s.precision.fp8Training = r.choice("fp8_training", s.precision.fp8Training);
+        r.finish();
+    }
+    if (s.precision.unquantized && dtypeBits(*s.precision.unquantized) < 16)
+        throw ScenarioError("precision.unquantized", "must be one of fp32, bf16, fp16");
+    if (s.precision.quantized == QuantizedModules::Experts && s.model.moeLayers() == 0)
+        throw ScenarioError("precision.quantized", "\"experts\" needs a mixture-of-experts model "
+                                                   "(model.experts above 1)");
+    if (dtypeBits(s.precision.compute) < 16)
+        throw ScenarioError("precision.compute", "must be one of fp32, bf16, fp16");
+    if (s.task == Task::Train && s.train.method == Method::Full && isQuantized(s.precision.weights))
+        throw ScenarioError("precision.weights", "full fine-tuning needs fp32, bf16 or fp16 "
+                                                 "weights; use train.method lora or qlora for a "
+                                                 "quantized base");
+    if (qlora && dtypeBits(s.precision.weights) != 4)
+        throw ScenarioError("precision.weights",
+                            "train.method qlora needs a 4-bit base: nf4, fp4 or int4");
+
+    s.inference.kvDType = s.precision.compute;
+    if (const json *node = root.child("inference")) {
+        ObjectReader r(*node, "inference");
+        s.inference.batch = readCount(r, "batch", 1 << 20, s.inference.batch);
+        s.inference.context = readCount(r, "context", kMaxTokens, s.inference.context);
+        s.inference.kvDType = r.choice("kv_dtype", s.inference.kvDType);
+        s.inference.kvCache = r.choice("kv_cache", s.inference.kvCache);
+        s.inference.promptLogits = r.choice("prompt_logits", s.inference.promptLogits);
+        r.finish();
+    }
+    if (s.inference.kvDType == DType::NF4 || s.inference.kvDType == DType::FP4 ||
+        s.inference.kvDType == DType::MXFP4)
+        throw ScenarioError("inference.kv_dtype", "must be one of fp32, bf16, fp16, fp8, int8, int4");
+
+    if (const json *node = root.child("kernels")) {
+        ObjectReader r(*node, "kernels");
+        s.kernels.attention = r.choice("attention", s.kernels.attention);
+        s.kernels.loss = r.choice("loss", s.kernels.loss);
+        s.kernels.profile = r.choice("profile", s.kernels.profile);
+        r.finish();
+    }
+    if (const json *node = root.child("parallel")) {
+        ObjectReader r(*node, "parallel");
+        s.parallel.gpus = readCount(r, "gpus", 65536, s.parallel.gpus);
+        s.parallel.strategy = r.choice("strategy", s.parallel.strategy);
+        s.parallel.tensor = readCount(r, "tensor", 65536, s.parallel.tensor);
+        s.parallel.pipeline = readCount(r, "pipeline", 1024, s.parallel.pipeline);
+        s.parallel.offloadOptimizer = r.boolean("offload_optimizer", s.parallel.offloadOptimizer);
+        s.parallel.offloadParams = r.boolean("offload_params", s.parallel.offloadParams);
+        s.parallel.flatParams = r.boolean("flat_params", s.parallel.flatParams);
+        s.parallel.context = readCount(r, "context", 1024, s.parallel.context);
+        s.parallel.expert = readCount(r, "expert", 4096, s.parallel.expert);
+        s.parallel.sequenceParallel = r.boolean("sequence_parallel", s.parallel.sequenceParallel);
+        s.parallel.schedule = r.choice("schedule", s.parallel.schedule);
+        s.parallel.virtualStages = readCount(r, "virtual_stages", 64, s.parallel.virtualStages);
+        r.finish();
+        checkParallel(s);
+    }
+    if (const json *node = root.child("overhead")) {
+        ObjectReader r(*node, "overhead");
+        s.overhead.cudaContextMiB =
+            r.number("cuda_context_mib", 0, 65536, s.overhead.cudaContextMiB, false);
+        s.overhead.fragmentation = r.number("fragmentation", 0, 10, s.overhead.fragmentation, false);
+        s.overhead.workspaceMiB = r.number("workspace_mib", 0, 65536, s.overhead.workspaceMiB, false);
+        if (r.has("nccl_mib"))
+            s.overhead.ncclMiB = r.number("nccl_mib", 0, 65536, 0, false);
+        r.finish();
+    }
+    if (const json *node = root.child("host")) {
+        ObjectReader r(*node, "host");
+        s.host.ramGiB = r.number("ram_gib", 0, 1 << 24, s.host.ramGiB, false);
+        s.host.gpusPerMachine = static_cast<std::uint32_t>(r.integer("gpus_per_machine", 0, 1024, s.host.gpusPerMachine));
+        s.host.machine = r.text("machine", "");
+        r.finish();
+        if (!s.host.machine.empty() && !catalog.findMachine(s.host.machine)) {
+            std::vector<std::string> ids;
+            for (const auto &machine : catalog.machines)
+                ids.push_back(machine.id);
+            throw ScenarioError("host.machine", "unknown machine \"" + quoteText(s.host.machine) +
+                                                    "\" (known: " + knownIds(ids) + ")");
+        }
+    }
+    if (const json *node = root.child("gpus")) {
+        if (!node->is_array() || node->size() > 16)
+            throw ScenarioError("gpus", "must be a list of up to 16 GPU ids");
+        s.gpus.clear();
+        for (const auto &item : *node) {
+            const std::string id = item.is_string() ? item.get<std::string>() : std::string();
+            if (!item.is_string() || !catalog.findGpu(id)) {
+                std::vector<std::string> ids;
+                for (const auto &gpu : catalog.gpus)
+                    ids.push_back(gpu.id);
+                throw ScenarioError("gpus", "unknown GPU " +
+                                                (item.is_string() ? quoteText(id)
+                                                                  : ObjectReader::describe(item)) +
+                                                " (known: " + knownIds(ids) + ")");
+            }
+            s.gpus.push_back(id);
+        }
+    }
+    s.targetGpu = root.text("target_gpu", "");
+    if (!s.targetGpu.empty() &&
+        std::find(s.gpus.begin(), s.gpus.end(), s.targetGpu) == s.gpus.end())
+        throw ScenarioError("target_gpu", "must be one of the scenario's gpus (" +
+                                              knownIds(s.gpus) + "), got " + s.targetGpu);
+    if (const json *node = root.child("serving"))
+        s.serving = servingFromJson(*node, s);
+    root.finish();
+    return s;
+}
+
+} // namespace
+
+Scenario scenarioFromJson(const json &doc, const Catalog &catalog,
+                          const ConfigResolver &resolveConfig)
+{
+    // A framework fills in every key the document leaves out: parse once to learn the run
+    // (method, precision, parallelism), write the preset into the gaps, parse again.
+    if (doc.is_object() && doc.contains("framework") &&
+        frameworkFromJson(doc.at("framework")).name != Framework::None) {
+        json withPreset = doc;
+        applyPresetToDocument(withPreset, readScenarioDocument(doc, catalog, resolveConfig));
+        return readScenarioDocument(withPreset, catalog, resolveConfig);
+    }
+    return readScenarioDocument(doc, catalog, resolveConfig);
+}
+
+json scenarioToJson(const Scenario &s)
+{
+    const json model = modelToJson(s.model);
+    json targets = json::array();
+    for (LoraTarget target : s.train.lora.targets)
+        targets.push_back(enumName(target));
+    json doc = {
+        {"format", "headroom-scenario"},
+        {"version", 1},
+        {"name", s.name},
+        {"model", model},
+        {"task", enumName(s.task)},
+        {"train",
+         {{"method", enumName(s.train.method)},
+          {"micro_batch", s.train.microBatch},
+          {"seq_len", s.train.seqLen},
+          {"grad_accum", s.train.gradAccum},
+          {"optimizer", enumName(s.train.optimizer)},
+          {"optimizer_in_backward", s.train.optimizerInBackward},
+          {"optimizer_impl", enumName(s.train.optimizerImpl)},
+          {"offload_activations", s.train.offloadActivations},
+          {"compile", s.train.compile},
+          {"master_weights", s.train.masterWeights},
+          {"grad_dtype", enumName(s.train.gradDType)},
+          {"gradient_checkpointing", enumName(s.train.checkpointing)},
+          {"activation_constant", s.train.activationConstant},
+          {"lora",
+           {{"rank", s.train.lora.rank},
+            {"targets", targets},
+            {"dropout", s.train.lora.dropout},
+            {"dtype", enumName(s.train.lora.dtype)}}}}},
+        {"inference",
+         {{"batch", s.inference.batch},
+          {"context", s.inference.context},
+          {"kv_dtype", enumName(s.inference.kvDType)},
+          {"kv_cache", enumName(s.inference.kvCache)},
+          {"prompt_logits", enumName(s.inference.promptLogits)}}},
+        {"precision",
+         {{"weights", enumName(s.precision.weights)},
+          {"double_quant", s.precision.doubleQuant},
+          {"compute", enumName(s.precision.compute)},
+          {"quantizer", enumName(s.precision.quantizer)},
+          {"fp8_scales", enumName(s.precision.fp8Scales)},
+          {"quantized", enumName(s.precision.quantized)},
+          {"fp8_training", enumName(s.precision.fp8Training)}}},
+        {"kernels",
+         {{"attention", enumName(s.kernels.attention)},
+          {"loss", enumName(s.kernels.loss)},
+          {"profile", enumName(s.kernels.profile)}}},
+        {"parallel",
+         {{"gpus", s.parallel.gpus},
+          {"strategy", enumName(s.parallel.strategy)},
+          {"tensor", s.parallel.tensor},
+          {"pipeline", s.parallel.pipeline},
+          {"offload_optimizer", s.parallel.offloadOptimizer},
+          {"offload_params", s.parallel.offloadParams},
+          {"flat_params", s.parallel.flatParams},
+          {"context", s.parallel.context},
+          {"expert", s.parallel.expert},
+          {"sequence_parallel", s.parallel.sequenceParallel},
+          {"schedule", enumName(s.parallel.schedule)},
+          {"virtual_stages", s.parallel.virtualStages}}},
+        {"overhead",
+         {{"cuda_context_mib", s.overhead.cudaContextMiB},
+          {"fragmentation", s.overhead.fragmentation},
+          {"workspace_mib", s.overhead.workspaceMiB}}},
+        {"host", {{"ram_gib", s.host.ramGiB}, {"gpus_per_machine", s.host.gpusPerMachine}}},
+        {"gpus", s.gpus}};
+    if (!s.targetGpu.empty())
+        doc["target_gpu"] = s.targetGpu;
+    if (s.overhead.ncclMiB)
+        doc["overhead"]["nccl_mib"] = *s.overhead.ncclMiB;
+    if (!s.host.machine.empty())
+        doc["host"]["machine"] = s.host.machine;
+    if (s.framework.name != Framework::None)
+        doc["framework"] = frameworkToJson(s.framework);
+    if (s.precision.unquantized)
+        doc["precision"]["unquantized"] = enumName(*s.precision.unquantized);
+    if (s.serving)
+        doc["serving"] = servingToJson(*s.serving);
+    return doc;
+}
+
+void applyOverride(json &doc, std::string_view assignment)
+{
+    const auto equals = assignment.find('=');
+    if (equals == std::string_view::npos || equals == 0)
+        throw ScenarioError("", "--set needs key.path=value (got \"" + quoteText(assignment) + "\")");
+    if (equals > kMaxSetPathChars)
+        throw ScenarioError("", "--set key path is longer than " + std::to_string(kMaxSetPathChars) +
+                                    " characters (got \"" + quoteText(assignment) + "\")");
+    const std::string path(assignment.substr(0, equals));
+    const std::string valueText(assignment.substr(equals + 1));
+    if (valueText.empty())
+        throw ScenarioError(path, "--set needs a value after '='");
+    if (!doc.is_object())
+        throw ScenarioError("", "the scenario is not a JSON object");
+
+    json *node = &doc;
+    std::size_t start = 0;
+    while (true) {
+        const auto dot = path.find('.', start);
+        const std::string key = path.substr(start, dot == std::string::npos ? path.npos : dot - start);
+        if (key.empty())
+            throw ScenarioError(path, "--set key path has an empty part");
+        if (dot == std::string::npos) {
+            (*node)[key] = overrideValue(path, valueText);
+            return;
+        }
+        json &next = (*node)[key];
+        if (next.is_null())
+            next = json::object();
+        if (!next.is_object())
+            throw ScenarioError(path.substr(0, dot), "is not an object, so --set cannot go inside it");
+        node = &next;
+        start = dot + 1;
+    }
+}
+
+} // namespace headroom

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "serving/serving.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace headroom {
+
+/// What bounds the number of concurrent sequences at a length.
+enum class ServingLimit {
+    KvCache,     ///< the KV pool (blocks, tokens or cells) is full
+    MaxNumSeqs,  ///< the engine's sequence limit (max_num_seqs, n_parallel)
+    MaxModelLen, ///< a sequence is longer than the engine accepts
+    Memory,      ///< the GPU (engines without a fixed pool: generate())
+};
+/// Stable id ("kv_cache", "max_num_seqs", "max_model_len", "memory").
+const char *servingLimitKey(ServingLimit limit);
+
+/// A serving engine's start-up figures for one GPU of the scenario (the first in `gpus`), as the
+/// engine itself computes and prints them, and the requests against them.
+struct ServingFigures
+{
+    Engine engine = Engine::Vllm;
+    std::string gpuId;
+    std::uint64_t deviceTotalBytes = 0; ///< what CUDA reports as the GPU's total
+    /// What the engine reserves: vLLM total x gpu_memory_utilization (requested memory), SGLang
+    /// mem_fraction_static x free memory, llama.cpp and generate() the device total.
+    std::uint64_t budgetBytes = 0;
+    std::uint64_t weightsBytes = 0;    ///< on this GPU
+    std::uint64_t activationBytes = 0; ///< vLLM's profile peak, llama.cpp's compute buffer
+    std::uint64_t nonTorchBytes = 0;
+    std::uint64_t cudaGraphBytes = 0;
+    bool cudaGraphInBudget = false;    ///< counted before the KV cache was sized
+    std::uint64_t kvCacheBytes = 0;    ///< the KV pool on this GPU
+    std::uint64_t kvCacheTokens = 0;   ///< "GPU KV cache size: N tokens" (as the engine prints it)
+    std::uint64_t kvBytesPerToken = 0; ///< one more token in every layer of this GPU
+    std::uint64_t blocks = 0;          ///< vLLM blocks (SGLang pages, llama.cpp cells)
+    std::uint32_t blockSize = 1;       ///< tokens per block
+    double maxConcurrency = 0;         ///< "Maximum concurrency for L tokens per request: Xx"
+    std::uint64_t maxConcurrencyTokens = 0; ///< L: the engine's longest sequence
+    std::uint32_t maxNumSeqs = 0;      ///< sequences the engine runs at once (0 = no limit)
+    bool startsOk = true;              ///< one sequence of the longest length fits
+    std::uint64_t maxLenThatFits = 0;  ///< "the estimated maximum model length is M"
+    std::uint64_t requestKvBytes = 0;  ///< what the requests occupy of the pool
+    std::uint64_t requestSequences = 0;
+    std::uint64_t requestTokens = 0;   ///< tokens the requests cache
+    bool requestsFit = true;           ///< every request runs at once within the engine's limits
+    ServingLimit limit = ServingLimit::KvCache; ///< what ends concurrency at the requests' length
+    std::uint64_t hostBytes = 0;       ///< llama.cpp weights, cache and buffers in CPU RAM
+    std::uint32_t gpuLayers = 0;       ///< llama.cpp: repeating layers on the GPU
+    std::vector<std::string> notes;    ///< what the engine would print, and what it rests on
+    bool operator==(const ServingFigures &) const = default;
+};
+
+} // namespace headroom

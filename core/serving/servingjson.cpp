@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "serving/servingjson.h"
+
+#include "scenario/names.h"
+#include "scenario/objectreader.h"
+
+#include <cmath>
+#include <initializer_list>
+#include <nlohmann/json.hpp>
+
+namespace headroom {
+
+using nlohmann::json;
+using detail::kMaxTokens;
+using detail::ObjectReader;
+
+namespace {
+
+/// Which engines read a key (keys of the section itself; `engine`, `version` and `requests`
+/// belong to every engine).
+struct EngineKey
+{
+    const char *key;
+    std::initializer_list<Engine> engines;
+};
+const EngineKey kEngineKeys[] = {
+    {"gpu_memory_utilization", {Engine::Vllm}},
+    {"max_model_len", {Engine::Vllm, Engine::Sglang, Engine::HfGenerate}},
+    {"max_num_seqs", {Engine::Vllm, Engine::Sglang}},
+    {"max_num_batched_tokens", {Engine::Vllm}},
+    {"kv_cache_dtype", {Engine::Vllm, Engine::Sglang}},
+    {"block_size", {Engine::Vllm}},
+    {"enforce_eager", {Engine::Vllm}},
+    {"sampler", {Engine::Vllm}},
+    {"usage_context", {Engine::Vllm}},
+    {"v1_engine", {Engine::Vllm}},
+    {"non_torch_mib", {Engine::Vllm}},
+    {"cuda_graph_mib", {Engine::Vllm, Engine::Sglang}},
+    {"kv_cache_memory_bytes", {Engine::Vllm}},
+    {"total_gpu_memory_gib", {Engine::Vllm, Engine::Sglang}},
+    {"mem_fraction_static", {Engine::Sglang}},
+    {"chunked_prefill_size", {Engine::Sglang}},
+    {"page_size", {Engine::Sglang}},
+    {"n_ctx", {Engine::LlamaCpp}},
+    {"n_batch", {Engine::LlamaCpp}},
+    {"n_ubatch", {Engine::LlamaCpp}},
+    {"n_gpu_layers", {Engine::LlamaCpp}},
+    {"n_parallel", {Engine::LlamaCpp}},
+    {"cache_type_k", {Engine::LlamaCpp}},
+    {"cache_type_v", {Engine::LlamaCpp}},
+    {"flash_attn", {Engine::LlamaCpp}},
+    {"kv_offload", {Engine::LlamaCpp}},
+    {"weight_type", {Engine::LlamaCpp}},
+    {"cache_implementation", {Engine::HfGenerate}},
+    {"cache_nbits", {Engine::HfGenerate}},
+    {"residual_length", {Engine::HfGenerate}},
+    {"q_group_size", {Engine::HfGenerate}},
+};
+
+bool engineReads(const EngineKey &entry, Engine engine)
+{
+    for (Engine e : entry.engines)
+        if (e == engine)
+            return true;
+    return false;
+}
+
+std::string engineList(const EngineKey &entry)
+{
+    std::string out;
+    for (Engine e : entry.engines)
+        out += (out.empty() ? "" : ", ") + std::string(enumName(e));
+    return out;
+}
+
+std::uint32_t count(ObjectReader &r, const char *key, std::int64_t low, std::int64_t high, std::uint32_t fallback)
+{
+    return static_cast<std::uint32_t>(r.integer(key, low, high, fallback));
+}
+
+ServingRequests readRequests(const json &node)
+{
+    ObjectReader r(node, "serving.requests");
+    ServingRequests requests;
+    requests.concurrency = count(r, "concurrency", 1, 1 << 20, requests.concurrency);
+    RequestClass single;
+    single.promptTokens = count(r, "prompt_tokens", 0, kMaxTokens, single.promptTokens);
+    single.outputTokens = count(r, "output_tokens", 0, kMaxTokens, single.outputTokens);
+    requests.classes = {single};
+    if (const json *mix = r.child("mix")) {
+        if (r.has("prompt_tokens") || r.has("output_tokens"))
+            throw ScenarioError("serving.requests.mix",
+                                "give either prompt_tokens/output_tokens or a mix, not both");
+        if (!mix->is_array() || mix->empty() || mix->size() > 16)
+            throw ScenarioError("serving.requests.mix", "must be a list of 1 to 16 request kinds");
+        requests.classes.clear();
+        double total = 0;
+        for (std::size_t i = 0; i < mix->size(); ++i) {
+            ObjectReader item((*mix)[i], "serving.requests.mix[" + std::to_string(i) + "]");
+            RequestClass kind;
+            kind.share = item.number("share", 0, 1, 0, false);
+            if (!item.has("share") || kind.share <= 0)
+                throw ScenarioError(item.keyPath("share"), "must be a number above 0 and at most 1");
+            kind.promptTokens = count(item, "prompt_tokens", 0, kMaxTokens, kind.promptTokens);
+            kind.outputTokens = count(item, "output_tokens", 0, kMaxTokens, kind.outputTokens);
+            if (kind.tokens() == 0)
+                throw ScenarioError(item.keyPath("prompt_tokens"),
+                                    "prompt_tokens + output_tokens must be at least 1");
+            item.finish();
+            total += kind.share;
+            requests.classes.push_back(kind);
+        }
+        if (std::fabs(total - 1) > 1e-6)
+            throw ScenarioError("serving.requests.mix",
+                                "the shares must add up to 1 (got " + formatDecimal(total, 6) + ")");
+    } else if (single.tokens() == 0) {
+        throw ScenarioError("serving.requests.prompt_tokens",
+                            "prompt_tokens + output_tokens must be at least 1");
+    }
+    r.finish();
+    return requests;
+}
+
+EngineKvType readKvType(ObjectReader &r, const char *key, EngineKvType fallback,
+                        std::initializer_list<EngineKvType> allowed)
+{
+    const EngineKvType value = r.choice(key, fallback);
+    for (EngineKvType a : allowed)
+        if (a == value)
+            return value;
+    std::string names;
+    for (EngineKvType a : allowed)
+        names += (names.empty() ? "" : ", ") + std::string(enumName(a));
+    throw ScenarioError(r.keyPath(key), "must be one of " + names + " for this engine (got \"" +
+                                            enumName(value) + "\")");
+}
+
+} // namespace
+
+ServingConfig servingFromJson(const json &node, const Scenario &s)
+{
+    if (s.task != Task::Inference)
+        throw ScenarioError("serving", "needs \"task\": \"inference\" (a serving engine serves a "
+                                       "trained model)");
+    ObjectReader r(node, "serving");
+    if (s.gpus.empty())
+        throw ScenarioError("gpus", "a serving scenario needs at least one GPU: the engine runs on "
+                                    "the first");
+    ServingConfig c;
+    if (!r.has("engine"))
+        throw ScenarioError("serving.engine", "is required: one of " + enumChoices<Engine>());
+    c.engine = r.choice("engine", c.engine);
+    for (const auto &item : node.items())
+        for (const EngineKey &entry : kEngineKeys)
+            if (item.key() == entry.key && !engineReads(entry, c.engine))
+                throw ScenarioError("serving." + item.key(),
+                                    "applies to engine " + engineList(entry) +
+                                        " only (this section's engine is " + enumName(c.engine) + ")");
+
+    c.version = r.text("version", c.version);
+    if (c.version.size() > 64)
+        throw ScenarioError("serving.version", "must be at most 64 characters");
+    if (c.engine == Engine::Vllm && !c.version.empty() && !parseEngineVersion(c.version))
+        throw ScenarioError("serving.version",
+                            "must be a vLLM version such as \"0.10.1\" (got \"" + c.version + "\")");
+    const std::uint32_t longest = static_cast<std::uint32_t>(std::max(1, s.model.maxPositions));
+    switch (c.engine) {
+    case Engine::Vllm:
+        c.gpuMemoryUtilization = r.number("gpu_memory_utilization", 0.01, 1, c.gpuMemoryUtilization, false);
+        c.maxModelLen = count(r, "max_model_len", 1, kMaxTokens, longest);
+        c.maxNumSeqs = count(r, "max_num_seqs", 0, 1 << 20, 0);
+        c.maxNumBatchedTokens = count(r, "max_num_batched_tokens", 0, kMaxTokens, 0);
+        c.kvCacheDtype = readKvType(r, "kv_cache_dtype", EngineKvType::Auto,
+                                    {EngineKvType::Auto, EngineKvType::Fp8, EngineKvType::Fp8E4m3,
+                                     EngineKvType::Fp8E5m2, EngineKvType::Nvfp4});
+        c.blockSize = count(r, "block_size", 1, 4096, c.blockSize);
+        c.enforceEager = r.boolean("enforce_eager", c.enforceEager);
+        c.sampler = r.choice("sampler", c.sampler);
+        c.usage = r.choice("usage_context", c.usage);
+        if (r.has("v1_engine"))
+            c.v1Engine = r.boolean("v1_engine", true);
+        if (r.has("non_torch_mib"))
+            c.nonTorchMiB = r.number("non_torch_mib", 0, 1 << 20, 0, false);
+        if (r.has("cuda_graph_mib"))
+            c.cudaGraphMiB = r.number("cuda_graph_mib", 0, 1 << 20, 0, false);
+        if (r.has("kv_cache_memory_bytes"))
+            c.kvCacheMemoryBytes =
+                static_cast<std::uint64_t>(r.integer("kv_cache_memory_bytes", 1, std::int64_t(1) << 62, 1));
+        if (r.has("total_gpu_memory_gib"))
+            c.totalGpuMemoryGiB = r.number("total_gpu_memory_gib", 0.1, 1e6, 0, false);
+        break;
+    case Engine::Sglang:
+        c.maxModelLen = count(r, "max_model_len", 1, kMaxTokens, longest);
+        c.maxNumSeqs = count(r, "max_num_seqs", 0, 1 << 20, 0);
+        c.kvCacheDtype = readKvType(r, "kv_cache_dtype", EngineKvType::Auto,
+                                    {EngineKvType::Auto, EngineKvType::Fp8E4m3, EngineKvType::Fp8E5m2});
+        c.memFractionStatic = r.number("mem_fraction_static", 0, 1, 0, false);
+        if (r.has("mem_fraction_static") && c.memFractionStatic < 0.01)
+            throw ScenarioError("serving.mem_fraction_static", "must be a number from 0.01 to 1");
+        c.chunkedPrefillSize = count(r, "chunked_prefill_size", 0, kMaxTokens, 0);
+        c.pageSize = count(r, "page_size", 1, 4096, c.pageSize);
+        if (r.has("cuda_graph_mib"))
+            c.cudaGraphMiB = r.number("cuda_graph_mib", 0, 1 << 20, 0, false);
+        if (r.has("total_gpu_memory_gib"))
+            c.totalGpuMemoryGiB = r.number("total_gpu_memory_gib", 0.1, 1e6, 0, false);
+        break;
+    case Engine::LlamaCpp: {
+        c.nCtx = count(r, "n_ctx", 1, kMaxTokens, c.nCtx);
+        c.nBatch = count(r, "n_batch", 1, kMaxTokens, c.nBatch);
+        c.nUbatch = count(r, "n_ubatch", 1, kMaxTokens, c.nUbatch);
+        if (c.nUbatch > c.nBatch)
+            throw ScenarioError("serving.n_ubatch", "must be at most n_batch (" + std::to_string(c.nBatch) + ")");
+        c.nGpuLayers = static_cast<std::int32_t>(r.integer("n_gpu_layers", -1, 1'000'000, c.nGpuLayers));
+        c.nParallel = count(r, "n_parallel", 1, 4096, c.nParallel);
+        if (c.nParallel > c.nCtx)
+            throw ScenarioError("serving.n_parallel", "must be at most n_ctx (" + std::to_string(c.nCtx) + ")");
+        const auto ggml = {EngineKvType::F32,  EngineKvType::F16,  EngineKvType::Bf16, EngineKvType::Q8_0,
+                           EngineKvType::Q5_1, EngineKvType::Q5_0, EngineKvType::Q4_1, EngineKvType::Q4_0,
+                           EngineKvType::Iq4Nl};
+        c.cacheTypeK = readKvType(r, "cache_type_k", c.cacheTypeK, ggml);
+        c.cacheTypeV = readKvType(r, "cache_type_v", c.cacheTypeV, ggml);
+        c.flashAttn = r.boolean("flash_attn", c.flashAttn);
+        const bool quantizedV = c.cacheTypeV != EngineKvType::F16 && c.cacheTypeV != EngineKvType::F32 &&
+                                c.cacheTypeV != EngineKvType::Bf16;
+        if (quantizedV && !c.flashAttn)
+            throw ScenarioError("serving.cache_type_v",
+                                "a quantized V cache needs flash_attn (llama.cpp refuses to start)");
+        c.kvOffload = r.boolean("kv_offload", c.kvOffload);
+        c.weightType = r.choice("weight_type", c.weightType);
+        break;
+    }
+    case Engine::HfGenerate:
+        c.maxModelLen = count(r, "max_model_len", 0, kMaxTokens, 0);
+        c.cacheImplementation = r.choice("cache_implementation", c.cacheImplementation);
+        c.cacheNbits = count(r, "cache_nbits", 1, 8, c.cacheNbits);
+        if (c.cacheNbits != 1 && c.cacheNbits != 2 && c.cacheNbits != 3 && c.cacheNbits != 4 &&
+            c.cacheNbits != 8)
+            throw ScenarioError("serving.cache_nbits", "must be 1, 2, 3, 4 or 8 (got " +
+                                                           std::to_string(c.cacheNbits) + ")");
+        c.residualLength = count(r, "residual_length", 0, kMaxTokens, c.residualLength);
+        c.qGroupSize = count(r, "q_group_size", 1, 65536, c.qGroupSize);
+        break;
+    }
+    if (const json *requests = r.child("requests"))
+        c.requests = readRequests(*requests);
+    r.finish();
+    return c;
+}
+
+json servingToJson(const ServingConfig &c)
+{
+    json requests = {{"concurrency", c.requests.concurrency}};
+    if (c.requests.classes.size() == 1) {
+        requests["prompt_tokens"] = c.requests.classes[0].promptTokens;
+        requests["output_tokens"] = c.requests.classes[0].outputTokens;
+    } else {
+        json mix = json::array();
+        for (const RequestClass &kind : c.requests.classes)
+            mix.push_back({{"share", kind.share},
+                           {"prompt_tokens", kind.promptTokens},
+                           {"output_tokens", kind.outputTokens}});
+        requests["mix"] = mix;
+    }
+    json doc = {{"engine", enumName(c.engine)}};
+    if (!c.version.empty())
+        doc["version"] = c.version;
+    switch (c.engine) {
+    case Engine::Vllm:
+        doc.update({{"gpu_memory_utilization", c.gpuMemoryUtilization},
+                    {"max_model_len", c.maxModelLen},
+                    {"max_num_seqs", c.maxNumSeqs},
+                    {"max_num_batched_tokens", c.maxNumBatchedTokens},
+                    {"kv_cache_dtype", enumName(c.kvCacheDtype)},
+                    {"block_size", c.blockSize},
+                    {"enforce_eager", c.enforceEager},
+                    {"sampler", enumName(c.sampler)},
+                    {"usage_context", enumName(c.usage)}});
+        if (c.v1Engine)
+            doc["v1_engine"] = *c.v1Engine;
+        if (c.nonTorchMiB)
+            doc["non_torch_mib"] = *c.nonTorchMiB;
+        if (c.cudaGraphMiB)
+            doc["cuda_graph_mib"] = *c.cudaGraphMiB;
+        if (c.kvCacheMemoryBytes)
+            doc["kv_cache_memory_bytes"] = *c.kvCacheMemoryBytes;
+        if (c.totalGpuMemoryGiB)
+            doc["total_gpu_memory_gib"] = *c.totalGpuMemoryGiB;
+        break;
+    case Engine::Sglang:
+        doc.update({{"max_model_len", c.maxModelLen},
+                    {"max_num_seqs", c.maxNumSeqs},
+                    {"kv_cache_dtype", enumName(c.kvCacheDtype)},
+                    {"mem_fraction_static", c.memFractionStatic},
+                    {"chunked_prefill_size", c.chunkedPrefillSize},
+                    {"page_size", c.pageSize}});
+        if (c.cudaGraphMiB)
+            doc["cuda_graph_mib"] = *c.cudaGraphMiB;
+        if (c.totalGpuMemoryGiB)
+            doc["total_gpu_memory_gib"] = *c.totalGpuMemoryGiB;
+        break;
+    case Engine::LlamaCpp:
+        doc.update({{"n_ctx", c.nCtx},
+                    {"n_batch", c.nBatch},
+                    {"n_ubatch", c.nUbatch},
+                    {"n_gpu_layers", c.nGpuLayers},
+                    {"n_parallel", c.nParallel},
+                    {"cache_type_k", enumName(c.cacheTypeK)},
+                    {"cache_type_v", enumName(c.cacheTypeV)},
+                    {"flash_attn", c.flashAttn},
+                    {"kv_offload", c.kvOffload},
+                    {"weight_type", enumName(c.weightType)}});
+        break;
+    case Engine::HfGenerate:
+        doc.update({{"max_model_len", c.maxModelLen},
+                    {"cache_implementation", enumName(c.cacheImplementation)},
+                    {"cache_nbits", c.cacheNbits},
+                    {"residual_length", c.residualLength},
+                    {"q_group_size", c.qGroupSize}});
+        break;
+    }
+    doc["requests"] = requests;
+    return doc;
+}
+
+} // namespace headroom

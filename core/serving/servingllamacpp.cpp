@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// llama.cpp (docs/serving.md): llama_model::load_tensors puts the last n_gpu_layers repeating
+// layers on the GPU (the output layer too when n_gpu_layers exceeds the layer count, the token
+// embeddings never); llama_kv_cache allocates K and V for n_ctx cells per layer on that layer's
+// device (unless --no-kv-offload); the compute buffer holds the worst-case graph of n_ubatch
+// tokens.
+#include "serving/servingengines.h"
+
+#include "model/architecture.h"
+#include "scenario/checked.h"
+#include "scenario/names.h"
+#include "scenario/units.h"
+
+#include <algorithm>
+
+namespace headroom::detail {
+
+namespace {
+
+/// ggml block sizes (ggml-common.h): bytes per block of values.
+KvValueType ggufType(GgufType type)
+{
+    switch (type) {
+    case GgufType::F32: return {1, 4, "f32"};
+    case GgufType::F16: return {1, 2, "f16"};
+    case GgufType::Bf16: return {1, 2, "bf16"};
+    case GgufType::Q8_0: return {32, 34, "q8_0"};
+    case GgufType::Q6_K: return {256, 210, "q6_k"};
+    case GgufType::Q5_K: return {256, 176, "q5_k"};
+    case GgufType::Q5_0: return {32, 22, "q5_0"};
+    case GgufType::Q4_K: return {256, 144, "q4_k"};
+    case GgufType::Q4_0: return {32, 18, "q4_0"};
+    case GgufType::Q3_K: return {256, 110, "q3_k"};
+    case GgufType::Q2_K: return {256, 84, "q2_k"};
+    }
+    return {1, 2, "f16"};
+}
+
+std::uint64_t typedBytes(std::uint64_t values, const KvValueType &type)
+{
+    return mulChecked(ceilDiv(values, type.blockValues), type.blockBytes, "weights");
+}
+
+/// The layout with `layers` of its layers (scaled group by group).
+KvLayout someLayers(const KvLayout &layout, std::uint64_t layers, std::uint64_t of)
+{
+    KvLayout part = layout;
+    for (KvLayerGroup &group : part.groups)
+        group.layers = of ? group.layers * layers / of : 0;
+    return part;
+}
+
+/// K (or V) bytes of `layers` layers for `cells` cells: half of the K-and-V figure.
+std::uint64_t halfCache(const KvLayout &layout, std::uint64_t layers, std::uint64_t of, std::uint64_t cells)
+{
+    return kvCacheBytes(someLayers(layout, layers, of), 1, cells) / 2;
+}
+
+} // namespace
+
+EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
+{
+    const Scenario &s = c.s;
+    const ModelArch &m = c.m;
+    const ServingConfig &cfg = *s.serving;
+    const bool formulas = c.formulas;
+    EnginePhases out;
+    ServingFigures &f = out.figures;
+    f.engine = Engine::LlamaCpp;
+    f.gpuId = gpu.id;
+    f.deviceTotalBytes = cudaTotalBytes(gpu.id, gpu.capacityBytes());
+    f.budgetBytes = f.deviceTotalBytes;
+
+    // Placement: the last k repeating layers, the output layer when k > n_layer.
+    const std::uint64_t layers = std::uint64_t(m.layers);
+    const std::uint64_t offload = cfg.nGpuLayers < 0 ? layers + 1
+                                                     : std::min<std::uint64_t>(std::uint64_t(cfg.nGpuLayers), layers + 1);
+    const std::uint64_t gpuLayers = std::min(offload, layers);
+    const bool outputOnGpu = offload > layers;
+    f.gpuLayers = static_cast<std::uint32_t>(gpuLayers);
+
+    const KvValueType wtype = ggufType(cfg.weightType);
+    const std::uint64_t linearPerLayer = c.params.blockLinear / std::max<std::uint64_t>(1, layers);
+    const std::uint64_t smallPerLayer = c.params.perLayer > linearPerLayer ? c.params.perLayer - linearPerLayer : 0;
+    const std::uint64_t layerBytes = addChecked(typedBytes(linearPerLayer, wtype), mulChecked(smallPerLayer, 4, "weights"), "weights");
+    const std::uint64_t head = std::uint64_t(m.vocab) * m.hidden; // output.weight (or the tied copy)
+    const std::uint64_t outputBytes = addChecked(typedBytes(head, wtype), std::uint64_t(m.hidden) * 4, "weights");
+    const std::uint64_t fileBytes = addChecked(addChecked(mulChecked(layers, layerBytes, "weights"),
+                                                          typedBytes(c.params.embeddings, wtype), "weights"),
+                                               c.params.lmHead ? outputBytes : std::uint64_t(m.hidden) * 4, "weights");
+    const std::uint64_t gpuWeights = addChecked(mulChecked(gpuLayers, layerBytes, "weights"),
+                                                outputOnGpu ? outputBytes : 0, "weights");
+    const std::uint64_t hostWeights = fileBytes > gpuWeights ? fileBytes - gpuWeights : 0;
+    f.weightsBytes = gpuWeights;
+
+    // The cache: n_ctx cells, padded, K and V in their own types, on each layer's device.
+    const std::uint64_t pad = cfg.flashAttn ? 256 : 32;
+    const std::uint64_t cells = ceilDiv(cfg.nCtx, pad) * pad;
+    const KvLayout kLayout = kvLayout(s, engineKvValueType(cfg.cacheTypeK, DType::FP16));
+    const KvLayout vLayout = kvLayout(s, engineKvValueType(cfg.cacheTypeV, DType::FP16));
+    const std::uint64_t layoutLayers = kLayout.groups.empty() ? layers : [&] {
+        std::uint64_t total = 0;
+        for (const KvLayerGroup &g : kLayout.groups)
+            total += g.layers;
+        return total;
+    }();
+    const std::uint64_t kvGpuLayers = cfg.kvOffload ? gpuLayers : 0;
+    const std::uint64_t gpuKv = addChecked(halfCache(kLayout, kvGpuLayers, layers, cells),
+                                           halfCache(vLayout, kvGpuLayers, layers, cells), "KV cache");
+    const std::uint64_t allKv = addChecked(halfCache(kLayout, layoutLayers, layoutLayers, cells),
+                                           halfCache(vLayout, layoutLayers, layoutLayers, cells), "KV cache");
+    const std::uint64_t hostKv = allKv > gpuKv ? allKv - gpuKv : 0;
+    f.kvCacheBytes = gpuKv;
+    f.kvCacheTokens = cells;
+    f.blocks = cells;
+    f.blockSize = 1;
+    f.kvBytesPerToken = cells ? ceilDiv(gpuKv, cells) : 0;
+
+    // The compute buffer: the largest intermediate of the n_ubatch graph (f32), plus the
+    // residual stream.
+    const std::uint64_t ub = cfg.nUbatch;
+    const std::uint64_t heads = m.heads, kvHeads = m.kvHeads, headDim = m.headDim;
+    const std::uint64_t attention = cfg.flashAttn
+                                        ? productChecked("compute buffer", ub, heads + 2 * kvHeads, headDim, 4)
+                                        : productChecked("compute buffer", cells, ub, heads, 4);
+    const std::uint64_t ffn = productChecked("compute buffer", ub, std::uint64_t(m.intermediate),
+                                             std::uint64_t(m.experts > 1 ? m.expertsPerToken : 1), 3 * 4);
+    const std::uint64_t logits = outputOnGpu ? productChecked("compute buffer", ub, std::uint64_t(m.vocab), 4) : 0;
+    const std::uint64_t residual = productChecked("compute buffer", ub, std::uint64_t(m.hidden), 3 * 4);
+    const std::uint64_t compute = gpuLayers || outputOnGpu
+                                      ? addChecked(std::max({attention, ffn, logits}), residual, "compute buffer")
+                                      : 0;
+    f.activationBytes = compute;
+    const std::uint64_t hostBuffers = productChecked("output buffer", cfg.nParallel, std::uint64_t(m.vocab), 4);
+    out.hostBytes = addChecked(addChecked(hostWeights, hostKv, "host memory"), hostBuffers, "host memory");
+    f.hostBytes = out.hostBytes;
+
+    // Sequences: n_parallel streams of n_ctx / n_parallel cells each.
+    f.maxNumSeqs = cfg.nParallel;
+    f.maxConcurrencyTokens = cfg.nCtx / cfg.nParallel;
+    f.maxConcurrency = cfg.nParallel;
+    f.maxLenThatFits = f.maxConcurrencyTokens;
+    const std::vector<std::uint64_t> counts = cfg.requests.counts();
+    std::uint64_t usedCells = 0;
+    for (std::size_t i = 0; i < counts.size(); ++i)
+        usedCells = addChecked(usedCells, mulChecked(counts[i], cfg.requests.classes[i].tokens(), "KV cache"), "KV cache");
+    f.requestTokens = usedCells;
+    f.requestSequences = cfg.requests.concurrency;
+    const std::uint64_t perCellGpu = cells ? gpuKv / cells : 0;
+    f.requestKvBytes = mulChecked(std::min(usedCells, cells), perCellGpu, "KV cache");
+    const std::uint64_t longest = longestRequest(cfg.requests);
+    f.limit = longest > f.maxConcurrencyTokens ? ServingLimit::MaxModelLen : ServingLimit::MaxNumSeqs;
+    f.requestsFit = longest <= f.maxConcurrencyTokens && cfg.requests.concurrency <= cfg.nParallel;
+
+    Term weights, used, free, buffer;
+    weights.bytes = gpuWeights;
+    used.bytes = f.requestKvBytes;
+    free.bytes = gpuKv - f.requestKvBytes;
+    buffer.bytes = compute;
+    if (formulas) {
+        weights.expression = n(gpuLayers) + " of " + n(layers) + " layers x " + n(layerBytes) + " B (" +
+                             wtype.name + ")" + (outputOnGpu ? " + output layer " + n(outputBytes) + " B" : "");
+        weights.notes.push_back("n_gpu_layers puts the last layers on the GPU; the token embeddings "
+                                "stay in CPU RAM (" + formatBytes(hostWeights, Unit::GiB) +
+                                " of weights in CPU RAM).");
+        used.expression = n(std::min(usedCells, cells)) + " cells in use x " + n(perCellGpu) + " B";
+        free.expression = n(cells) + " cells (n_ctx " + n(cfg.nCtx) + ", padded to " + n(pad) + ") x " +
+                          n(kvGpuLayers) + " GPU layers x K (" + kLayout.type.name + ") and V (" +
+                          vLayout.type.name + ") - the cells in use";
+        buffer.expression = "max(" + std::string(cfg.flashAttn ? "flash attention " : "KQ ") + n(attention) +
+                            " B, FFN " + n(ffn) + " B, logits " + n(logits) + " B) + residual " + n(residual) +
+                            " B (n_ubatch " + n(ub) + ", f32)";
+        buffer.notes.push_back("llama.cpp's compute buffer: the worst-case graph for n_ubatch tokens, "
+                               "tensors reused as the graph allocator allows.");
+        f.notes.push_back("offloaded " + n(gpuLayers + (outputOnGpu ? 1 : 0)) + "/" + n(layers + 1) +
+                          " layers to GPU");
+        f.notes.push_back("CUDA0 KV buffer size = " + formatDecimal(double(gpuKv) / 1048576.0, 2) + " MiB");
+        f.notes.push_back("CUDA0 compute buffer size = " + formatDecimal(double(compute) / 1048576.0, 2) + " MiB");
+        f.notes.push_back("CUDA0 model buffer size = " + formatDecimal(double(gpuWeights) / 1048576.0, 2) + " MiB");
+    }
+    Composition profile;
+    at(profile, ConsumerId::Weights) = weights;
+    at(profile, ConsumerId::Activations) = buffer;
+    out.profile = profile;
+    Composition serve = profile;
+    at(serve, ConsumerId::KvCache) = used;
+    at(serve, ConsumerId::KvCacheFree) = free;
+    out.serve = serve;
+    return out;
+}
+
+} // namespace headroom::detail

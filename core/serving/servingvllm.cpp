@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// vLLM's memory accounting (docs/serving.md cites each step in vLLM's source):
+// Worker.determine_available_memory() and memory_profiling() (non-KV memory), the profile
+// run's _dummy_run/_dummy_sampler_run (activation peak), kv_cache_utils.get_kv_cache_config
+// (blocks) and _report_kv_cache_config (the two lines it prints).
+#include "serving/servingengines.h"
+
+#include "scenario/checked.h"
+#include "training/modelstate.h"
+#include "scenario/names.h"
+#include "training/overhead.h"
+#include "scenario/units.h"
+
+#include <algorithm>
+#include <map>
+
+namespace headroom::detail {
+
+namespace {
+
+constexpr std::uint64_t kMiB = 1ull << 20;
+constexpr std::uint64_t kGiB = 1ull << 30;
+
+/// What changed between vLLM releases that moves the numbers.
+struct VllmGeneration
+{
+    EngineVersion version;
+    bool v1 = true;
+    bool nonTorchCounted = true;     ///< not before 0.2.5 (torch's peak only)
+    bool nonTorchHasContext = false; ///< 0.6.4, and V1 before 0.9.2: measured from used memory
+    bool graphsBeforeKv = false;     ///< 0.21 on: CUDA graph memory profiled before KV sizing
+    int printing = 1;                ///< 0: blocks x block_size; 1: per KV group; 2: concurrency x L
+    bool a100Rule = true;            ///< 0.9 on: A100s get the small-GPU batch defaults
+};
+
+VllmGeneration generation(const ServingConfig &cfg)
+{
+    VllmGeneration g;
+    g.version = cfg.version.empty() ? kCurrentVllm : parseEngineVersion(cfg.version).value_or(kCurrentVllm);
+    const EngineVersion &v = g.version;
+    g.v1 = cfg.v1Engine.value_or(v >= EngineVersion{0, 8, 0});
+    g.nonTorchCounted = v >= EngineVersion{0, 2, 5};
+    g.nonTorchHasContext = g.v1 ? v < EngineVersion{0, 9, 2}
+                                : (v >= EngineVersion{0, 6, 4} && v < EngineVersion{0, 6, 5});
+    g.graphsBeforeKv = g.v1 && v >= EngineVersion{0, 21, 0} && !cfg.enforceEager;
+    g.printing = !g.v1 || v < EngineVersion{0, 9, 0} ? 0 : (v < EngineVersion{0, 27, 0} ? 1 : 2);
+    g.a100Rule = v >= EngineVersion{0, 9, 0};
+    return g;
+}
+
+/// Layers of one attention kind (full, or one sliding window) and what a block of them costs.
+struct KvKind
+{
+    KvLayerGroup group;     ///< layers of this kind on this rank
+    std::uint64_t page = 0; ///< bytes of one block of one layer
+};
+
+std::vector<KvKind> kvKinds(const KvLayout &layout, std::uint64_t blockSize)
+{
+    std::map<std::pair<std::uint64_t, std::uint64_t>, KvKind> kinds;
+    for (const KvLayerGroup &group : layout.groups) {
+        KvKind &kind = kinds[{group.window, group.valuesPerToken}];
+        if (kind.group.layers == 0) {
+            kind.group = group;
+            kind.group.layers = 0;
+            KvLayout one{{group}, layout.type};
+            one.groups[0].layers = 1;
+            one.groups[0].window = 0; // a page always holds block_size tokens
+            kind.page = kvCacheBytes(one, 1, blockSize);
+        }
+        kind.group.layers += group.layers;
+    }
+    std::vector<KvKind> out;
+    for (auto &[key, kind] : kinds)
+        if (kind.group.layers)
+            out.push_back(kind);
+    return out;
+}
+
+/// KVCacheSpec.max_memory_usage_bytes in blocks: a full-attention layer keeps every token, a
+/// sliding-window layer the window plus one prefill chunk.
+std::uint64_t blocksFor(const KvKind &kind, std::uint64_t tokens, std::uint64_t blockSize,
+                        std::uint64_t batchedTokens)
+{
+    if (kind.group.window == 0)
+        return ceilDiv(tokens, blockSize);
+    const std::uint64_t kept = std::min(tokens, kind.group.window - 1 + batchedTokens);
+    return ceilDiv(kept, blockSize) + 1;
+}
+
+std::string gib(std::uint64_t bytes) { return formatBytes(bytes, Unit::GiB); }
+
+} // namespace
+
+EnginePhases vllmPhases(const EstimateContext &c, const Gpu &gpu)
+{
+    const Scenario &s = c.s;
+    const ModelArch &m = c.m;
+    const ServingConfig &cfg = *s.serving;
+    const VllmGeneration gen = generation(cfg);
+    const bool formulas = c.formulas;
+    EnginePhases out;
+    ServingFigures &f = out.figures;
+    f.engine = Engine::Vllm;
+    f.gpuId = gpu.id;
+
+    bool published = false;
+    f.deviceTotalBytes = cfg.totalGpuMemoryGiB
+                             ? roundedBytes(*cfg.totalGpuMemoryGiB * double(kGiB), "GPU memory")
+                             : cudaTotalBytes(gpu.id, gpu.capacityBytes(), &published);
+    const std::uint64_t requested =
+        roundedBytes(double(f.deviceTotalBytes) * cfg.gpuMemoryUtilization, "GPU memory");
+
+    // Batch defaults: EngineArgs._set_default_args (V1), SchedulerConfig (V0).
+    const bool a100 = gpu.name.find("A100") != std::string::npos;
+    const bool big = f.deviceTotalBytes >= 70 * kGiB && !(gen.a100Rule && a100);
+    const std::uint64_t maxModelLen = cfg.maxModelLen;
+    std::uint64_t batched = cfg.maxNumBatchedTokens;
+    std::uint64_t maxSeqs = cfg.maxNumSeqs;
+    if (gen.v1) {
+        if (!batched)
+            batched = cfg.usage == UsageContext::Server ? (big ? 8192 : 2048) : (big ? 16384 : 8192);
+        if (!maxSeqs)
+            maxSeqs = big ? 1024 : 256;
+    } else {
+        if (!batched)
+            batched = maxModelLen > 32768 ? 512 : std::max<std::uint64_t>(maxModelLen, 2048);
+        if (!maxSeqs)
+            maxSeqs = 256;
+    }
+    f.maxNumSeqs = static_cast<std::uint32_t>(maxSeqs);
+
+    Term weights = weightsTerm(c);
+    const Term metadata = quantMetadataTerm(c);
+    f.weightsBytes = addChecked(weights.bytes, metadata.bytes, "weights");
+
+    // The profile run: a forward over max_num_batched_tokens, then the sampler over one row per
+    // dummy request (min(tokens, max_num_seqs)), with the forward's hidden states still alive.
+    const std::uint64_t a = c.compute;
+    const std::uint64_t rows = std::min(batched, maxSeqs);
+    const std::uint64_t forward = mulChecked(batched, engineForwardBytesPerToken(c), "activations");
+    // What the profile ran after the forward changed in early V1: logits for every profiled token
+    // (before 0.7.2), logits for one row per request without sampling (0.7.2), the sampler with an
+    // int64 copy of the prompt ids (0.8), then the dummy sampler run (0.9 on).
+    const EngineVersion &v = gen.version;
+    const bool allTokenLogits = gen.v1 && v < EngineVersion{0, 7, 2};
+    const bool logitsOnly = gen.v1 && v < EngineVersion{0, 8, 0};
+    const std::uint64_t logitRows = allTokenLogits ? batched : rows;
+    std::uint64_t samplerPerLogit = logitsOnly ? a : a + (cfg.sampler == Sampler::Pytorch ? 36 : 12);
+    if (gen.v1 && !logitsOnly && v < EngineVersion{0, 9, 0})
+        samplerPerLogit += 8; // prompt_token_ids = torch.ones_like(logits, dtype=torch.int64)
+    const std::uint64_t hiddenBytes = productChecked(
+        "activations", addChecked(batched, logitsOnly ? 0 : 2 * rows, "activations"), m.hidden, a);
+    const std::uint64_t logits = productChecked("logits", logitRows, std::uint64_t(m.vocab), samplerPerLogit);
+    const std::uint64_t sampler = addChecked(hiddenBytes, logits, "activations");
+    Term activation, samplerTerm;
+    if (!cfg.kvCacheMemoryBytes) {
+        if (forward >= sampler) {
+            activation.bytes = forward;
+            if (formulas)
+                activation.expression = n(batched) + " profiled tokens (max_num_batched_tokens) x " +
+                                        n(engineForwardBytesPerToken(c)) + " B (a layer's working set)";
+        } else {
+            samplerTerm.bytes = sampler;
+            if (formulas) {
+                samplerTerm.expression =
+                    n(logitRows) + (allTokenLogits ? " profiled tokens" : " dummy requests") + " x " +
+                    n(m.vocab) + " vocab x " + n(samplerPerLogit) +
+                    (logitsOnly ? std::string(" B (logits)")
+                                : std::string(" B (logits, fp32 copy, ") +
+                                      (cfg.sampler == Sampler::Pytorch ? "top-k/top-p sort: values, int64 "
+                                                                         "indices, their scratch)"
+                                                                       : "FlashInfer top-k mask and "
+                                                                         "probabilities)")) +
+                    " + " + n(batched + 2 * rows) + " hidden states x " + n(m.hidden) + " x " + n(a) + " B";
+                samplerTerm.notes.push_back(
+                    "vLLM's profile run ends with a dummy sampler run over one row per request "
+                    "slot (max_num_seqs); its peak is counted before the KV cache is sized.");
+            }
+        }
+    }
+    f.activationBytes = activation.bytes + samplerTerm.bytes;
+
+    // Non-torch memory: measured from a pre-instance baseline (0.6.5 on, V1 0.9.2 on); before
+    // that from used memory, so the CUDA context was in it.
+    Term workspace;
+    if (gen.nonTorchCounted && !cfg.kvCacheMemoryBytes) {
+        const double defaultMiB = 128 + (s.parallel.tensor > 1 ? 432 : 0);
+        f.nonTorchBytes = roundedBytes(cfg.nonTorchMiB.value_or(defaultMiB) * double(kMiB), "non-torch memory");
+        if (gen.nonTorchHasContext)
+            f.nonTorchBytes = addChecked(f.nonTorchBytes, cudaContextBytes(s), "non-torch memory");
+    }
+    if (!cfg.enforceEager && gen.v1)
+        f.cudaGraphBytes = roundedBytes(cfg.cudaGraphMiB.value_or(512) * double(kMiB), "CUDA graphs");
+    f.cudaGraphInBudget = gen.graphsBeforeKv;
+    workspace.bytes = addChecked(f.nonTorchBytes, f.cudaGraphBytes, "workspace");
+    if (formulas) {
+        workspace.expression = gib(f.nonTorchBytes) + " non-torch (cuBLAS, NCCL and all-reduce buffers)";
+        if (f.cudaGraphBytes)
+            workspace.expression += " + " + gib(f.cudaGraphBytes) + " CUDA graph pool";
+        workspace.notes.push_back(f.cudaGraphInBudget
+                                      ? "CUDA graph memory is profiled before the KV cache is sized "
+                                        "(vLLM 0.21 on)."
+                                      : "CUDA graphs are captured after the KV cache exists: their pool "
+                                        "comes out of the (1 - gpu_memory_utilization) headroom.");
+    }
+
+    std::uint64_t nonKv = addChecked(addChecked(f.weightsBytes, f.activationBytes, "GPU memory"),
+                                     f.nonTorchBytes, "GPU memory");
+    if (f.cudaGraphInBudget)
+        nonKv = addChecked(nonKv, f.cudaGraphBytes, "GPU memory");
+    std::uint64_t available = 0;
+    if (cfg.kvCacheMemoryBytes) {
+        available = *cfg.kvCacheMemoryBytes;
+        f.budgetBytes = addChecked(nonKv, available, "GPU memory");
+    } else {
+        available = requested > nonKv ? requested - nonKv : 0;
+        f.budgetBytes = requested;
+    }
+
+    // KV blocks: one page per layer per block, the same number of blocks in every layer.
+    const KvLayout layout = kvLayout(s, engineKvValueType(cfg.kvCacheDtype, s.precision.compute));
+    const std::vector<KvKind> kinds = kvKinds(layout, cfg.blockSize);
+    const std::uint64_t blockSize = cfg.blockSize;
+    f.blockSize = cfg.blockSize;
+    f.kvBytesPerToken = kvBytesPerToken(layout);
+    std::uint64_t slots = 0;   // tensors sharing the block count (layers, or one KV group's)
+    std::uint64_t groups = 1;  // KV cache groups
+    std::uint64_t page = 0;
+    if (kinds.size() <= 1) {
+        for (const KvKind &kind : kinds) {
+            slots = kind.group.layers;
+            page = kind.page;
+        }
+    } else {
+        std::uint64_t fewest = UINT64_MAX, most = 0;
+        for (const KvKind &kind : kinds) {
+            fewest = std::min(fewest, kind.group.layers);
+            most = std::max(most, kind.group.layers);
+            page = std::max(page, kind.page);
+        }
+        slots = 2 * most < 3 * fewest ? most : fewest; // _get_kv_cache_groups_uniform_page_size
+        groups = 0;
+        for (const KvKind &kind : kinds)
+            groups += ceilDiv(kind.group.layers, slots);
+    }
+    const std::uint64_t blockBytes = mulChecked(page, std::max<std::uint64_t>(1, slots), "KV cache");
+    f.blocks = blockBytes ? available / blockBytes : 0;
+    f.kvCacheBytes = mulChecked(f.blocks, blockBytes, "KV cache");
+
+    // Blocks one request of `tokens` needs across every KV group.
+    auto requestBlocks = [&](std::uint64_t tokens) {
+        std::uint64_t total = 0;
+        for (const KvKind &kind : kinds)
+            total += (kinds.size() <= 1 ? 1 : ceilDiv(kind.group.layers, slots)) *
+                     blocksFor(kind, tokens, blockSize, batched);
+        return total;
+    };
+    f.maxConcurrencyTokens = maxModelLen;
+    const std::uint64_t perRequest = std::max<std::uint64_t>(1, requestBlocks(maxModelLen));
+    if (gen.printing == 0) {
+        f.kvCacheTokens = mulChecked(f.blocks, blockSize, "KV cache");
+        f.maxConcurrency = double(f.kvCacheTokens) / double(maxModelLen);
+    } else {
+        f.maxConcurrency = double(f.blocks) / double(perRequest);
+        f.kvCacheTokens = gen.printing == 1 ? mulChecked(f.blocks / groups, blockSize, "KV cache")
+                                            : static_cast<std::uint64_t>(f.maxConcurrency * double(maxModelLen));
+    }
+    f.startsOk = gen.v1 ? requestBlocks(maxModelLen) <= f.blocks && f.blocks > 0
+                        : maxModelLen <= mulChecked(f.blocks, blockSize, "KV cache") && f.blocks > 0;
+    // vLLM's estimate_max_model_len: the longest request whose blocks fit.
+    std::uint64_t low = 0, high = std::uint64_t(16) << 20;
+    while (low < high) {
+        const std::uint64_t mid = low + (high - low + 1) / 2;
+        if (requestBlocks(mid) <= f.blocks)
+            low = mid;
+        else
+            high = mid - 1;
+    }
+    f.maxLenThatFits = low;
+
+    // The requests: their blocks, within the pool and the scheduler's limits.
+    const std::vector<std::uint64_t> counts = cfg.requests.counts();
+    std::uint64_t usedBlocks = 0;
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+        const std::uint64_t tokens = cfg.requests.classes[i].tokens();
+        usedBlocks = addChecked(usedBlocks, mulChecked(counts[i], requestBlocks(tokens), "KV cache"), "KV cache");
+        f.requestTokens = addChecked(f.requestTokens, mulChecked(counts[i], tokens, "KV cache"), "KV cache");
+    }
+    f.requestSequences = cfg.requests.concurrency;
+    f.requestKvBytes = mulChecked(std::min(usedBlocks, f.blocks), blockBytes, "KV cache");
+    const std::uint64_t longest = longestRequest(cfg.requests);
+    const std::uint64_t kvSequences = f.blocks / std::max<std::uint64_t>(1, requestBlocks(longest));
+    if (longest > maxModelLen)
+        f.limit = ServingLimit::MaxModelLen;
+    else if (maxSeqs < kvSequences)
+        f.limit = ServingLimit::MaxNumSeqs;
+    else
+        f.limit = ServingLimit::KvCache;
+    f.requestsFit = f.startsOk && usedBlocks <= f.blocks && cfg.requests.concurrency <= maxSeqs &&
+                    longest <= maxModelLen;
+
+    // What the engine reserves, consumer by consumer.
+    Composition profile;
+    at(profile, ConsumerId::Weights) = weights;
+    at(profile, ConsumerId::QuantMetadata) = metadata;
+    at(profile, ConsumerId::Activations) = activation;
+    at(profile, ConsumerId::Logits) = samplerTerm;
+    Term nonTorch;
+    nonTorch.bytes = f.nonTorchBytes;
+    nonTorch.expression = workspace.expression;
+    at(profile, ConsumerId::Workspace) = nonTorch;
+    out.profile = profile;
+
+    Composition serve = profile;
+    at(serve, ConsumerId::Workspace) = workspace;
+    Term used, free;
+    used.bytes = f.requestKvBytes;
+    free.bytes = f.kvCacheBytes - f.requestKvBytes;
+    if (formulas) {
+        const std::string perBlock = n(slots) + " layers x " + n(blockSize) + " tokens x " +
+                                     (layout.groups.empty() ? std::string() : layout.groups[0].what) +
+                                     " x " + layout.type.name;
+        used.expression = n(std::min(usedBlocks, f.blocks)) + " blocks for " + n(f.requestSequences) +
+                          " requests (" + n(f.requestTokens) + " tokens) x " + n(blockBytes) + " B per block";
+        used.notes.push_back("One block holds " + n(blockSize) + " tokens of every layer (" + perBlock + ").");
+        free.expression = n(f.blocks) + " blocks (" + gib(available) + " available for KV cache) - " +
+                          n(std::min(usedBlocks, f.blocks)) + " in use";
+        free.notes.push_back("vLLM allocates the whole pool at start-up, whatever the load.");
+    }
+    at(serve, ConsumerId::KvCache) = used;
+    at(serve, ConsumerId::KvCacheFree) = free;
+    out.serve = serve;
+
+    if (formulas) {
+        f.notes.push_back("requested memory = " + gib(f.deviceTotalBytes) + " total x " +
+                          formatDecimal(cfg.gpuMemoryUtilization) + " = " + gib(requested) +
+                          (published ? "" : " (CUDA total not published for this GPU: catalog capacity - 480 MiB)"));
+        f.notes.push_back("Model loading took " + gib(f.weightsBytes));
+        f.notes.push_back("Available KV cache memory: " + gib(available));
+        f.notes.push_back("GPU KV cache size: " + n(f.kvCacheTokens) + " tokens");
+        f.notes.push_back("Maximum concurrency for " + n(maxModelLen) + " tokens per request: " +
+                          formatDecimal(f.maxConcurrency, 2) + "x");
+        if (!f.startsOk)
+            f.notes.push_back("vLLM refuses to start: one request of max_model_len (" + n(maxModelLen) +
+                              ") needs more KV cache than is available; the estimated maximum model "
+                              "length is " + n(f.maxLenThatFits) + ".");
+        f.notes.push_back("max_num_batched_tokens " + n(batched) + ", max_num_seqs " + n(maxSeqs) +
+                          ", vLLM " + std::to_string(gen.version.major) + "." +
+                          std::to_string(gen.version.minor) + (gen.v1 ? " (V1 engine)" : " (V0 engine)"));
+    }
+    return out;
+}
+
+std::uint64_t engineForwardBytesPerToken(const EstimateContext &c)
+{
+    const ModelArch &m = c.m;
+    const std::uint64_t tensor = c.parallel.tensor;
+    const std::uint64_t h = m.hidden;
+    const std::uint64_t q = ceilDiv(std::uint64_t(m.heads) * m.headDim, tensor);
+    const std::uint64_t kv = ceilDiv(std::uint64_t(m.kvHeads), tensor) * m.headDim;
+    const std::uint64_t f = ceilDiv(std::uint64_t(m.intermediate), tensor);
+    const std::uint64_t k = m.experts > 1 ? m.expertsPerToken : 1;
+    const std::uint64_t mlpWidth = m.mlp == Mlp::Gated ? 3 * f : 2 * f;
+    // Residual, normed input and the layer's output, plus the attention's q, k, v and output, or
+    // the MLP's merged gate_up and activation (x experts per token, with MoE's output cache).
+    const std::uint64_t attention = 3 * h + 2 * q + 2 * kv;
+    const std::uint64_t mlp = 3 * h + k * mlpWidth + (m.experts > 1 ? k * h : 0);
+    return mulChecked(std::max(attention, mlp), c.compute, "activations");
+}
+
+std::uint64_t longestRequest(const ServingRequests &requests)
+{
+    std::uint64_t longest = 0;
+    for (const RequestClass &kind : requests.classes)
+        longest = std::max(longest, kind.tokens());
+    return longest;
+}
+
+KvValueType engineKvValueType(EngineKvType type, DType modelDType)
+{
+    KvValueType t;
+    switch (type) {
+    case EngineKvType::Auto: return kvValueType(modelDType);
+    case EngineKvType::Fp8:
+    case EngineKvType::Fp8E4m3:
+    case EngineKvType::Fp8E5m2: t = {1, 1, "fp8"}; break;
+    case EngineKvType::Nvfp4: t = {16, 9, "nvfp4"}; break; // 16 fp4 values + one fp8 scale
+    case EngineKvType::F32: t = {1, 4, "f32"}; break;
+    case EngineKvType::F16: t = {1, 2, "f16"}; break;
+    case EngineKvType::Bf16: t = {1, 2, "bf16"}; break;
+    case EngineKvType::Q8_0: t = {32, 34, "q8_0"}; break; // ggml block_q8_0: fp16 scale + 32 x int8
+    case EngineKvType::Q5_1: t = {32, 24, "q5_1"}; break;
+    case EngineKvType::Q5_0: t = {32, 22, "q5_0"}; break;
+    case EngineKvType::Q4_1: t = {32, 20, "q4_1"}; break;
+    case EngineKvType::Q4_0: t = {32, 18, "q4_0"}; break;
+    case EngineKvType::Iq4Nl: t = {32, 18, "iq4_nl"}; break;
+    }
+    t.name = enumName(type);
+    return t;
+}
+
+const Gpu *engineGpu(const EstimateContext &c)
+{
+    for (const std::string &id : c.s.gpus)
+        if (const Gpu *gpu = c.catalog.findGpu(id))
+            return gpu;
+    return nullptr;
+}
+
+} // namespace headroom::detail

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "solve/frontier.h"
+
+#include "estimate/estimate.h"
+#include "solve/solver.h"
+
+#include <algorithm>
+
+namespace headroom {
+
+namespace {
+
+constexpr std::uint64_t kMaxTokens = 16u << 20;
+
+std::uint64_t longestOf(const Scenario &s)
+{
+    return solveValue(s, SolveFor::MaxContext);
+}
+
+ServingLimit limitFromKey(const std::string &key)
+{
+    for (ServingLimit limit : {ServingLimit::KvCache, ServingLimit::MaxNumSeqs, ServingLimit::MaxModelLen,
+                               ServingLimit::Memory})
+        if (key == servingLimitKey(limit))
+            return limit;
+    return ServingLimit::Memory;
+}
+
+/// What a contiguous cache reserves per sequence: the engine's longest sequence where it has one,
+/// else the load's longest request.
+std::uint64_t reservedLength(const Scenario &s)
+{
+    if (s.serving && s.serving->engine != Engine::LlamaCpp && s.serving->maxModelLen)
+        return s.serving->maxModelLen;
+    if (s.serving && s.serving->engine == Engine::LlamaCpp)
+        return s.serving->nCtx / std::max<std::uint32_t>(1, s.serving->nParallel);
+    return longestOf(s);
+}
+
+FrontierPoint pointAt(const Scenario &s, const std::string &gpuId, std::uint64_t tokens,
+                      const Catalog &catalog)
+{
+    FrontierPoint p;
+    p.tokens = tokens;
+    const Solution answer = solve(withTokensPerSequence(s, tokens), SolveFor::MaxConcurrency, gpuId, {}, catalog);
+    p.sequences = answer.value;
+    p.limit = limitFromKey(answer.limit);
+    return p;
+}
+
+FrontierCurve curve(const Scenario &s, const Gpu &gpu, std::uint32_t tensor, FrontierAllocation allocation,
+                    const std::vector<std::uint64_t> &tokens, const Catalog &catalog)
+{
+    FrontierCurve c;
+    c.gpuId = gpu.id;
+    c.gpuName = gpu.name;
+    c.tensor = tensor;
+    c.allocation = allocation;
+    Scenario scaled = s;
+    if (tensor != s.parallel.tensor) {
+        scaled.parallel.tensor = tensor;
+        scaled.parallel.gpus = tensor * s.parallel.pipeline;
+    }
+    if (allocation == FrontierAllocation::Contiguous) {
+        // Every sequence holds the engine's longest sequence (a static cache sized for
+        // max_model_len), however short it is: as many as fit at that length.
+        const std::uint64_t reserve = reservedLength(s);
+        for (std::uint64_t t : tokens) {
+            FrontierPoint p = pointAt(scaled, gpu.id, std::max(t, reserve), catalog);
+            p.tokens = t;
+            c.points.push_back(p);
+        }
+        return c;
+    }
+    for (std::uint64_t t : tokens)
+        c.points.push_back(pointAt(scaled, gpu.id, t, catalog));
+    return c;
+}
+
+} // namespace
+
+const char *frontierAllocationKey(FrontierAllocation allocation)
+{
+    return allocation == FrontierAllocation::Paged ? "paged" : "contiguous";
+}
+
+Scenario withTokensPerSequence(const Scenario &scenario, std::uint64_t tokens)
+{
+    Scenario s = scenario;
+    tokens = std::clamp<std::uint64_t>(tokens, 1, kMaxTokens);
+    if (!s.serving) {
+        s.inference.context = static_cast<std::uint32_t>(tokens);
+        return s;
+    }
+    ServingConfig &cfg = *s.serving;
+    RequestClass kind;
+    kind.promptTokens = static_cast<std::uint32_t>(tokens);
+    kind.outputTokens = 0;
+    cfg.requests.classes = {kind};
+    if ((cfg.engine == Engine::Vllm || cfg.engine == Engine::Sglang) && cfg.maxModelLen < tokens)
+        cfg.maxModelLen = static_cast<std::uint32_t>(tokens);
+    if (cfg.engine == Engine::LlamaCpp)
+        cfg.nCtx = static_cast<std::uint32_t>(std::min<std::uint64_t>(tokens * cfg.nParallel, kMaxTokens));
+    return s;
+}
+
+Frontier servingFrontier(const Scenario &scenario, const FrontierOptions &options, const Catalog &catalog)
+{
+    if (scenario.task != Task::Inference)
+        throw SolveError("the concurrency x context frontier is for inference scenarios");
+    Frontier f;
+    f.operatingTokens = longestOf(scenario);
+    f.operatingSequences = solveValue(scenario, SolveFor::MaxConcurrency);
+
+    std::vector<std::uint64_t> tokens = options.tokens;
+    if (tokens.empty()) {
+        std::uint64_t top = f.operatingTokens;
+        if (scenario.serving && (scenario.serving->engine == Engine::Vllm || scenario.serving->engine == Engine::Sglang))
+            top = std::max<std::uint64_t>(top, scenario.serving->maxModelLen);
+        top = std::clamp<std::uint64_t>(top * 2, 1024, kMaxTokens);
+        for (std::uint64_t t = 256; t <= top; t *= 2)
+            tokens.push_back(t);
+        tokens.push_back(f.operatingTokens);
+        std::sort(tokens.begin(), tokens.end());
+        tokens.erase(std::unique(tokens.begin(), tokens.end()), tokens.end());
+    }
+
+    std::vector<std::string> gpus = options.gpuIds.empty() ? scenario.gpus : options.gpuIds;
+    std::vector<const Gpu *> found;
+    for (const std::string &id : gpus)
+        if (const Gpu *gpu = catalog.findGpu(id))
+            found.push_back(gpu);
+    if (found.empty())
+        throw SolveError("the frontier needs at least one catalog GPU");
+    std::vector<std::uint32_t> tensors = options.tensor;
+    for (const Gpu *gpu : found) {
+        const bool first = gpu == found.front();
+        const std::vector<std::uint32_t> sizes =
+            first && !tensors.empty() ? tensors : std::vector<std::uint32_t>{scenario.parallel.tensor};
+        for (std::uint32_t tensor : sizes) {
+            f.curves.push_back(curve(scenario, *gpu, tensor, FrontierAllocation::Paged, tokens, catalog));
+            if (options.contiguous)
+                f.curves.push_back(curve(scenario, *gpu, tensor, FrontierAllocation::Contiguous, tokens, catalog));
+        }
+    }
+    const FrontierPoint here = pointAt(scenario, found.front()->id, f.operatingTokens, catalog);
+    f.operatingMaxSequences = here.sequences;
+    f.operatingLimit = here.limit;
+    return f;
+}
+
+} // namespace headroom

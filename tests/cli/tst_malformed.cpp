@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Hostile input against the real `headroom` binary, one row per case: each exits 2 with one
+// line naming the field, prints nothing a terminal would act on, and leaves no output file.
+// A hang is caught by ctest's TIMEOUT for this test (tests/CMakeLists.txt), not by a clock here.
+#include "io/inputpolicy.h"
+#include "processutil.h"
+
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+using headroom::test::Run;
+using namespace headroom;
+using nlohmann::json;
+
+namespace {
+
+const json kScenario = {{"format", "headroom-scenario"}, {"version", 1}};
+
+/// A scenario document with `keys` merged in.
+json scenarioWith(const json &keys)
+{
+    json doc = kScenario;
+    doc.update(keys);
+    return doc;
+}
+
+/// `depth` nested lists.
+std::string nested(int depth)
+{
+    return std::string(std::size_t(depth), '[') + std::string(std::size_t(depth), ']');
+}
+
+/// A lesson of `count` steps: a whole scenario, then `set` steps.
+json lessonOf(std::size_t count, const json &first = kScenario)
+{
+    json steps = json::array();
+    steps.push_back({{"title", "start"}, {"caption", "c"}, {"scenario", first}});
+    for (std::size_t i = 1; i < count; ++i)
+        steps.push_back({{"title", "s" + std::to_string(i)},
+                         {"caption", "c"},
+                         {"set", {{"train.micro_batch", int(i % 8) + 1}}}});
+    return {{"format", "headroom-lesson"}, {"version", 1}, {"title", "t"}, {"steps", steps}};
+}
+
+/// A safetensors file: the 8-byte length, the header text and `dataBytes` zero bytes.
+QByteArray safetensors(const QByteArray &header, int dataBytes)
+{
+    QByteArray bytes(8, '\0');
+    quint64 length = quint64(header.size());
+    for (int i = 0; i < 8; ++i)
+        bytes[i] = char((length >> (8 * i)) & 0xFF);
+    return bytes + header + QByteArray(dataBytes, '\0');
+}
+
+/// A scenario whose activations pass 2^64 bytes (the estimator refuses it).
+const json kOverflowing = scenarioWith(
+    {{"train", {{"micro_batch", 1048576}, {"seq_len", 16777216}}}, {"kernels", {{"attention", "eager"}}}});
+
+} // namespace
+
+class TestMalformed : public QObject
+{
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+    int m_socket = -1;
+
+    QString path(const QString &name) const { return m_dir.filePath(name); }
+
+    void write(const char *name, const QByteArray &content)
+    {
+        QFile file(path(QString::fromLatin1(name)));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        QCOMPARE(file.write(content), qint64(content.size()));
+    }
+    void write(const char *name, const json &doc) { write(name, QByteArray::fromStdString(doc.dump())); }
+    void link(const char *name, const char *target)
+    {
+        QVERIFY(QFile::link(QString::fromLatin1(target), path(QString::fromLatin1(name))));
+    }
+    void fifo(const char *name)
+    {
+        QCOMPARE(::mkfifo(QFile::encodeName(path(QString::fromLatin1(name))).constData(), 0600), 0);
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        write("ok.json", kScenario);
+        // Classes of the issue: depth, devices, FIFOs, size, counts, duplicates, escapes.
+        write("deep-name.json", "{\"format\":\"headroom-scenario\",\"version\":1,\"name\":" +
+                                    QByteArray::fromStdString(nested(50000)) + "}");
+        write("deep-targets.json", QByteArray(R"({"format":"headroom-scenario","version":1,"train":{"lora":{"targets":)") +
+                                       QByteArray::fromStdString(nested(100)) + "}}}");
+        write("big.json", "{\"format\":\"headroom-scenario\",\"version\":1,\"name\":\"" +
+                              QByteArray(50 * 1024 * 1024, 'x') + "\"}");
+        write("just-over.json", QByteArray::fromStdString(kScenario.dump()) +
+                                    QByteArray(int(limits::kDocumentBytes), ' '));
+        write("dup-version.json", QByteArray(R"({"format":"headroom-scenario","version":1,"version":1})"));
+        write("dup-first-invalid.json", QByteArray(R"({"format":"headroom-scenario","version":1,"train":{"micro_batch":0,"micro_batch":2}})"));
+        write("dup-model.json", QByteArray(R"({"format":"headroom-scenario","version":1,"model":{"preset":"llama-2-7b","layers":2,"layers":3}})"));
+        write("dup-pin.json", QByteArray(R"({"format":"headroom-comparison","version":1,"current":{"format":"headroom-scenario","version":1},"pins":[{"format":"headroom-scenario","version":1,"train":{"seq_len":1,"seq_len":2}}]})"));
+        write("dup-lesson-set.json", QByteArray(R"({"format":"headroom-lesson","version":1,"title":"t","steps":[{"title":"a","caption":"b","scenario":{"format":"headroom-scenario","version":1}},{"title":"a","caption":"b","set":{"train.micro_batch":2,"train.micro_batch":4}}]})"));
+        write("escape-key.json", QByteArray("{\"format\":\"headroom-scenario\",\"version\":1,\"\\u001b[31mred\":1}"));
+        write("escape-preset.json", QByteArray("{\"format\":\"headroom-scenario\",\"version\":1,\"model\":{\"preset\":\"\\u001b]0;owned\\u0007\"}}"));
+        write("escape-gpu.json", QByteArray("{\"format\":\"headroom-scenario\",\"version\":1,\"gpus\":[\"\\u009b2J\\u202e\"]}"));
+        write("bidi-key.json", QByteArray("{\"format\":\"headroom-scenario\",\"version\":1,\"train\":{\"micro\\u202ebatch\":1}}"));
+        write("long-name.json", scenarioWith({{"name", std::string(limits::kTitleBytes + 1, 'n')}}));
+        json hugeArray = json::array();
+        for (int i = 0; i < 200000; ++i)
+            hugeArray.push_back(i);
+        write("array-name.json", scenarioWith({{"name", hugeArray}}));
+        write("lesson-2000.json", lessonOf(2000));
+        write("lesson-201.json", lessonOf(limits::kLessonSteps + 1));
+        write("lesson-2.json", lessonOf(2));
+        json longCaption = lessonOf(1);
+        longCaption["steps"][0]["caption"] = std::string(limits::kCaptionBytes + 1, 'c');
+        write("lesson-caption.json", longCaption);
+        json longTitle = lessonOf(1);
+        longTitle["title"] = std::string(limits::kTitleBytes + 1, 't');
+        write("lesson-title.json", longTitle);
+        write("lesson-overflow.json", lessonOf(1, kOverflowing));
+        json laterOverflow = lessonOf(2);
+        laterOverflow["steps"][1] = {{"title", "big"}, {"caption", "c"}, {"scenario", kOverflowing}};
+        write("lesson-overflow-2.json", laterOverflow);
+        write("lesson-deep.json", QByteArray(R"({"format":"headroom-lesson","version":1,"title":"t","steps":)") +
+                                      QByteArray::fromStdString(nested(70)) + "}");
+        write("lesson-unknown.json", json{{"format", "headroom-lesson"}, {"version", 1}, {"title", "t"},
+                                          {"steps", lessonOf(1)["steps"]}, {"notes", "x"}});
+        write("overflow.json", kOverflowing);
+        write("comparison-overflow.json", json{{"format", "headroom-comparison"}, {"version", 1},
+                                               {"current", kScenario}, {"pins", {kOverflowing}}});
+        json ninePins = {{"format", "headroom-comparison"}, {"version", 1}, {"current", kScenario}, {"pins", json::array()}};
+        for (int i = 0; i < 9; ++i)
+            ninePins["pins"].push_back(kScenario);
+        write("nine-pins.json", ninePins);
+        write("pins-object.json", json{{"format", "headroom-comparison"}, {"version", 1}, {"current", kScenario}, {"pins", {{"a", 1}}}});
+        write("comparison-unknown.json", json{{"format", "headroom-comparison"}, {"version", 1}, {"current", kScenario}, {"extra", 1}});
+        write("comparison-v2.json", json{{"format", "headroom-comparison"}, {"version", 2}, {"current", kScenario}});
+        write("comparison-no-current.json", json{{"format", "headroom-comparison"}, {"version", 1}});
+        write("empty.json", QByteArray());
+        write("trailing.json", QByteArray::fromStdString(kScenario.dump()) + "{}");
+        write("comment.json", QByteArray::fromStdString(kScenario.dump()) + " // note");
+        write("utf16.json", QByteArray("\xff\xfe{\0}\0", 6));
+        write("binary.json", QByteArray("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16));
+        write("number-overflow.json", QByteArray(R"({"format":"headroom-scenario","version":1,"train":{"micro_batch":1e400}})"));
+        write("top-array.json", QByteArray("[1,2,3]"));
+        write("top-null.json", QByteArray("null"));
+        write("no-format.json", QByteArray(R"({"version":1})"));
+        write("gpus-17.json", scenarioWith({{"gpus", std::vector<std::string>(17, "t4")}}));
+        write("batch-2-64.json", scenarioWith({{"train", {{"micro_batch", 18446744073709551615ull}}}}));
+        write("batch-negative.json", scenarioWith({{"train", {{"micro_batch", -1}}}}));
+        write("batch-fraction.json", scenarioWith({{"train", {{"micro_batch", 1.5}}}}));
+        write("params-1e16.json", scenarioWith({{"model", {{"preset", "llama-2-7b"}, {"params", 10000000000000000ull}}}}));
+        write("fragmentation-11.json", scenarioWith({{"overhead", {{"fragmentation", 11}}}}));
+        // The issue's repro: a fragmentation factor in range (6-10) on a run large enough that the
+        // reserved bytes pass 2^63 once wrapped through llround and printed 2^63 B with exit 0.
+        write("fragmentation-8-large.json",
+              scenarioWith({{"model", {{"params", 1000000000}, {"hidden", 1048576}, {"layers", 1024}}},
+                            {"train", {{"method", "full"}, {"micro_batch", 1024}, {"seq_len", 32768}}},
+                            {"overhead", {{"fragmentation", 8}}}}));
+        write("context-mib-negative.json", scenarioWith({{"overhead", {{"cuda_context_mib", -1}}}}));
+        write("kv-heads-divide.json", scenarioWith({{"model", {{"preset", "llama-2-7b"}, {"kv_heads", 7}}}}));
+        write("unknown-enum.json", scenarioWith({{"kernels", {{"attention", "flash3"}}}}));
+        write("offload-params.json", scenarioWith({{"parallel", {{"offload_params", true}}}}));
+        write("pipeline-layers.json", scenarioWith({{"model", {{"preset", "gpt2"}}}, {"parallel", {{"gpus", 16}, {"pipeline", 16}}}}));
+
+        // model.config and --model-config: devices, FIFOs, folders, sizes, depth, duplicates.
+        link("zero-link.json", "/dev/zero");
+        fifo("fifo.json");
+        QVERIFY(QDir(m_dir.path()).mkpath(QStringLiteral("folder.json")));
+        // A listening Unix socket (the file type that open() cannot read at all).
+        m_socket = ::socket(AF_UNIX, SOCK_STREAM, 0);
+        QVERIFY(m_socket >= 0);
+        sockaddr_un address{};
+        address.sun_family = AF_UNIX;
+        const QByteArray socketPath = QFile::encodeName(path(QStringLiteral("socket.json")));
+        QVERIFY(std::size_t(socketPath.size()) < sizeof address.sun_path);
+        std::memcpy(address.sun_path, socketPath.constData(), std::size_t(socketPath.size()));
+        QCOMPARE(::bind(m_socket, reinterpret_cast<const sockaddr *>(&address), sizeof address), 0);
+        QCOMPARE(::listen(m_socket, 1), 0);
+        write("config-zero.json", scenarioWith({{"model", {{"config", "zero-link.json"}}}}));
+        write("config-fifo.json", scenarioWith({{"model", {{"config", "fifo.json"}}}}));
+        write("config-folder.json", scenarioWith({{"model", {{"config", "folder.json"}}}}));
+        write("config-missing.json", scenarioWith({{"model", {{"config", "absent-config.json"}}}}));
+        write("config-big-file.json", "{\"model_type\":\"llama\",\"x\":\"" + QByteArray(5 * 1024 * 1024, 'x') + "\"}");
+        write("config-big.json", scenarioWith({{"model", {{"config", "config-big-file.json"}}}}));
+        write("config-deep-file.json", "{\"model_type\":\"llama\",\"rope_scaling\":" +
+                                           QByteArray::fromStdString(nested(1000)) + "}");
+        write("config-deep.json", scenarioWith({{"model", {{"config", "config-deep-file.json"}}}}));
+        write("config-dup-file.json", QByteArray(R"({"model_type":"llama","num_hidden_layers":2,"num_hidden_layers":3})"));
+        write("config-dup.json", scenarioWith({{"model", {{"config", "config-dup-file.json"}}}}));
+        write("config-not-json-file.json", QByteArray("model_type = llama"));
+        write("config-not-json.json", scenarioWith({{"model", {{"config", "config-not-json-file.json"}}}}));
+        write("config-lacks.json", QByteArray(R"({"model_type":"llama"})"));
+        write("config-type.json", QByteArray("{\"model_type\":\"\\u001b[2Jt5\"}"));
+
+        // Safetensors: files, indexes, headers.
+        QVERIFY(QDir(m_dir.path()).mkpath(QStringLiteral("ck-zero")));
+        link("ck-zero/model.safetensors.index.json", "/dev/zero");
+        QVERIFY(QDir(m_dir.path()).mkpath(QStringLiteral("ck-fifo")));
+        write("ck-fifo/model.safetensors.index.json", json{{"weight_map", {{"w", "model-1.safetensors"}}}});
+        fifo("ck-fifo/model-1.safetensors");
+        link("zero.safetensors", "/dev/zero");
+        write("dup-tensor.safetensors",
+              safetensors(R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"w":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", 8));
+        write("huge-header.safetensors", QByteArray("\x00\xc2\xeb\x0b\x00\x00\x00\x00", 8) + QByteArray(16, '{'));
+        write("deep-header.safetensors", safetensors("{\"__metadata__\":" + QByteArray::fromStdString(nested(100)) + "}", 0));
+        write("truncated.safetensors", safetensors(R"({"w":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})", 4));
+        write("bad-dtype.safetensors", safetensors(R"({"w":{"dtype":"F7","shape":[1],"data_offsets":[0,1]}})", 1));
+        write("escape-tensor.safetensors", safetensors("{\"\\u001b[31mw\":{\"dtype\":\"F99\",\"shape\":[1],\"data_offsets\":[0,1]}}", 1));
+        write("dup-index.json", QByteArray(R"({"weight_map":{"w":"a.safetensors","w":"b.safetensors"}})"));
+        json manyShards = {{"weight_map", json::object()}};
+        for (std::size_t i = 0; i <= limits::kShards; ++i)
+            manyShards["weight_map"]["t" + std::to_string(i)] = "shard-" + std::to_string(i) + ".safetensors";
+        write("many-shards.index.json", manyShards);
+        write("escape-index.json", json{{"weight_map", {{"w", "../outside.safetensors"}}}});
+        write("index-missing-shard.json", json{{"weight_map", {{"w", "absent.safetensors"}}}});
+
+        // Measurement cases for `validate`.
+        QVERIFY(QDir(m_dir.path()).mkpath(QStringLiteral("cases-dup")));
+        write("cases-dup/case.json", QByteArray(R"({"format":"headroom-measurement","format":"x"})"));
+        QVERIFY(QDir(m_dir.path()).mkpath(QStringLiteral("cases-big")));
+        write("cases-big/case.json", QByteArray(int(limits::kDocumentBytes) + 1, ' '));
+        QVERIFY(QDir(m_dir.path()).mkpath(QStringLiteral("cases-deep")));
+        write("cases-deep/case.json", "{\"format\":" + QByteArray::fromStdString(nested(65)) + "}");
+    }
+
+    void cleanupTestCase()
+    {
+        if (m_socket >= 0)
+            ::close(m_socket);
+    }
+
+    void refusedWithExitTwo_data()
+    {
+        QTest::addColumn<QStringList>("arguments"); // @ is the temporary folder, @out an empty one
+        QTest::addColumn<QString>("fragment");
+        const auto row = [](const char *name, const QString &arguments, const char *fragment) {
+            QTest::newRow(name) << arguments.split(QLatin1Char(' ')) << QString::fromUtf8(fragment);
+        };
+        const QString est = QStringLiteral("estimate @/");
+        const QString render = QStringLiteral("render --out @out/chart.png @/");
+        const QString pdf = QStringLiteral("render --out @out/deck.pdf @/");
+        const QString set = QStringLiteral("estimate @/ok.json --set ");
+        const QString deepSet = QString::fromStdString(nested(50000));
+
+        // Crash: deep values reaching a message.
+        row("deep-name", est + QStringLiteral("deep-name.json"), "name[0][0]");
+        row("deep-name-says-why", est + QStringLiteral("deep-name.json"), "nested deeper than 64");
+        row("deep-targets", est + QStringLiteral("deep-targets.json"), "train.lora.targets[0]");
+        row("deep-set", set + QStringLiteral("name=") + deepSet, "name[0][0]");
+        row("deep-set-train", set + QStringLiteral("train=") + deepSet, "--set value nested deeper");
+        row("deep-render", render + QStringLiteral("deep-name.json"), "nested deeper");
+        row("deep-advise", QStringLiteral("advise @/deep-name.json --gpu t4"), "nested deeper");
+        row("deep-lesson", pdf + QStringLiteral("lesson-deep.json"), "steps[0]");
+        // Unbounded reads: devices, links to them, model.config pointing at one.
+        row("dev-zero", QStringLiteral("estimate /dev/zero"), "is a device");
+        row("dev-urandom", QStringLiteral("estimate /dev/urandom"), "is a device");
+        row("dev-null", QStringLiteral("estimate /dev/null"), "is a device");
+        row("link-to-zero", est + QStringLiteral("zero-link.json"), "is a device");
+        row("render-dev-zero", QStringLiteral("render --out @out/chart.png /dev/zero"), "is a device");
+        row("advise-dev-zero", QStringLiteral("advise /dev/zero --gpu t4"), "is a device");
+        row("config-zero", est + QStringLiteral("config-zero.json"), "model.config");
+        row("config-zero-device", est + QStringLiteral("config-zero.json"), "is a device");
+        row("model-config-zero", est + QStringLiteral("ok.json --model-config /dev/zero"), "--model-config");
+        row("model-config-zero-device", est + QStringLiteral("ok.json --model-config /dev/zero"), "is a device");
+        row("weights-index-zero", est + QStringLiteral("ok.json --model-weights @/ck-zero"), "is a device");
+        row("weights-file-zero", est + QStringLiteral("ok.json --model-weights @/zero.safetensors"), "is a device");
+        // Hangs: FIFOs with no writer, sockets, folders.
+        row("fifo", est + QStringLiteral("fifo.json"), "pipe (FIFO)");
+        row("render-fifo", render + QStringLiteral("fifo.json"), "pipe (FIFO)");
+        row("config-fifo", est + QStringLiteral("config-fifo.json"), "pipe (FIFO)");
+        row("model-config-fifo", est + QStringLiteral("ok.json --model-config @/fifo.json"), "pipe (FIFO)");
+        row("weights-shard-fifo", est + QStringLiteral("ok.json --model-weights @/ck-fifo"), "pipe (FIFO)");
+        // Training configurations go through the same policy.
+        row("train-config-zero", QStringLiteral("estimate --train-config /dev/zero"), "is a device");
+        row("train-config-fifo", QStringLiteral("estimate --train-config @/fifo.json"), "pipe (FIFO)");
+        row("train-config-folder", QStringLiteral("estimate --train-config @/folder.json"), "is a folder");
+        row("socket", est + QStringLiteral("socket.json"), "is a socket");
+        row("folder", est + QStringLiteral("folder.json"), "is a folder");
+        row("config-folder", est + QStringLiteral("config-folder.json"), "is a folder");
+        row("missing", est + QStringLiteral("absent.json"), "cannot open");
+        row("config-missing", est + QStringLiteral("config-missing.json"), "model.config");
+        // Sizes.
+        row("fifty-megabytes", est + QStringLiteral("big.json"), "4,194,304-byte limit");
+        row("just-over-the-limit", est + QStringLiteral("just-over.json"), "4,194,304-byte limit");
+        row("render-fifty-megabytes", render + QStringLiteral("big.json"), "byte limit");
+        row("config-five-megabytes", est + QStringLiteral("config-big.json"), "model.config");
+        row("model-config-five-megabytes", est + QStringLiteral("ok.json --model-config @/config-big-file.json"), "byte limit");
+        row("config-deep", est + QStringLiteral("config-deep.json"), "rope_scaling[0]");
+        // Unbounded work: steps, image pixels, --step.
+        row("lesson-2000-steps", pdf + QStringLiteral("lesson-2000.json"), "steps: at most 200 steps");
+        row("lesson-201-steps", pdf + QStringLiteral("lesson-201.json"), "steps: at most 200 steps");
+        row("lesson-caption", pdf + QStringLiteral("lesson-caption.json"), "steps[0].caption: at most 4000 bytes");
+        row("lesson-title", pdf + QStringLiteral("lesson-title.json"), "title: at most 1000 bytes");
+        row("step-100000", render + QStringLiteral("lesson-2.json --step 100000"), "--step");
+        row("step-zero", render + QStringLiteral("lesson-2.json --step 0"), "--step");
+        row("step-fraction", render + QStringLiteral("lesson-2.json --step 1.5"), "--step");
+        row("step-past-the-end", render + QStringLiteral("lesson-2.json --step 3"), "the lesson has 2 steps");
+        row("step-on-a-scenario", render + QStringLiteral("ok.json --step 1"), "--step: only lessons");
+        row("image-16384-scale-2", render + QStringLiteral("ok.json --width 16384 --height 16384 --scale 2"), "--width, --height, --scale");
+        row("image-pixels", render + QStringLiteral("ok.json --width 8192 --height 8192 --scale 1.1"), "million pixels");
+        row("width-too-large", render + QStringLiteral("ok.json --width 20000"), "--width");
+        row("height-too-small", render + QStringLiteral("ok.json --height 15"), "--height");
+        row("scale-zero", render + QStringLiteral("ok.json --scale 0"), "--scale");
+        row("scale-nan", render + QStringLiteral("ok.json --scale nan"), "--scale");
+        row("width-infinite", render + QStringLiteral("ok.json --width inf"), "--width");
+        // Wrong number: what estimate refuses, render and handouts refuse too.
+        row("estimate-overflow", est + QStringLiteral("overflow.json"), "exceeds 2^64");
+        row("render-overflow", render + QStringLiteral("overflow.json"), "exceeds 2^64");
+        row("render-overflow-svg", QStringLiteral("render --out @out/chart.svg @/overflow.json"), "exceeds 2^64");
+        row("render-overflowing-pin", render + QStringLiteral("comparison-overflow.json"), "pins[0]: activations exceeds 2^64");
+        row("handout-overflow", pdf + QStringLiteral("lesson-overflow.json"), "steps[0]: activations exceeds 2^64");
+        row("handout-step-overflow", render + QStringLiteral("lesson-overflow-2.json --step 2"), "steps[1]: activations");
+        row("advise-overflow", QStringLiteral("advise @/overflow.json --gpu t4"), "exceeds 2^64");
+        row("fragmentation-8-large", est + QStringLiteral("fragmentation-8-large.json"), "peak exceeds 2^63 bytes");
+        row("render-fragmentation-8-large", render + QStringLiteral("fragmentation-8-large.json"), "peak exceeds 2^63 bytes");
+        row("set-overflow", set + QStringLiteral("train.micro_batch=1048576 --set train.seq_len=16777216 --set kernels.attention=eager"), "exceeds 2^64");
+        // Silent acceptance: duplicate keys and tensor names.
+        row("dup-version", est + QStringLiteral("dup-version.json"), "version: appears twice");
+        row("dup-first-invalid", est + QStringLiteral("dup-first-invalid.json"), "train.micro_batch: appears twice");
+        row("dup-model", est + QStringLiteral("dup-model.json"), "model.layers: appears twice");
+        row("dup-pin", render + QStringLiteral("dup-pin.json"), "pins[0].train.seq_len: appears twice");
+        row("dup-lesson-set", pdf + QStringLiteral("dup-lesson-set.json"), "steps[1].set.train.micro_batch: appears twice");
+        row("dup-set-value", set + QStringLiteral("train={\"method\":\"lora\",\"method\":\"full\"}"), "train.method: --set value appears twice");
+        row("dup-config", est + QStringLiteral("config-dup.json"), "num_hidden_layers: appears twice");
+        row("dup-model-config", est + QStringLiteral("ok.json --model-config @/config-dup-file.json"), "num_hidden_layers: appears twice");
+        row("dup-tensor", est + QStringLiteral("ok.json --model-weights @/dup-tensor.safetensors"), "the header names w twice");
+        row("dup-index", est + QStringLiteral("ok.json --model-weights @/dup-index.json"), "the index names weight_map.w twice");
+        // Escapes: keys and values from the file are quoted, never printed raw.
+        row("escape-in-key", est + QStringLiteral("escape-key.json"), "\\x1b[31mred");
+        row("escape-in-preset", est + QStringLiteral("escape-preset.json"), "unknown model \"\\x1b]0;owned\\x07\"");
+        row("escape-in-gpu", est + QStringLiteral("escape-gpu.json"), "unknown GPU \\u009b2J\\u202e");
+        row("bidi-in-key", est + QStringLiteral("bidi-key.json"), "micro\\u202ebatch");
+        row("escape-in-model-type", est + QStringLiteral("ok.json --model-config @/config-type.json"), "\\x1b[2Jt5");
+        row("escape-in-tensor", est + QStringLiteral("ok.json --model-weights @/escape-tensor.safetensors"), "\\x1b[31mw");
+        row("escape-in-set", set + QString::fromUtf8("\x1b[31m=1"), "\\x1b[31m\": unknown key");
+        // Messages: short quotes, the right key.
+        row("array-as-name", est + QStringLiteral("array-name.json"), "name: must be a string (got [0,1,2,");
+        row("long-name", est + QStringLiteral("long-name.json"), "name: at most 1000 bytes");
+        row("config-lacks", est + QStringLiteral("ok.json --model-config @/config-lacks.json"), "num_hidden_layers");
+        row("config-not-json", est + QStringLiteral("config-not-json.json"), "not valid JSON");
+        row("huge-header", est + QStringLiteral("ok.json --model-weights @/huge-header.safetensors"), "100,000,000-byte limit");
+        row("deep-header", est + QStringLiteral("ok.json --model-weights @/deep-header.safetensors"), "nested deeper");
+        row("truncated-shard", est + QStringLiteral("ok.json --model-weights @/truncated.safetensors"), "truncated");
+        row("bad-dtype", est + QStringLiteral("ok.json --model-weights @/bad-dtype.safetensors"), "unknown dtype \"F7\"");
+        row("many-shards", est + QStringLiteral("ok.json --model-weights @/many-shards.index.json"), "1,025 shard files");
+        row("shard-outside", est + QStringLiteral("ok.json --model-weights @/escape-index.json"), "next to the index");
+        row("shard-missing", est + QStringLiteral("ok.json --model-weights @/index-missing-shard.json"), "missing shard absent.safetensors");
+        // Structure.
+        row("nine-pins", render + QStringLiteral("nine-pins.json"), "pins: at most 8");
+        row("pins-not-a-list", render + QStringLiteral("pins-object.json"), "pins: must be a list");
+        row("comparison-unknown-key", render + QStringLiteral("comparison-unknown.json"), "extra: unknown key");
+        row("comparison-version", render + QStringLiteral("comparison-v2.json"), "version");
+        row("comparison-no-current", render + QStringLiteral("comparison-no-current.json"), "current");
+        row("estimate-a-comparison", est + QStringLiteral("nine-pins.json"), "format");
+        row("lesson-unknown-key", pdf + QStringLiteral("lesson-unknown.json"), "notes: unknown key");
+        row("empty-file", est + QStringLiteral("empty.json"), "not valid JSON");
+        row("trailing-text", est + QStringLiteral("trailing.json"), "not valid JSON");
+        row("comment", est + QStringLiteral("comment.json"), "not valid JSON");
+        row("utf16", est + QStringLiteral("utf16.json"), "not valid JSON");
+        row("binary", est + QStringLiteral("binary.json"), "not valid JSON");
+        row("number-overflow", est + QStringLiteral("number-overflow.json"), "not valid JSON");
+        row("top-level-array", est + QStringLiteral("top-array.json"), "not a JSON object");
+        row("top-level-null", render + QStringLiteral("top-null.json"), "not a JSON object");
+        row("no-format", est + QStringLiteral("no-format.json"), "format");
+        // Values and counts.
+        row("gpus-17", est + QStringLiteral("gpus-17.json"), "gpus: must be a list of up to 16");
+        row("batch-2^64", est + QStringLiteral("batch-2-64.json"), "train.micro_batch");
+        row("batch-negative", est + QStringLiteral("batch-negative.json"), "train.micro_batch");
+        row("batch-fraction", est + QStringLiteral("batch-fraction.json"), "train.micro_batch");
+        row("params-1e16", est + QStringLiteral("params-1e16.json"), "model.params");
+        row("fragmentation-11", est + QStringLiteral("fragmentation-11.json"), "overhead.fragmentation");
+        row("cuda-context-negative", est + QStringLiteral("context-mib-negative.json"), "overhead.cuda_context_mib");
+        row("kv-heads-divide", est + QStringLiteral("kv-heads-divide.json"), "kv_heads");
+        row("unknown-enum", est + QStringLiteral("unknown-enum.json"), "kernels.attention");
+        row("offload-params-strategy", est + QStringLiteral("offload-params.json"), "parallel.offload_params");
+        row("pipeline-past-layers", est + QStringLiteral("pipeline-layers.json"), "parallel.pipeline");
+        // --set itself.
+        row("set-no-equals", set + QStringLiteral("train.micro_batch"), "--set needs key.path=value");
+        row("set-empty-value", set + QStringLiteral("train.micro_batch="), "--set needs a value");
+        row("set-empty-part", set + QStringLiteral("train..micro_batch=2"), "empty part");
+        row("set-into-a-value", set + QStringLiteral("name.x=1"), "name: must be a string (got {\"x\":1})");
+        row("set-into-a-number", set + QStringLiteral("train.micro_batch=2 --set train.micro_batch.x=1"), "train.micro_batch: is not an object");
+        row("set-long-path", set + QString(300, QLatin1Char('k')) + QStringLiteral("=1"), "--set key path is longer than 200");
+        row("set-number-overflow", set + QStringLiteral("train.micro_batch=1e400"), "train.micro_batch");
+        row("set-nan", set + QStringLiteral("overhead.fragmentation=nan"), "overhead.fragmentation");
+        row("set-huge-integer", set + QStringLiteral("train.seq_len=99999999999999999999999"), "train.seq_len");
+        // validate's measurement cases go through the same reader.
+        row("validate-duplicate", QStringLiteral("validate @/cases-dup"), "format: appears twice");
+        row("validate-too-large", QStringLiteral("validate @/cases-big"), "byte limit");
+        row("validate-deep", QStringLiteral("validate @/cases-deep"), "nested deeper");
+    }
+    void refusedWithExitTwo()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, fragment);
+        const QString out = m_dir.filePath(QStringLiteral("out-") + QString::fromLatin1(QTest::currentDataTag()));
+        QVERIFY(QDir().mkpath(out));
+        for (QString &argument : arguments) {
+            argument.replace(QStringLiteral("@out"), out);
+            if (argument.startsWith(QLatin1Char('@')))
+                argument.replace(0, 1, m_dir.path());
+        }
+        // No time limit here: ctest's TIMEOUT for this test catches a hang.
+        const Run run = headroom::test::runHeadroom(arguments, -1);
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains(fragment), qPrintable(run.err.left(2000)));
+        // One line, short, and nothing a terminal would act on.
+        QCOMPARE(run.err.trimmed().count(QLatin1Char('\n')), 0);
+        QVERIFY2(run.err.size() < 1500, qPrintable(run.err.left(2000)));
+        for (const QChar c : run.err.trimmed())
+            QVERIFY2(c.unicode() >= 0x20 && c.unicode() != 0x7F && !(c.unicode() >= 0x80 && c.unicode() <= 0x9F) &&
+                         !(c.unicode() >= 0x202A && c.unicode() <= 0x202E),
+                     qPrintable(QStringLiteral("control character U+%1").arg(c.unicode(), 4, 16)));
+        // Never a library's words.
+        QVERIFY2(!run.err.contains(QLatin1String("std::")) && !run.err.contains(QLatin1String("json.exception")),
+                 qPrintable(run.err));
+        QVERIFY(run.out.isEmpty());
+        // No chart, no half-written file.
+        QCOMPARE(QDir(out).entryList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot),
+                 QStringList());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMalformed)
+#include "tst_malformed.moc"

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// A monkey in the window: seeded random user actions offscreen on whatever sliders, fields,
+// combos, buttons and actions the window has (found generically, so the test survives changes
+// to the layout), files from the corpus (good and hostile), exports, lessons, the advisor and
+// resizes. After every action, what the window shows (the status bar's peak, the chart's
+// current column, the breakdown table) must be a fresh estimate of the scenario it holds.
+// HEADROOM_MONKEY_SEED and HEADROOM_MONKEY_ACTIONS choose the run (default: seed 1, 500
+// actions; ctest's tst_monkey_long runs 10,000).
+#include "chart/consumerstyle.h"
+#include "classroom/advisorview.h"
+#include "classroom/lessoncontroller.h"
+#include "classroom/lessonplayer.h"
+#include "document/documentcontroller.h"
+#include "displaytext.h"
+#include "document/scenariomodel.h"
+#include "estimate/estimate.h"
+#include "lesson/lesson.h"
+#include "uitestutil.h"
+#include "window/breakdownview.h"
+#include "window/mainwindow.h"
+
+#include <QAbstractBarSeries>
+#include <QAbstractButton>
+#include <QAbstractSlider>
+#include <QAction>
+#include <QApplication>
+#include <QBarSet>
+#include <QChart>
+#include <QChartView>
+#include <QComboBox>
+#include <QDialog>
+#include <QDir>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QRandomGenerator>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QUndoStack>
+#include <QtTest>
+#include <sys/stat.h>
+
+using namespace headroom;
+
+namespace {
+
+/// Text a user might type into any field: numbers in and out of range, words, hostile text.
+const char *const kTypedText[] = {
+    "0", "1", "2", "7", "16", "-1", "3.5", "80", "1024", "65536", "1e400", "nan", "inf", "-0",
+    "99999999999999999999", "1,5", "abc", "", " ", "\x1b[31m", "\u202Ex" /* right-to-left override */, "4096",
+    "0.05", "10", "24 GB", "80GiB", "1e9", "12e9 B", "40000000000", "llama", "\xc2\xb5",
+};
+
+/// What the window shows must be a fresh estimate of the scenario it holds.
+QString mismatch(const MainWindow &window)
+{
+    const ScenarioModel &model = *window.model();
+    const Unit unit = model.unit();
+    Estimate fresh;
+    QString error;
+    try {
+        fresh = estimate(model.scenario());
+        // A run past a model's learned positions cannot start: the window says so instead.
+        if (const auto limit = positionLimit(model.scenario()); limit && limit->error)
+            error = positionLimitText(model.scenario(), *limit);
+    } catch (const std::exception &problem) {
+        error = QString::fromStdString(problem.what());
+    }
+    if (error != model.estimateError())
+        return QStringLiteral("the model's error \"%1\" is not the estimator's \"%2\"").arg(model.estimateError(), error);
+    const QString status = window.statusText()->text();
+    if (!error.isEmpty())
+        return status.contains(error) ? QString() : QStringLiteral("status \"%1\" lacks the error").arg(status);
+    // The status bar's peak.
+    const QString peak = bytesText(fresh.peak.deviceBytes, unit);
+    if (!status.contains(peak))
+        return QStringLiteral("status \"%1\" does not show the peak %2").arg(status, peak);
+    // The chart: the current scenario's column (the peak phase's in the phases view).
+    const QChart *chart = window.chartView()->chart();
+    double shown = 0;
+    for (QAbstractSeries *series : chart->series()) {
+        auto *bars = qobject_cast<QAbstractBarSeries *>(series);
+        if (!bars)
+            continue;
+        int columns = 0;
+        for (const QBarSet *set : bars->barSets())
+            columns = std::max(columns, int(set->count()));
+        for (int column = 0; column < (model.view() == ChartView::Bars ? std::min(columns, 1) : columns); ++column) {
+            double total = 0;
+            for (const QBarSet *set : bars->barSets())
+                total += column < set->count() ? set->at(column) : 0;
+            shown = std::max(shown, total);
+        }
+    }
+    const double expected = toUnit(fresh.peak.deviceBytes, unit);
+    if (std::abs(shown - expected) > 1e-6 * std::max(1.0, expected))
+        return QStringLiteral("the chart shows %1, the estimate is %2").arg(shown, 0, 'g', 12).arg(expected, 0, 'g', 12);
+    // The breakdown: one row per consumer with its size; the shares add up to 100%.
+    const QTableWidget *table = window.breakdown()->table();
+    if (table->rowCount() != int(fresh.consumers.size()))
+        return QStringLiteral("the table has %1 rows for %2 consumers").arg(table->rowCount()).arg(fresh.consumers.size());
+    double shares = 0;
+    for (int row = 0; row < table->rowCount(); ++row) {
+        const Consumer &consumer = fresh.consumers[std::size_t(row)];
+        const QString size = table->item(row, 1) ? table->item(row, 1)->text() : QString();
+        if (size != bytesText(consumer.bytes, unit))
+            return QStringLiteral("row %1 shows %2, the estimate %3").arg(row).arg(size, bytesText(consumer.bytes, unit));
+        shares += table->item(row, 2) ? table->item(row, 2)->text().chopped(1).toDouble() : 0;
+    }
+    if (fresh.peak.deviceBytes > 0 && std::abs(shares - 100) > 0.05 * table->rowCount() + 0.01)
+        return QStringLiteral("the shares add up to %1%").arg(shares);
+    return {};
+}
+
+/// Visible, enabled widgets of a type anywhere in the window (its dialogs and views included).
+template <typename T>
+QList<T *> usable(const QWidget &window)
+{
+    QList<T *> out;
+    for (T *widget : window.findChildren<T *>())
+        if (widget->isVisible() && widget->isEnabled())
+            out << widget;
+    return out;
+}
+
+} // namespace
+
+class TestMonkey : public QObject
+{
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+    QStringList m_corpus;
+    QTimer m_closer;
+    QStringList m_reports;
+
+    void buildCorpus()
+    {
+        const QDir source(QStringLiteral(HEADROOM_SOURCE_DIR));
+        for (const QString &folder : {QStringLiteral("examples"), QStringLiteral("resources/lessons"),
+                                      QStringLiteral("tests/data/configs"), QStringLiteral("tests/data/measured"),
+                                      QStringLiteral("fuzz/seeds/document"), QStringLiteral("fuzz/seeds/safetensors"),
+                                      QStringLiteral("fuzz/seeds/index")}) {
+            const QDir dir(source.filePath(folder));
+            for (const QString &name : dir.entryList(QDir::Files, QDir::Name))
+                m_corpus << dir.filePath(name);
+        }
+        // Hostile files: deep, duplicated, huge, a FIFO, a device, a folder.
+        const auto write = [this](const char *name, const QByteArray &content) {
+            QFile file(m_dir.filePath(QString::fromLatin1(name)));
+            if (file.open(QIODevice::WriteOnly))
+                file.write(content);
+            m_corpus << file.fileName();
+        };
+        write("deep.json", "{\"format\":\"headroom-scenario\",\"version\":1,\"name\":" +
+                               QByteArray(20000, '[') + QByteArray(20000, ']') + "}");
+        write("dup.json", R"({"format":"headroom-scenario","version":1,"version":1})");
+        write("big.json", QByteArray(5 * 1024 * 1024, ' '));
+        write("overflow.json", R"({"format":"headroom-scenario","version":1,"train":{"micro_batch":1048576,"seq_len":16777216},"kernels":{"attention":"eager"}})");
+        const QString fifo = m_dir.filePath(QStringLiteral("fifo.json"));
+        if (::mkfifo(QFile::encodeName(fifo).constData(), 0600) == 0)
+            m_corpus << fifo;
+        m_corpus << QStringLiteral("/dev/zero") << m_dir.path();
+    }
+
+private slots:
+    void initTestCase()
+    {
+        test::isolateSettings("tst_monkey");
+        QVERIFY(m_dir.isValid());
+        buildCorpus();
+        // Modal dialogs (file dialogs, message boxes, the export and GPU dialogs) and popup menus
+        // opened by an action are closed as soon as they run their own event loop.
+        m_closer.setInterval(5);
+        connect(&m_closer, &QTimer::timeout, this, [] {
+            if (QWidget *popup = QApplication::activePopupWidget())
+                popup->close();
+            if (QWidget *modal = QApplication::activeModalWidget()) {
+                if (auto *dialog = qobject_cast<QDialog *>(modal))
+                    dialog->reject();
+                else
+                    modal->close();
+            }
+        });
+        m_closer.start();
+    }
+
+    void randomActions()
+    {
+        const quint32 seed = qEnvironmentVariableIsSet("HEADROOM_MONKEY_SEED")
+                                 ? quint32(qEnvironmentVariableIntValue("HEADROOM_MONKEY_SEED")) : 1;
+        const int actions = qEnvironmentVariableIsSet("HEADROOM_MONKEY_ACTIONS")
+                                ? qEnvironmentVariableIntValue("HEADROOM_MONKEY_ACTIONS") : 500;
+        QRandomGenerator random(seed);
+        MainWindow window;
+        DocumentController &document = *window.document();
+        document.setMessageHandler([this](const QString &text) { m_reports << text; });
+        document.setSaveQuestion([] { return QMessageBox::Discard; });
+        document.setMissingFieldsPrompt([](const QString &, const std::vector<std::string> &, nlohmann::json &) { return false; });
+        document.setRestoreQuestion([](const QString &) { return QMessageBox::No; });
+        window.lessons()->setMessageHandler([this](const QString &text) { m_reports << text; });
+        QVERIFY(test::showActive(window));
+        QVERIFY2(mismatch(window).isEmpty(), qPrintable(mismatch(window)));
+
+        const QStringList lessonIds = [] {
+            QStringList ids;
+            for (const BuiltinLesson &lesson : builtinLessons())
+                ids << QString::fromUtf8(lesson.id.data(), qsizetype(lesson.id.size()));
+            return ids;
+        }();
+        const auto pick = [&random](const auto &list) { return list.at(qsizetype(random.bounded(quint32(list.size())))); };
+        QHash<QString, int> counts;
+        QString last;
+        for (int i = 0; i < actions; ++i) {
+            const quint32 kind = random.bounded(100u);
+            if (kind < 18) {
+                const auto sliders = usable<QAbstractSlider>(window);
+                if (sliders.isEmpty())
+                    continue;
+                QAbstractSlider *slider = pick(sliders);
+                if (random.bounded(2u))
+                    slider->setValue(slider->minimum() + int(random.bounded(quint32(slider->maximum() - slider->minimum()) + 1)));
+                else
+                    slider->triggerAction(random.bounded(2u) ? QAbstractSlider::SliderPageStepAdd : QAbstractSlider::SliderSingleStepSub);
+                last = QStringLiteral("slider ") + slider->objectName() + slider->accessibleName();
+            } else if (kind < 32) {
+                const auto fields = usable<QLineEdit>(window);
+                if (fields.isEmpty())
+                    continue;
+                QLineEdit *field = pick(fields);
+                const QString text = QString::fromUtf8(kTypedText[random.bounded(quint32(std::size(kTypedText)))]);
+                field->setFocus();
+                field->selectAll();
+                bool typable = true;
+                for (const QChar c : text)
+                    typable = typable && c.unicode() >= 0x20 && c.unicode() < 0x7F;
+                if (typable)
+                    QTest::keyClicks(field, text);
+                else
+                    field->insert(text); // what a paste does: QTest types printable ASCII only
+                QTest::keyClick(field, Qt::Key_Return);
+                emit field->editingFinished();
+                last = QStringLiteral("typed \"%1\" into %2").arg(text, field->parentWidget() ? field->parentWidget()->accessibleName() : QString());
+            } else if (kind < 44) {
+                const auto combos = usable<QComboBox>(window);
+                if (combos.isEmpty())
+                    continue;
+                QComboBox *combo = pick(combos);
+                if (combo->count() == 0)
+                    continue;
+                const int index = int(random.bounded(quint32(combo->count())));
+                combo->setCurrentIndex(index);
+                emit combo->activated(index);
+                last = QStringLiteral("combo %1 -> %2").arg(combo->accessibleName(), combo->itemText(index));
+            } else if (kind < 56) {
+                const auto buttons = usable<QAbstractButton>(window);
+                if (buttons.isEmpty())
+                    continue;
+                QAbstractButton *button = pick(buttons);
+                last = QStringLiteral("button ") + button->text() + button->accessibleName();
+                button->click();
+            } else if (kind < 68) {
+                QList<QAction *> actionsFound;
+                for (QAction *action : window.findChildren<QAction *>())
+                    if (action->isEnabled() && !action->isSeparator() && !action->menu() &&
+                        action->shortcut() != QKeySequence(QKeySequence::Quit) &&
+                        !action->text().contains(QLatin1String("Quit")))
+                        actionsFound << action;
+                if (actionsFound.isEmpty())
+                    continue;
+                QAction *action = pick(actionsFound);
+                last = QStringLiteral("action ") + action->text();
+                action->trigger();
+            } else if (kind < 74) {
+                QUndoStack *undo = window.model()->undoStack();
+                random.bounded(2u) ? undo->undo() : undo->redo();
+                last = QStringLiteral("undo/redo");
+            } else if (kind < 78) {
+                random.bounded(2u) ? (void)window.model()->pinCurrent() : window.model()->removePin(int(random.bounded(9u)));
+                last = QStringLiteral("pin/unpin");
+            } else if (kind < 83) {
+                const QString path = pick(m_corpus);
+                last = QStringLiteral("open ") + path;
+                const quint32 how = random.bounded(3u);
+                if (how == 0)
+                    document.openFile(path);
+                else if (how == 1)
+                    window.lessons()->openFile(path);
+                else
+                    document.importModel(path);
+            } else if (kind < 87) {
+                const QString id = pick(lessonIds);
+                window.lessons()->openBuiltin(id);
+                for (quint32 step = random.bounded(4u); step > 0; --step)
+                    window.lessons()->player()->next();
+                last = QStringLiteral("lesson ") + id;
+            } else if (kind < 90) {
+                AdvisorView *advisor = window.advisor();
+                advisor->show();
+                const int steps = int(advisor->advice().steps.size());
+                if (steps > 0)
+                    advisor->applyStep(int(random.bounded(quint32(steps))));
+                last = QStringLiteral("advisor apply");
+            } else if (kind < 94) {
+                static const char *const formats[] = {"png", "svg", "pdf", "csv", "json"};
+                const QString path = m_dir.filePath(
+                    QStringLiteral("export-%1.%2").arg(i).arg(QLatin1String(formats[random.bounded(5u)])));
+                ChartExportOptions options;
+                options.size = QSize(320, 200);
+                options.scale = 1;
+                document.exportTo(path, options);
+                QFile::remove(path);
+                last = QStringLiteral("export ") + path;
+            } else if (kind < 97) {
+                window.resize(200 + int(random.bounded(1800u)), 150 + int(random.bounded(1100u)));
+                last = QStringLiteral("resize");
+            } else {
+                window.model()->setDark(!window.model()->dark());
+                last = QStringLiteral("theme");
+            }
+            counts[last.section(QLatin1Char(' '), 0, 0)]++;
+            QCoreApplication::processEvents();
+            const QString problem = mismatch(window);
+            QVERIFY2(problem.isEmpty(),
+                     qPrintable(QStringLiteral("seed %1, action %2 (%3): %4").arg(seed).arg(i).arg(last, problem)));
+        }
+        qInfo("monkey: seed %u, %d actions; reports %lld; by kind: %s", seed, actions, qlonglong(m_reports.size()),
+              qPrintable([&] {
+                  QStringList parts;
+                  for (auto it = counts.cbegin(); it != counts.cend(); ++it)
+                      parts << QStringLiteral("%1 %2").arg(it.key()).arg(it.value());
+                  parts.sort();
+                  return parts.join(QLatin1String(", "));
+              }()));
+        window.document()->setSaveQuestion([] { return QMessageBox::Discard; });
+        window.close();
+    }
+};
+
+QTEST_MAIN(TestMonkey)
+#include "tst_monkey.moc"
