@@ -5,6 +5,7 @@
 #include "io/inputpolicy.h"
 #include "modelimport.h"
 #include "scenario/scenariojson.h"
+#include "scenario/units.h"
 
 #include <QDir>
 #include <QFile>
@@ -13,8 +14,6 @@
 namespace headroom {
 
 namespace {
-
-constexpr qint64 kMaxConfigBytes = 4 * 1024 * 1024;
 
 std::string local(const QString &path) { return QDir::toNativeSeparators(path).toStdString(); }
 
@@ -25,7 +24,7 @@ QByteArray readTrainConfigFile(const QString &path)
     // The input policy of every reader: a regular file, counted on the bytes read (a device, a
     // FIFO with no writer or a folder is refused, never read without end or waited on).
     try {
-        return readInputFile(path, kMaxConfigBytes);
+        return readInputFile(path, limits::kTrainConfigBytes);
     } catch (const InputError &error) {
         throw TrainConfigError(local(path), "", error.detail);
     }
@@ -43,8 +42,19 @@ ImportedRun importTrainConfigs(const QStringList &paths, const QStringList &argu
     for (const QString &argument : arguments)
         overrides.push_back(argument.toStdString());
     bool overridesUsed = overrides.empty();
+    // Bounded work: a run has a handful of small files.
+    if (std::size_t(paths.size()) > limits::kTrainConfigFiles)
+        throw TrainConfigError("--train-config", "", "at most " + std::to_string(limits::kTrainConfigFiles) +
+                                                         " training configuration files (got " +
+                                                         std::to_string(paths.size()) + ")");
+    std::uint64_t totalBytes = 0;
     for (const QString &path : paths) {
         const QByteArray text = readTrainConfigFile(path);
+        totalBytes += std::uint64_t(text.size());
+        if (totalBytes > limits::kTrainConfigTotalBytes)
+            throw TrainConfigError(local(path), "", "the training configuration files hold more than " +
+                                                        groupDigits(limits::kTrainConfigTotalBytes) +
+                                                        " bytes together, the limit for one run");
         const std::string_view view(text.constData(), std::size_t(text.size()));
         const std::string name = local(path);
         TrainConfigFormat fileFormat = chosen;
@@ -76,17 +86,17 @@ ImportedRun importTrainConfigs(const QStringList &paths, const QStringList &argu
         const ModelPreset *preset = findModelReference(reference);
         if (preset) {
             doc["model"] = {{"preset", preset->id}};
-            run.modelNote = preset->name + " (catalog " + preset->id + ") for \"" + reference + "\"";
+            run.modelNote = preset->name + " (catalog " + preset->id + ") for " + quotedText(reference);
         } else if (fallbackModel) {
             doc["model"] = *fallbackModel;
             run.modelNote = reference.empty() ? "the current model (the files name none)"
-                                              : "the current model (\"" + reference + "\" is not in the catalog)";
+                                              : "the current model (" + quotedText(reference) + " is not in the catalog)";
         } else if (reference.empty()) {
             throw TrainConfigError(local(paths.value(0)), "", "names no model: give --model-config config.json "
                                                               "(or a scenario file with a model)");
         } else {
-            throw TrainConfigError(local(paths.value(0)), "", "names the model \"" + reference +
-                                       "\", which is not in Headroom's catalog: give --model-config with its config.json");
+            throw TrainConfigError(local(paths.value(0)), "", "names the model " + quotedText(reference) +
+                                       ", which is not in Headroom's catalog: give --model-config with its config.json");
         }
     }
 

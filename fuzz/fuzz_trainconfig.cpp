@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Training configuration files (torchtune, LitGPT, Axolotl and Accelerate YAML; TrainingArguments,
 // PEFT, BitsAndBytesConfig and DeepSpeed JSON), as --train-config and File > Import training
-// config read them, through to the scenario they describe.
+// config read them, through to the scenario they describe: each input both as YAML (PyYAML's
+// reading, with its alias budget) and as a .json file (Python's json module's reading).
 #include "fuzzcommon.h"
 #include "importers/trainimport.h"
 #include "scenario/scenariojson.h"
@@ -9,9 +10,10 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
 {
     using namespace headroom;
-    fuzz::check([&] {
-        const TrainImport import = importTrainConfig(fuzz::text(data, size), "config.yaml");
-        scenarioFromJson(mergeImports({import}));
-    });
+    for (const char *name : {"config.yaml", "config.json"})
+        fuzz::check([&] {
+            const TrainImport import = importTrainConfig(fuzz::text(data, size), name);
+            scenarioFromJson(mergeImports({import}));
+        });
     return 0;
 }

@@ -4,6 +4,7 @@
 // type_error, std::bad_alloc, a crash, a sanitizer report) is a finding.
 #pragma once
 
+#include "accuracy/validation.h"
 #include "scenario/checked.h"
 #include "model/hfconfig.h"
 #include "importers/trainimport.h"
@@ -34,7 +35,8 @@ inline void expectReaderError(const std::exception &error)
                       dynamic_cast<const HfConfigError *>(&error) ||
                       dynamic_cast<const SafetensorsError *>(&error) ||
                       dynamic_cast<const OverflowError *>(&error) ||
-                      dynamic_cast<const TrainConfigError *>(&error);
+                      dynamic_cast<const TrainConfigError *>(&error) ||
+                      dynamic_cast<const ValidationError *>(&error);
     const std::string_view message = error.what();
     if (!ours || message.size() > kMaxMessageBytes) {
         std::fprintf(stderr, "unexpected %s error (%zu bytes): %.300s\n",

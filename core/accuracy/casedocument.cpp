@@ -52,7 +52,7 @@ CaseDocument readCaseDocument(std::string_view text, const std::string &fileName
     CaseReader r(c.doc, fileName);
     for (const auto &item : c.doc.items())
         if (std::find_if(keys.begin(), keys.end(), [&](const char *k) { return item.key() == k; }) == keys.end())
-            r.fail(item.key(), "unknown key");
+            r.fail(keyForPath(item.key()), "unknown key");
     if (r.string("format") != format)
         r.fail("format", std::string("must be \"") + format + "\"");
     const json &version = r.required("version");
@@ -60,7 +60,7 @@ CaseDocument readCaseDocument(std::string_view text, const std::string &fileName
         r.fail("version", "must be 1");
     c.id = r.string("id");
     if (c.id != withoutExtension(fileName))
-        r.fail("id", "must be the file name without .json (got \"" + c.id + "\")");
+        r.fail("id", "must be the file name without .json (got " + quotedText(c.id) + ")");
     const json &scenario = r.required("scenario");
     if (!scenario.is_object())
         r.fail("scenario", "must be an object");

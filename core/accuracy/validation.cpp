@@ -58,7 +58,7 @@ MeasurementCase parseMeasurementCase(std::string_view text, const std::string &f
     else if (reading == "device")
         c.reading = Reading::Device;
     else
-        r.fail("reading", "must be one of allocated, reserved, device (got \"" + reading + "\")");
+        r.fail("reading", "must be one of allocated, reserved, device (got " + quotedText(reading) + ")");
 
     const json &measured = r.required("measured_bytes");
     if (!measured.is_number_unsigned() || measured.get<std::uint64_t>() == 0)
@@ -71,7 +71,7 @@ MeasurementCase parseMeasurementCase(std::string_view text, const std::string &f
     else if (split == "holdout")
         c.split = Split::Holdout;
     else
-        r.fail("split", "must be train or holdout (got \"" + split + "\")");
+        r.fail("split", "must be train or holdout (got " + quotedText(split) + ")");
 
     const json &source = r.required("source");
     if (!source.is_object())

@@ -39,7 +39,7 @@ void importAxolotl(const json &tree, TrainImport &out)
         out.model = *base;
     const std::string adapter = r.text("adapter").value_or("");
     if (!adapter.empty() && adapter != "lora" && adapter != "qlora")
-        r.fail("adapter", "must be lora or qlora (got \"" + adapter + "\")");
+        r.fail("adapter", "must be lora or qlora (got " + quotedText(adapter) + ")");
     const bool four = r.flag("load_in_4bit").value_or(false);
     const bool eight = r.flag("load_in_8bit").value_or(false);
     if (adapter == "qlora" && !four)
@@ -93,7 +93,7 @@ void importAxolotl(const json &tree, TrainImport &out)
             for (const std::string &module : *modules) {
                 const auto mapped = loraTargetsFor(module);
                 if (mapped.empty())
-                    r.warn("lora_target_modules", "module \"" + module + "\" is not one the estimator knows; left out");
+                    r.warn("lora_target_modules", "module " + quotedText(module) + " is not one the estimator knows; left out");
                 for (const std::string &t : mapped)
                     if (std::find(targets.begin(), targets.end(), t) == targets.end())
                         targets.push_back(t);
@@ -148,7 +148,7 @@ void importAxolotl(const json &tree, TrainImport &out)
     if (const auto optimizer = r.text("optimizer")) {
         std::string name, impl;
         if (!optimizerName(*optimizer, name, impl)) {
-            r.warn("optimizer", "\"" + *optimizer + "\" is not modelled; AdamW assumed");
+            r.warn("optimizer", quotedText(*optimizer) + " is not modelled; AdamW assumed");
             name = "adamw";
         }
         r.set("train.optimizer", name, "optimizer");

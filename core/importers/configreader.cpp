@@ -3,16 +3,31 @@
 
 #include "scenario/units.h"
 
+#include <charconv>
 #include <cmath>
 
 namespace headroom::importers {
 
 namespace {
 
+/// A value for a message: at most 40 characters of it, never the whole (4 MB) value; a text
+/// that is a number to other YAML readers (2e-5, 1e999) says why it is text here.
 std::string describe(const json &value)
 {
-    std::string text = value.dump();
-    return text.size() > 40 ? text.substr(0, 37) + "..." : text;
+    std::string text = quoteJson(value);
+    if (value.is_string()) {
+        const std::string &s = value.get_ref<const std::string &>();
+        double number = 0;
+        const char *begin = s.data() + (!s.empty() && s[0] == '+' ? 1 : 0);
+        const auto parsed = std::from_chars(begin, s.data() + s.size(), number);
+        const bool numeric = !s.empty() && s.find_first_of("eE") != std::string::npos &&
+                             s.find_first_not_of("0123456789.eE+-") == std::string::npos &&
+                             parsed.ptr == s.data() + s.size();
+        if (numeric)
+            text += ", text to PyYAML: write a number with a decimal point and a signed exponent, "
+                    "such as 1.0e+3";
+    }
+    return text;
 }
 
 } // namespace
@@ -136,7 +151,7 @@ void ConfigReader::set(const std::string &scenarioKey, const json &value, std::s
 {
     setPath(m_out.scenario, scenarioKey, value);
     m_out.mapped.push_back(std::string(from) + " -> " + scenarioKey + " = " +
-                           (value.is_string() ? value.get<std::string>() : value.dump()));
+                           (value.is_string() ? quoteText(value.get<std::string>()) : quoteJson(value)));
 }
 
 void ConfigReader::warn(std::string_view path, const std::string &why)
@@ -164,8 +179,11 @@ void ConfigReader::collectUnread(const json &node, const std::string &prefix)
     }
     if (!node.is_object())
         return;
-    for (const auto &item : node.items())
-        collectUnread(item.value(), prefix.empty() ? item.key() : prefix + "." + item.key());
+    for (const auto &item : node.items()) {
+        // Keys as the messages name them (a 4 MB key is shortened, an escape shown as one).
+        const std::string key = keyForPath(item.key());
+        collectUnread(item.value(), prefix.empty() ? key : prefix + "." + key);
+    }
 }
 
 void ConfigReader::finish() { collectUnread(m_root, ""); }

@@ -18,7 +18,7 @@ bool offloaded(ConfigReader &r, const std::string &section)
     if (*device == "nvme")
         r.warn(section + ".device", "NVMe offload is modelled as CPU offload (host memory)");
     else if (*device != "cpu")
-        r.fail(section + ".device", "must be cpu, nvme or none (got \"" + *device + "\")");
+        r.fail(section + ".device", "must be cpu, nvme or none (got " + quotedText(*device) + ")");
     r.noEffect({section + ".pin_memory", section + ".nvme_path", section + ".buffer_count",
                 section + ".buffer_size", section + ".max_in_cpu", section + ".fast_init", section + ".ratio"});
     return true;
@@ -78,7 +78,7 @@ void importDeepspeed(const json &tree, TrainImport &out, ConfigReader *within, c
               key("gradient_accumulation_steps"));
     if (const auto type = r.text(key("optimizer.type"))) {
         if (*type != "AdamW" && *type != "Adam" && *type != "adamw" && *type != "adam")
-            r.warn(key("optimizer.type"), "optimizer \"" + *type + "\" is not modelled; AdamW assumed");
+            r.warn(key("optimizer.type"), "optimizer " + quotedText(*type) + " is not modelled; AdamW assumed");
     }
     if (r.flag(key("activation_checkpointing.cpu_checkpointing")).value_or(false)) {
         r.set("train.offload_activations", true, key("activation_checkpointing.cpu_checkpointing"));
@@ -120,7 +120,7 @@ void importAccelerate(const json &tree, TrainImport &out)
             r.set("precision.compute", "fp32", "mixed_precision no");
             r.set("precision.weights", "fp32", "mixed_precision no");
         } else {
-            r.warn("mixed_precision", "\"" + *precision + "\" is not modelled (fp8 via Transformer Engine / MS-AMP)");
+            r.warn("mixed_precision", quotedText(*precision) + " is not modelled (fp8 via Transformer Engine / MS-AMP)");
         }
     }
     if (type == "FSDP") {
@@ -170,7 +170,7 @@ void importAccelerate(const json &tree, TrainImport &out)
     } else if (type == "MULTI_GPU") {
         r.set("parallel.strategy", "ddp", "distributed_type MULTI_GPU");
     } else if (type != "NO") {
-        r.warn("distributed_type", "\"" + type + "\" is not modelled");
+        r.warn("distributed_type", quotedText(type) + " is not modelled");
     }
     r.noEffect({"compute_environment", "debug", "downcast_bf16", "enable_cpu_affinity", "gpu_ids", "machine_rank",
                 "main_process_ip", "main_process_port", "main_training_function", "num_machines", "rdzv_backend",

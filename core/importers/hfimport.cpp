@@ -47,7 +47,7 @@ void importBitsAndBytes(const json &tree, TrainImport &out, ConfigReader *within
     if (four) {
         const std::string type = r.text(key("bnb_4bit_quant_type")).value_or("fp4");
         if (type != "nf4" && type != "fp4")
-            r.fail(key("bnb_4bit_quant_type"), "must be nf4 or fp4 (got \"" + type + "\")");
+            r.fail(key("bnb_4bit_quant_type"), "must be nf4 or fp4 (got " + quotedText(type) + ")");
         if (!r.has(key("bnb_4bit_quant_type")))
             r.defaulted("precision.weights = fp4 (BitsAndBytesConfig bnb_4bit_quant_type defaults to \"fp4\")");
         r.set("precision.weights", type, key("load_in_4bit, bnb_4bit_quant_type"));
@@ -56,7 +56,7 @@ void importBitsAndBytes(const json &tree, TrainImport &out, ConfigReader *within
         if (const auto compute = r.text(key("bnb_4bit_compute_dtype"))) {
             const std::string name = dtypeName(*compute);
             if (name.empty())
-                r.fail(key("bnb_4bit_compute_dtype"), "must be float32, bfloat16 or float16 (got \"" + *compute + "\")");
+                r.fail(key("bnb_4bit_compute_dtype"), "must be float32, bfloat16 or float16 (got " + quotedText(*compute) + ")");
             if (name == "fp32")
                 r.warn(key("bnb_4bit_compute_dtype"), "fp32 dequantises each weight to 4 B on use; the transient is counted at 2 B");
         } else {
@@ -82,7 +82,7 @@ void importPeftAdapter(const json &tree, TrainImport &out)
     ConfigReader r(tree, out);
     const std::string type = r.text("peft_type").value_or("LORA");
     if (type != "LORA")
-        r.fail("peft_type", "only LORA adapters are modelled (got \"" + type + "\")");
+        r.fail("peft_type", "only LORA adapters are modelled (got " + quotedText(type) + ")");
     r.set("train.method", "lora", "peft_type LORA");
     if (const auto rank = r.count("r", 1, 65536))
         r.set("train.lora.rank", *rank, "r");
@@ -101,7 +101,7 @@ void importPeftAdapter(const json &tree, TrainImport &out)
             }
             const auto mapped = loraTargetsFor(name);
             if (mapped.empty())
-                r.warn("target_modules", "module \"" + name + "\" is not one the estimator knows; left out");
+                r.warn("target_modules", "module " + quotedText(name) + " is not one the estimator knows; left out");
             for (const std::string &t : mapped)
                 if (std::find(targets.begin(), targets.end(), t) == targets.end())
                     targets.push_back(t);
@@ -162,7 +162,7 @@ void importTrainingArgs(const json &tree, TrainImport &out)
     if (const auto dtype = r.text("torch_dtype")) {
         const std::string name = dtypeName(*dtype);
         if (name.empty() && *dtype != "auto")
-            r.fail("torch_dtype", "must be auto, bfloat16, float16 or float32 (got \"" + *dtype + "\")");
+            r.fail("torch_dtype", "must be auto, bfloat16, float16 or float32 (got " + quotedText(*dtype) + ")");
         r.set("precision.weights", name.empty() ? compute : name, "torch_dtype");
     } else {
         r.set("precision.weights", compute, "(model loaded in the training dtype)");
@@ -173,7 +173,7 @@ void importTrainingArgs(const json &tree, TrainImport &out)
     if (const auto optim = r.text("optim")) {
         std::string optimizer, impl;
         if (!optimName(*optim, optimizer, impl)) {
-            r.warn("optim", "\"" + *optim + "\" is not modelled; AdamW assumed");
+            r.warn("optim", quotedText(*optim) + " is not modelled; AdamW assumed");
             optimizer = "adamw";
         }
         r.set("train.optimizer", optimizer, "optim");

@@ -38,7 +38,7 @@ void importLitgpt(const json &tree, TrainImport &out)
     std::string weights = "fp32", compute = "bf16";
     if (const auto precision = r.text("precision")) {
         if (!precisionDtypes(*precision, weights, compute))
-            r.fail("precision", "must be one of bf16-true, bf16-mixed, 16-true, 16-mixed, 32-true (got \"" + *precision + "\")");
+            r.fail("precision", "must be one of bf16-true, bf16-mixed, 16-true, 16-mixed, 32-true (got " + quotedText(*precision) + ")");
     } else {
         r.defaulted("precision = bf16-mixed (LitGPT's default where bf16 is supported: fp32 weights, bf16 autocast)");
     }
@@ -54,7 +54,7 @@ void importLitgpt(const json &tree, TrainImport &out)
             if (*quantize == candidate.name)
                 row = &candidate;
         if (!row)
-            r.fail("quantize", "must be one of bnb.nf4, bnb.nf4-dq, bnb.fp4, bnb.fp4-dq, bnb.int8-training (got \"" + *quantize + "\")");
+            r.fail("quantize", "must be one of bnb.nf4, bnb.nf4-dq, bnb.fp4, bnb.fp4-dq, bnb.int8-training (got " + quotedText(*quantize) + ")");
         if (!lora)
             r.fail("quantize", "LitGPT quantizes only for LoRA fine-tuning");
         if (weights == "fp32")
@@ -110,9 +110,16 @@ void importLitgpt(const json &tree, TrainImport &out)
         r.defaulted("train.micro_batch = 4 (litgpt TrainArgs.micro_batch_size)");
     r.set("train.micro_batch", micro, "train.micro_batch_size");
     if (const auto global = r.count("train.global_batch_size", 1, 1 << 30)) {
-        const std::int64_t perStep = micro * gpus;
-        r.set("train.grad_accum", std::max<std::int64_t>(1, *global / perStep),
-              "train.global_batch_size / (micro_batch_size x devices)");
+        // litgpt/args.py TrainArgs: batch_size = global_batch_size // (devices * num_nodes) and
+        // gradient_accumulation_iters = batch_size // micro_batch_size, each asserted above 0:
+        // a smaller global batch stops LitGPT, it is not one accumulation step.
+        const std::int64_t perRank = *global / gpus;
+        const std::int64_t accumulation = perRank / micro;
+        if (accumulation < 1)
+            r.fail("train.global_batch_size",
+                   std::to_string(*global) + " is smaller than micro_batch_size x devices x num_nodes (" +
+                       std::to_string(micro * gpus) + "): LitGPT stops with gradient_accumulation_iters 0");
+        r.set("train.grad_accum", accumulation, "train.global_batch_size // (devices x num_nodes) // micro_batch_size");
     }
     if (const auto seq = r.count("train.max_seq_length", 1, 16 * 1024 * 1024)) {
         r.set("train.seq_len", *seq, "train.max_seq_length (batches are padded to their longest sample, up to it)");
@@ -123,7 +130,7 @@ void importLitgpt(const json &tree, TrainImport &out)
         std::string name = optimizer->is_string() ? optimizer->get<std::string>()
                            : optimizer->is_object() ? r.text("optimizer.class_path").value_or("") : "";
         if (name.find("AdamW") == std::string::npos && name.find("Adam") == std::string::npos)
-            r.warn("optimizer", "optimizer \"" + name + "\" is not modelled; the framework's AdamW is assumed");
+            r.warn("optimizer", "optimizer " + quotedText(name) + " is not modelled; the framework's AdamW is assumed");
     }
     r.noEffect({"out_dir", "data", "train.save_interval", "train.log_interval", "train.lr_warmup_steps",
                 "train.lr_warmup_fraction", "train.epochs", "train.max_tokens", "train.max_steps",

@@ -34,7 +34,7 @@ void readModel(ConfigReader &r)
         for (const std::string &module : *modules) {
             const auto mapped = loraTargetsFor(module);
             if (mapped.empty())
-                r.fail("model.lora_attn_modules", "unknown module \"" + module + "\" (q_proj, k_proj, v_proj, output_proj)");
+                r.fail("model.lora_attn_modules", "unknown module " + quotedText(module) + " (q_proj, k_proj, v_proj, output_proj)");
             targets.insert(targets.end(), mapped.begin(), mapped.end());
         }
     } else {
@@ -148,7 +148,7 @@ void importTorchtune(const json &tree, TrainImport &out)
     if (const auto dtype = r.text("dtype")) {
         const std::string name = dtypeName(*dtype);
         if (name.empty() || name == "fp16")
-            r.fail("dtype", "must be bf16 or fp32 (torchtune refuses fp16; got \"" + *dtype + "\")");
+            r.fail("dtype", "must be bf16 or fp32 (torchtune refuses fp16; got " + quotedText(*dtype) + ")");
         if (!out.scenario.contains("precision") || !out.scenario["precision"].contains("weights"))
             r.set("precision.weights", name, "dtype");
         r.set("precision.compute", name, "dtype");

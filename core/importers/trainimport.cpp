@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Reading configuration text (YAML through yaml-cpp, JSON as its subset), recognising the
-// format, applying command-line overrides, and merging several files into one scenario.
+// Reading configuration text (YAML as PyYAML reads it, JSON as Python's json module reads it,
+// both under the input policy), recognising the format, applying command-line overrides, and
+// merging several files into one scenario.
 #include "importers/trainimport.h"
 
 #include "importers/configreader.h"
 #include "io/inputpolicy.h"
+#include "io/yamltext.h"
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
-#include <yaml-cpp/yaml.h>
+#include <new>
 
 namespace headroom {
 
@@ -18,8 +20,6 @@ using nlohmann::json;
 using namespace importers;
 
 namespace {
-
-constexpr int kMaxDepth = 64;
 
 struct FormatName { TrainConfigFormat format; const char *name; const char *display; };
 constexpr FormatName kFormats[] = {
@@ -33,84 +33,6 @@ constexpr FormatName kFormats[] = {
     {TrainConfigFormat::Accelerate, "accelerate", "Accelerate config"},
     {TrainConfigFormat::Axolotl, "axolotl", "Axolotl config"},
 };
-
-bool isNull(const std::string &v) { return v.empty() || v == "~" || v == "null" || v == "Null" || v == "NULL"; }
-
-/// A plain YAML scalar as PyYAML (YAML 1.1) reads it.
-json plainScalar(const std::string &v)
-{
-    if (isNull(v))
-        return nullptr;
-    static const char *trues[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"};
-    static const char *falses[] = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF"};
-    for (const char *t : trues)
-        if (v == t)
-            return true;
-    for (const char *f : falses)
-        if (v == f)
-            return false;
-    std::string digits;
-    for (char c : v)
-        if (c != '_')
-            digits += c;
-    const char *begin = digits.data() + (digits[0] == '+' ? 1 : 0);
-    const char *end = digits.data() + digits.size();
-    std::int64_t integer = 0;
-    if (auto [ptr, ec] = std::from_chars(begin, end, integer); ec == std::errc() && ptr == end)
-        return integer;
-    const bool numeric = std::all_of(digits.begin(), digits.end(), [](char c) {
-        return std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == 'e' || c == 'E' ||
-               c == '+' || c == '-';
-    });
-    if (numeric && std::any_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
-        char *stop = nullptr;
-        const double value = std::strtod(digits.c_str(), &stop);
-        if (stop == digits.c_str() + digits.size())
-            return value;
-    }
-    return v;
-}
-
-/// A scalar or key as parsed: YAML escapes ("\xA0", "\0") can make bytes that are not UTF-8 out
-/// of a file that is, and such a value would reach messages and the scenario's JSON.
-const std::string &checkedText(const std::string &text, const YAML::Mark &mark, const std::string &file)
-{
-    if (firstInvalidUtf8(text) != std::string_view::npos)
-        throw TrainConfigError(file, "", "line " + std::to_string(mark.line + 1) +
-                                             ": a value whose escapes make bytes that are not UTF-8 text");
-    return text;
-}
-
-json toJson(const YAML::Node &node, const std::string &file, int depth)
-{
-    if (depth > kMaxDepth)
-        throw TrainConfigError(file, "", "nested more than " + std::to_string(kMaxDepth) + " levels deep");
-    switch (node.Type()) {
-    case YAML::NodeType::Undefined:
-    case YAML::NodeType::Null:
-        return nullptr;
-    case YAML::NodeType::Scalar:
-        checkedText(node.Scalar(), node.Mark(), file);
-        return node.Tag() == "!" ? json(node.Scalar()) : plainScalar(node.Scalar());
-    case YAML::NodeType::Sequence: {
-        json out = json::array();
-        for (const YAML::Node &item : node)
-            out.push_back(toJson(item, file, depth + 1));
-        return out;
-    }
-    case YAML::NodeType::Map: {
-        json out = json::object();
-        for (const auto &item : node) {
-            if (!item.first.IsScalar())
-                throw TrainConfigError(file, "", "line " + std::to_string(item.first.Mark().line + 1) +
-                                                     ": keys must be plain names");
-            out[checkedText(item.first.Scalar(), item.first.Mark(), file)] = toJson(item.second, file, depth + 1);
-        }
-        return out;
-    }
-    }
-    return nullptr;
-}
 
 bool hasAny(const json &tree, std::initializer_list<const char *> keys)
 {
@@ -144,12 +66,17 @@ void applyOverrides(json &tree, const std::vector<std::string> &arguments, Train
         } else if (dashed) {
             pairs.emplace_back(argument, "true");
         } else {
-            throw TrainConfigError(file, argument, "an override needs key=value (got \"" + arguments[i] + "\")");
+            throw TrainConfigError(file, "", "--train-arg: an override needs key=value (got \"" +
+                                                 quoteText(arguments[i]) + "\")");
         }
     }
     for (auto &[key, text] : pairs) {
         if (key.empty() || key == "~")
-            throw TrainConfigError(file, key, "an override needs a key");
+            throw TrainConfigError(file, "", "--train-arg: an override needs a key (got \"" + quoteText(key + "=" + text) + "\")");
+        // The rule of --set: a short dotted path with no empty part (a path 19,000 levels deep
+        // would otherwise build as deep a tree).
+        if (const std::string problem = keyPathProblem(key.starts_with("~") ? key.substr(1) : key); !problem.empty())
+            throw TrainConfigError(file, "", "--train-arg " + problem + " (got " + quotedText(key) + ")");
         if (key.starts_with("~")) {
             json *node = &tree;
             const std::string path = key.substr(1);
@@ -210,20 +137,22 @@ TrainConfigFormat formatFromName(std::string_view name)
             return f.format;
         allowed += std::string(allowed.empty() ? "" : ", ") + f.name;
     }
-    throw TrainConfigError("--train-format", "", "must be one of " + allowed + " (got \"" + std::string(name) + "\")");
+    throw TrainConfigError("--train-format", "", "must be one of " + allowed + " (got " + quotedText(name) + ")");
 }
 
 json parseConfigText(std::string_view text, const std::string &file)
 {
+    // A .json file is read as Python's json module reads it (DeepSpeed and Transformers do),
+    // anything else as PyYAML's safe_load; where those readers would differ from ours (a key
+    // given twice, trailing text, NaN), the file is refused.
     try {
-        const YAML::Node root = YAML::Load(std::string(text));
-        return toJson(root, file, 0);
-    } catch (const YAML::Exception &error) {
-        std::string where;
-        if (!error.mark.is_null())
-            where = "line " + std::to_string(error.mark.line + 1) + ", column " +
-                    std::to_string(error.mark.column + 1) + ": ";
-        throw TrainConfigError(file, "", "not valid YAML/JSON: " + where + error.msg);
+        std::string lower = file;
+        std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+        if (lower.ends_with(".json"))
+            return parseStrictJson(text, {limits::kTrainConfigBytes, limits::kJsonDepth});
+        return parseYaml(text);
+    } catch (const InputError &error) {
+        throw TrainConfigError(file, error.key, error.detail);
     }
 }
 
@@ -254,8 +183,10 @@ TrainConfigFormat detectFormat(const json &tree, const std::string &file)
                                      "accelerate or axolotl)");
 }
 
-TrainImport importTrainConfig(std::string_view text, const std::string &file, TrainConfigFormat format,
-                              const std::vector<std::string> &overrides)
+namespace {
+
+TrainImport importText(std::string_view text, const std::string &file, TrainConfigFormat format,
+                       const std::vector<std::string> &overrides)
 {
     if (const std::size_t bad = firstInvalidUtf8(text); bad != std::string_view::npos)
         throw TrainConfigError(file, "", "is not UTF-8 text (byte " + std::to_string(bad) + ")");
@@ -286,6 +217,19 @@ TrainImport importTrainConfig(std::string_view text, const std::string &file, Tr
     case TrainConfigFormat::Auto: break;
     }
     return out;
+}
+
+} // namespace
+
+TrainImport importTrainConfig(std::string_view text, const std::string &file, TrainConfigFormat format,
+                              const std::vector<std::string> &overrides)
+{
+    // An allocation failure (a file that builds too much) never escapes as std::bad_alloc.
+    try {
+        return importText(text, file, format, overrides);
+    } catch (const std::bad_alloc &) {
+        throw TrainConfigError(file, "", "not enough memory to read this file");
+    }
 }
 
 namespace {

@@ -5,6 +5,7 @@
 // Accelerate configs, Axolotl configs) read into a partial scenario document. The core parses
 // text; the caller reads the files (and routes them through its input policy).
 
+#include "io/inputpolicy.h"
 #include "scenario/catalog.h"
 
 #include <nlohmann/json.hpp>
@@ -33,7 +34,8 @@ class TrainConfigError : public std::runtime_error
 {
 public:
     TrainConfigError(const std::string &file, const std::string &keyPath, const std::string &message)
-        : std::runtime_error(file + ": " + (keyPath.empty() ? message : keyPath + ": " + message)),
+        : std::runtime_error(printable(file) + ": " +
+                             (keyPath.empty() ? message : keyPathText(keyPath) + ": " + message)),
           key(keyPath)
     {
     }
@@ -60,9 +62,10 @@ const char *formatName(TrainConfigFormat format);
 /// "deepspeed", "accelerate", "axolotl", "auto"); throws TrainConfigError naming it otherwise.
 TrainConfigFormat formatFromName(std::string_view name);
 
-/// Reads YAML (or JSON, a YAML subset) into a JSON value: plain scalars become null, booleans,
-/// integers or numbers as PyYAML reads them; quoted scalars stay strings. Throws
-/// TrainConfigError with the line and column.
+/// Reads a configuration file's text into a JSON value: a `.json` file as Python's json module
+/// reads it (strictly: a key given twice, trailing text, NaN or a number too large is refused),
+/// anything else as PyYAML's safe_load reads YAML (io/yamltext.h: YAML 1.1 scalars, merge keys,
+/// one document, the alias budget). Throws TrainConfigError naming the file, key and line.
 nlohmann::json parseConfigText(std::string_view text, const std::string &file);
 
 /// Recognises the format from the parsed tree and the file name.

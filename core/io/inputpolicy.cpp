@@ -15,13 +15,7 @@ using nlohmann::json;
 
 namespace {
 
-/// The longest key path a message names in full.
-constexpr std::size_t kMaxPathChars = 200;
-
-std::string shortPath(const std::string &path)
-{
-    return path.size() <= kMaxPathChars ? path : quoteText(path, kMaxPathChars);
-}
+std::string shortPath(const std::string &path) { return keyPathText(path); }
 
 /// Builds the document like nlohmann's own DOM parser, but counts the depth as it goes and
 /// refuses a key that the object under construction already has.
@@ -34,7 +28,16 @@ public:
     bool boolean(bool value) { return place(json(value)); }
     bool number_integer(json::number_integer_t value) { return place(json(value)); }
     bool number_unsigned(json::number_unsigned_t value) { return place(json(value)); }
-    bool number_float(json::number_float_t value, const std::string &) { return place(json(value)); }
+    bool number_float(json::number_float_t value, const std::string &text)
+    {
+        // A whole number past 64 bits would become a rounded double: refused, not rounded.
+        if (text.find_first_of(".eE") == std::string::npos) {
+            m_error.emplace(JsonProblem::TooLargeNumber, shortPath(valuePath()),
+                            quotedText(text) + " is too large (a whole number must fit in 64 bits)");
+            return false;
+        }
+        return place(json(value));
+    }
     bool string(std::string &value) { return place(json(std::move(value))); }
     bool binary(json::binary_t &)
     {
@@ -60,8 +63,14 @@ public:
         return true;
     }
 
-    bool parse_error(std::size_t, const std::string &, const nlohmann::detail::exception &error)
+    bool parse_error(std::size_t, const std::string &token, const nlohmann::detail::exception &error)
     {
+        // 406: a number past a double (1e999), which Python would read as infinity.
+        if (error.id == 406) {
+            m_error.emplace(JsonProblem::TooLargeNumber, shortPath(valuePath()),
+                            quotedText(token) + " is too large for a number");
+            return false;
+        }
         std::string message = error.what();
         // "[json.exception.parse_error.101] parse error at line 1, column 3: ...": keep the
         // readable part, and quote at most a short prefix of what was last read.
@@ -81,6 +90,17 @@ public:
     const std::optional<JsonInputError> &error() const { return m_error; }
 
 private:
+    /// Where the value being read goes, for messages.
+    std::string valuePath() const
+    {
+        if (m_stack.empty())
+            return m_path;
+        const json &parent = *m_stack.back();
+        if (parent.is_array())
+            return m_path + "[" + std::to_string(parent.size()) + "]";
+        return memberPath(m_key);
+    }
+
     std::string memberPath(const std::string &name) const
     {
         return m_path + (m_path.empty() ? "" : ".") + keyForPath(name);
@@ -262,6 +282,11 @@ std::string quoteText(std::string_view text, std::size_t maxChars)
     return printable(text.substr(0, cut)) + "...";
 }
 
+std::string quotedText(std::string_view text, std::size_t maxChars)
+{
+    return "\"" + quoteText(text, maxChars) + "\"";
+}
+
 std::string printable(std::string_view text)
 {
     std::string out;
@@ -310,6 +335,28 @@ std::string keyForPath(std::string_view key)
     for (const char c : key)
         plain = plain && c > 0x20 && c < 0x7F && c != '"' && c != '\\';
     return plain ? std::string(key) : "\"" + quoteText(key) + "\"";
+}
+
+std::string keyPathText(std::string_view path)
+{
+    return path.size() <= limits::kKeyPathChars ? printable(path) : quoteText(path, limits::kKeyPathChars);
+}
+
+std::string keyPathProblem(std::string_view path)
+{
+    if (path.size() > limits::kKeyPathChars)
+        return "key path is longer than " + std::to_string(limits::kKeyPathChars) + " characters";
+    if (path.empty())
+        return "key path is empty";
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t dot = path.find('.', start);
+        if ((dot == std::string_view::npos ? path.size() : dot) == start)
+            return "key path has an empty part";
+        if (dot == std::string_view::npos)
+            return {};
+        start = dot + 1;
+    }
 }
 
 bool toUint64(double value, std::uint64_t &result)

@@ -45,6 +45,16 @@ inline constexpr std::size_t kTitleBytes = 1000;
 inline constexpr std::size_t kCaptionBytes = 4000;
 /// How much of a value an error message quotes.
 inline constexpr std::size_t kQuoteChars = 40;
+/// Characters of a key path given on the command line (`--set`, `--train-arg`): the longest real
+/// one is under 40.
+inline constexpr std::size_t kKeyPathChars = 200;
+/// Training configuration files of one run (`--train-config`, File > Import training config):
+/// a run has at most six (TrainingArguments, PEFT, BitsAndBytes, DeepSpeed, Accelerate, Axolotl).
+inline constexpr std::size_t kTrainConfigFiles = 8;
+/// Bytes of one training configuration file (real ones are a few KB).
+inline constexpr std::uint64_t kTrainConfigBytes = 4 * 1024 * 1024;
+/// Bytes of all the training configuration files of one run together.
+inline constexpr std::uint64_t kTrainConfigTotalBytes = 8 * 1024 * 1024;
 } // namespace limits
 
 /// Input that a reader refuses: names the key (a dotted path, possibly empty) and the problem.
@@ -66,6 +76,7 @@ enum class JsonProblem {
     TooLarge,     ///< more bytes than allowed
     TooDeep,      ///< nested deeper than allowed
     DuplicateKey, ///< an object names a key twice
+    TooLargeNumber, ///< a number past a double, or a whole number past 64 bits
 };
 
 /// A JSON text that breaks the JSON rules or the input policy.
@@ -99,6 +110,9 @@ std::string quoteJson(const nlohmann::json &value, std::size_t maxChars = limits
 /// control characters escaped.
 std::string quoteText(std::string_view text, std::size_t maxChars = limits::kQuoteChars);
 
+/// Text for a message in double quotes: `"` + quoteText(text) + `"`.
+std::string quotedText(std::string_view text, std::size_t maxChars = limits::kQuoteChars);
+
 /// Text safe to print on a terminal: control characters (C0, DEL, C1), bidirectional
 /// overrides and invalid UTF-8 bytes are written as escapes (\n, \x1b, \u202e); the rest of
 /// the UTF-8 text is kept.
@@ -110,6 +124,14 @@ std::size_t firstInvalidUtf8(std::string_view text);
 
 /// A key for a key path: as written when short and printable, else quoted and shortened.
 std::string keyForPath(std::string_view key);
+
+/// A whole key path for a message: as it is up to limits::kKeyPathChars characters, else
+/// shortened; control characters escaped.
+std::string keyPathText(std::string_view path);
+
+/// Why a dotted key path given on the command line (`--set`, `--train-arg`) is refused: longer
+/// than limits::kKeyPathChars, or an empty part (`a..b`, `.a`); empty when it is fine.
+std::string keyPathProblem(std::string_view path);
 
 /// The rounded value of a finite double in [0, 2^64), or false (NaN, infinite, negative or
 /// past 2^64): the one conversion from floating point to bytes.

@@ -29,9 +29,6 @@ using detail::ObjectReader;
 using detail::readCount;
 using detail::readInt;
 
-/// The longest `--set` key path (the longest real one is under 40 characters).
-constexpr std::size_t kMaxSetPathChars = 200;
-
 /// The value of `--set path=text`: JSON when it parses as JSON (under the input policy: a
 /// value too deep or with a key given twice is an error, not a string), else a string, and
 /// "a,b" a list of strings.
@@ -395,10 +392,10 @@ void applyOverride(json &doc, std::string_view assignment)
     const auto equals = assignment.find('=');
     if (equals == std::string_view::npos || equals == 0)
         throw ScenarioError("", "--set needs key.path=value (got \"" + quoteText(assignment) + "\")");
-    if (equals > kMaxSetPathChars)
-        throw ScenarioError("", "--set key path is longer than " + std::to_string(kMaxSetPathChars) +
-                                    " characters (got \"" + quoteText(assignment) + "\")");
     const std::string path(assignment.substr(0, equals));
+    if (const std::string problem = keyPathProblem(path); !problem.empty())
+        throw ScenarioError(problem.find("empty") == std::string::npos ? "" : keyPathText(path),
+                            "--set " + problem + " (got \"" + quoteText(assignment) + "\")");
     const std::string valueText(assignment.substr(equals + 1));
     if (valueText.empty())
         throw ScenarioError(path, "--set needs a value after '='");

@@ -162,7 +162,7 @@ ServingConfig servingFromJson(const json &node, const Scenario &s)
         throw ScenarioError("serving.version", "must be at most 64 characters");
     if (c.engine == Engine::Vllm && !c.version.empty() && !parseEngineVersion(c.version))
         throw ScenarioError("serving.version",
-                            "must be a vLLM version such as \"0.10.1\" (got \"" + c.version + "\")");
+                            "must be a vLLM version such as \"0.10.1\" (got " + quotedText(c.version) + ")");
     const std::uint32_t longest = static_cast<std::uint32_t>(std::max(1, s.model.maxPositions));
     switch (c.engine) {
     case Engine::Vllm:

@@ -281,7 +281,7 @@ private slots:
                                          << "batch_size: must be a whole number";
         QTest::newRow("unknown-model") << QByteArray("base_model: someone/frankenmodel-3b\nsequence_len: 512\n")
                                        << "not in Headroom's catalog: give --model-config";
-        QTest::newRow("yaml") << QByteArray("model: [\n") << "not valid YAML/JSON: line";
+        QTest::newRow("yaml") << QByteArray("model: [\n") << "not valid YAML: line";
     }
     void badTrainConfigsExitTwoNamingTheKey()
     {

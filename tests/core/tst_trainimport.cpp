@@ -308,6 +308,14 @@ private slots:
                                               << "auto" << "fsdp_config.fsdp_offload_params";
         QTest::newRow("axolotl-fsdp-version") << "base_model: x/y\nfsdp_config:\n  fsdp_version: [2]\n"
                                               << "auto" << "fsdp_config.fsdp_version";
+        // LitGPT asserts gradient_accumulation_iters > 0 (litgpt/args.py): not a silent 1.
+        QTest::newRow("litgpt-global-below-micro") << "checkpoint_dir: checkpoints/x/y\ntrain:\n  micro_batch_size: 4\n  global_batch_size: 2\n"
+                                                   << "auto" << "train.global_batch_size";
+        // YAML as PyYAML reads it, refused where a silent reading would differ.
+        QTest::newRow("yaml-duplicate") << "base_model: x/y\nmicro_batch_size: 1\nmicro_batch_size: 4\n" << "auto" << "micro_batch_size";
+        QTest::newRow("yaml-second-document") << "base_model: x/y\n---\nbase_model: z/w\n" << "auto" << "";
+        QTest::newRow("yaml-merge-of-a-list-of-numbers") << "base_model: x/y\nrun:\n  <<: [1]\n" << "auto" << "run.<<";
+        QTest::newRow("yaml-e-notation-dropout") << "base_model: x/y\nadapter: lora\nlora_dropout: 5e-2\n" << "auto" << "lora_dropout";
         QTest::newRow("litgpt-optimizer-class") << "checkpoint_dir: checkpoints/x/y\noptimizer:\n  class_path: [1]\n"
                                                 << "auto" << "optimizer.class_path";
     }
@@ -380,14 +388,95 @@ private slots:
 
     void yamlScalarsReadAsPyYamlDoes()
     {
-        const json tree = parseConfigText("a: True\nb: off\nc: 2e-5\nd: '8'\ne: null\nf: 1_000\ng: 0.05\n", "t.yaml");
+        const json tree = parseConfigText("a: True\nb: off\nc: 2e-5\nd: '8'\ne: null\nf: 1_000\ng: 0.05\nh: 010\n", "t.yaml");
         QCOMPARE(tree["a"], json(true));
         QCOMPARE(tree["b"], json(false));
-        QVERIFY(tree["c"].is_number_float());
+        // YAML 1.1: a number needs its decimal point, so PyYAML reads 2e-5 as text (and so does
+        // Axolotl's yaml.safe_load); 010 is octal.
+        QCOMPARE(tree["c"], json("2e-5"));
+        QCOMPARE(tree["h"], json(8));
         QCOMPARE(tree["d"], json("8")); // quoted: a string
         QVERIFY(tree["e"].is_null());
         QCOMPARE(tree["f"], json(1000));
         QCOMPARE(tree["g"], json(0.05));
+    }
+
+    void axolotlMergeKeysAreExpanded()
+    {
+        // The issue's case: sequence_len and micro_batch_size shared through an anchor were lost
+        // (yaml-cpp kept "<<" as a key), leaving Axolotl's defaults.
+        const std::string text = "defaults: &defaults\n  sequence_len: 4096\n  micro_batch_size: 3\n"
+                                 "base_model: NousResearch/Meta-Llama-3-8B\nadapter: lora\n<<: *defaults\n";
+        const TrainImport import = importTrainConfig(text, "axolotl.yml");
+        QCOMPARE(at(import.scenario, "train.seq_len"), json(4096));
+        QCOMPARE(at(import.scenario, "train.micro_batch"), json(3));
+        // The file's own key wins over the merged one, as in PyYAML.
+        const TrainImport own = importTrainConfig(text + "micro_batch_size: 5\n", "axolotl.yml");
+        QCOMPARE(at(own.scenario, "train.micro_batch"), json(5));
+    }
+
+    void jsonFilesAreReadAsPythonReadsThem_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("fragment");
+        QTest::newRow("trailing-text") << R"({"train_micro_batch_size_per_gpu": 1} {"zero_optimization": {}})" << "not valid JSON";
+        QTest::newRow("duplicate-key") << R"({"train_micro_batch_size_per_gpu": 1, "train_micro_batch_size_per_gpu": 2})"
+                                       << "train_micro_batch_size_per_gpu: appears twice";
+        QTest::newRow("1e999") << R"({"train_micro_batch_size_per_gpu": 1e999})" << "\"1e999\" is too large";
+        QTest::newRow("past-64-bits") << R"({"train_micro_batch_size_per_gpu": 18446744073709551616})" << "is too large";
+        QTest::newRow("nan") << R"({"train_micro_batch_size_per_gpu": NaN})" << "not valid JSON";
+    }
+    void jsonFilesAreReadAsPythonReadsThem()
+    {
+        QFETCH(QString, text);
+        QFETCH(QString, fragment);
+        try {
+            importTrainConfig(text.toStdString(), "ds_config.json");
+            QFAIL("accepted");
+        } catch (const TrainConfigError &error) {
+            QVERIFY2(QString::fromUtf8(error.what()).startsWith(QLatin1String("ds_config.json: ")), error.what());
+            QVERIFY2(QString::fromUtf8(error.what()).contains(fragment), error.what());
+        }
+        // The same text with a YAML name is YAML (a flow mapping): the trailing text is still refused.
+        if (text.contains(QLatin1String("} {")))
+            QVERIFY_THROWS_EXCEPTION(TrainConfigError, importTrainConfig(text.toStdString(), "ds_config.yaml"));
+    }
+
+    void longValuesAreQuotedShort()
+    {
+        // A 4 MB value reaches a message as 40 characters at most.
+        const std::string huge(4 * 1024 * 1024 - 100, 'x');
+        for (const std::string &text : {"base_model: x/y\nadapter: " + huge + "\n",
+                                        "checkpoint_dir: c/x\nprecision: " + huge + "\n"}) {
+            try {
+                importTrainConfig(text, "big.yml");
+                QFAIL("accepted");
+            } catch (const TrainConfigError &error) {
+                QVERIFY2(std::string(error.what()).size() < 300, std::string(error.what()).substr(0, 300).c_str());
+                QVERIFY(std::string(error.what()).find("xxx...") != std::string::npos);
+            }
+        }
+        // And a long override on the command line.
+        try {
+            importTrainConfig("checkpoint_dir: c/x\n", "lit.yaml", TrainConfigFormat::Auto, {std::string(5000, 'k')});
+            QFAIL("accepted");
+        } catch (const TrainConfigError &error) {
+            QVERIFY2(std::string(error.what()).size() < 300, error.what());
+        }
+    }
+
+    void deepOverridePathsAreRefused()
+    {
+        // 19,000 levels once overflowed the stack: the rule of --set (200 characters) applies.
+        std::string path;
+        for (int i = 0; i < 19000; ++i)
+            path += "a.";
+        try {
+            importTrainConfig("checkpoint_dir: c/x\n", "lit.yaml", TrainConfigFormat::Auto, {path + "a=1"});
+            QFAIL("accepted");
+        } catch (const TrainConfigError &error) {
+            QVERIFY2(std::string(error.what()).find("key path is longer than 200 characters") != std::string::npos, error.what());
+        }
     }
 
     void deepNestingIsRefused()
