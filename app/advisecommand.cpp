@@ -41,7 +41,7 @@ void printText(const Advice &advice, const Scenario &scenario, Unit unit)
 {
     QTextStream &o = out();
     if (!scenario.name.empty())
-        o << q(scenario.name) << '\n';
+        o << safe(scenario.name) << '\n';
     o << tr("What to change to fit %1:")
              .arg(gpuLabel(q(advice.gpuName), advice.capacityBytes, unit))
       << "\n\n";
@@ -98,8 +98,8 @@ void printText(const Advice &advice, const Scenario &scenario, Unit unit)
             o << "  " << line << '\n';
         o << tr("Changed keys (use with --set):") << '\n';
         for (const auto &[key, value] : scenarioChanges(advice.start, advice.final()))
-            o << "  " << q(key) << '='
-              << q(value.is_string() ? value.get<std::string>() : value.dump()) << '\n';
+            o << "  " << safe(key) << '='
+              << safe(value.is_string() ? value.get<std::string>() : value.dump()) << '\n';
     }
     o.flush();
 }

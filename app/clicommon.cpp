@@ -10,21 +10,93 @@
 
 #include <QCoreApplication>
 #include <QFileInfo>
+#include <QIODevice>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 namespace headroom::cli {
 
 QString tr(const char *text) { return QCoreApplication::translate("cli", text); }
 
+namespace {
+
+/// Standard output or error behind the one escaping function (printable): whatever a printer
+/// writes (a scenario's name, a key, a file's folder name, a JSON or CSV value), only the line
+/// breaks between lines reach the terminal raw; every other control character, C1 control,
+/// bidirectional override and invalid UTF-8 byte is written as an escape (`\x1b`, `\u202e`).
+/// In JSON those escapes are JSON's own, so the document still reads back the same.
+class TerminalDevice : public QIODevice
+{
+public:
+    explicit TerminalDevice(std::FILE *file) : m_file(file) { open(QIODevice::WriteOnly | QIODevice::Unbuffered); }
+    ~TerminalDevice() override { emitText(true); }
+
+protected:
+    qint64 readData(char *, qint64) override { return -1; }
+    qint64 writeData(const char *data, qint64 length) override
+    {
+        m_pending.append(data, length);
+        emitText(false);
+        return length;
+    }
+
+private:
+    /// Writes what is pending, keeping back an incomplete UTF-8 sequence at the end (the next
+    /// write may complete it) unless this is the last write.
+    void emitText(bool last)
+    {
+        std::size_t end = std::size_t(m_pending.size());
+        if (!last) {
+            // Back to the lead byte of the last sequence; keep it if the sequence is cut.
+            std::size_t lead = end;
+            while (lead > 0 && end - lead < 4 && (static_cast<unsigned char>(m_pending[qsizetype(lead - 1)]) & 0xC0) == 0x80)
+                --lead;
+            if (lead > 0) {
+                const auto byte = static_cast<unsigned char>(m_pending[qsizetype(lead - 1)]);
+                const std::size_t need = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1;
+                if (end - (lead - 1) < need)
+                    end = lead - 1;
+            }
+        }
+        const std::string text = terminalText(std::string_view(m_pending.constData(), end));
+        std::fwrite(text.data(), 1, text.size(), m_file);
+        std::fflush(m_file);
+        m_pending.remove(0, qsizetype(end));
+    }
+
+    std::FILE *m_file;
+    QByteArray m_pending;
+};
+
+} // namespace
+
+std::string terminalText(std::string_view text)
+{
+    std::string out;
+    out.reserve(text.size());
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const std::size_t newline = text.find('\n', start);
+        out += printable(text.substr(start, newline == std::string_view::npos ? text.npos : newline - start));
+        if (newline == std::string_view::npos)
+            break;
+        out += '\n';
+        start = newline + 1;
+    }
+    return out;
+}
+
 QTextStream &out()
 {
-    static QTextStream stream(stdout);
+    static TerminalDevice device(stdout);
+    static QTextStream stream(&device);
     return stream;
 }
 
 QTextStream &err()
 {
-    static QTextStream stream(stderr);
+    static TerminalDevice device(stderr);
+    static QTextStream stream(&device);
     return stream;
 }
 
@@ -66,11 +138,11 @@ Scenario loadScenario(const QString &path, const QStringList &overrides,
     // The file's name described the file's scenario: with changes it no longer does.
     if (!overrides.isEmpty() || !modelFiles.configPath.isEmpty() || modelFiles.params)
         doc.erase("name");
-    return scenarioFromDocument(doc, path, overrides, modelFiles.params);
+    return scenarioFromDocument(doc, path, overrides, modelFiles.params, modelFiles.configPath);
 }
 
 Scenario scenarioFromDocument(nlohmann::json doc, const QString &path, const QStringList &overrides,
-                              std::optional<std::uint64_t> params)
+                              std::optional<std::uint64_t> params, const QString &modelConfig)
 {
     if (params) {
         if (!doc.contains("model"))
@@ -80,7 +152,7 @@ Scenario scenarioFromDocument(nlohmann::json doc, const QString &path, const QSt
     }
     for (const QString &assignment : overrides)
         applyOverride(doc, assignment.toStdString());
-    Scenario scenario = scenarioFromJson(doc, builtinCatalog(), configResolver(path));
+    Scenario scenario = scenarioFromJson(doc, builtinCatalog(), configResolver(path, modelConfig));
     // Learned positions end at the last one: such a run cannot start.
     if (const auto limit = positionLimit(scenario); limit && limit->error)
         throw ScenarioError(scenario.task == Task::Train ? "train.seq_len" : "inference.context",

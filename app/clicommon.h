@@ -14,14 +14,20 @@
 #include <exception>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace headroom::cli {
 
 /// Translated command-line text.
 QString tr(const char *text);
-/// Standard output and error as text streams.
+/// Standard output and error as text streams; everything written to them goes through
+/// terminalText, so no printer can put a control character on the terminal.
 QTextStream &out();
 QTextStream &err();
+/// The one escaping function of what the command line prints: printable() line by line, the
+/// line breaks kept (a value from a file is also printed with safe(), so that its own line
+/// breaks are escaped too).
+std::string terminalText(std::string_view text);
 /// Prints "headroom: <message>" on stderr, control characters escaped, and returns
 /// ExitBadInput (2).
 int fail(const QString &message);
@@ -43,9 +49,12 @@ struct ModelFiles
 Scenario loadScenario(const QString &path, const QStringList &overrides,
                       const ModelFiles &modelFiles = {});
 /// Parses a scenario document already in memory with --set overrides (and the --model-weights
-/// parameter total); `model.config` paths are read relative to `path`. Throws ScenarioError.
+/// parameter total); `model.config` paths are read relative to `path` (and must stay in its
+/// folder or the home folder, unless it is `modelConfig`, what --model-config gave). Throws
+/// ScenarioError.
 Scenario scenarioFromDocument(nlohmann::json doc, const QString &path, const QStringList &overrides,
-                              std::optional<std::uint64_t> params = std::nullopt);
+                              std::optional<std::uint64_t> params = std::nullopt,
+                              const QString &modelConfig = {});
 /// Reads a whole scenario, comparison or lesson file under the input policy (a regular file of at
 /// most limits::kDocumentBytes); throws ScenarioError naming the problem.
 QByteArray readFile(const QString &path);

@@ -23,6 +23,24 @@ namespace headroom::cli {
 
 namespace {
 
+/// True when the dotted `path` ("train.micro_batch") names a value of `doc`.
+bool hasPath(const nlohmann::json &doc, const std::string &path)
+{
+    const nlohmann::json *node = &doc;
+    std::size_t start = 0;
+    while (!path.empty()) {
+        const std::size_t dot = path.find('.', start);
+        const std::string part = path.substr(start, dot == std::string::npos ? dot : dot - start);
+        if (!node->is_object() || !node->contains(part))
+            return false;
+        node = &node->at(part);
+        if (dot == std::string::npos)
+            return true;
+        start = dot + 1;
+    }
+    return false;
+}
+
 /// What --model-config and --model-weights read, before the budget.
 void printImports(const Scenario &scenario, const QString &configPath,
                   const std::optional<HfImport> &config, const QString &weightsPath,
@@ -66,29 +84,29 @@ void printTrainImport(const ImportedRun &run)
 {
     QTextStream &o = out();
     for (const TrainImport &import : run.imports) {
-        o << tr("Training config: %1 (%2)").arg(q(import.file), QString::fromLatin1(formatName(import.format)))
+        o << tr("Training config: %1 (%2)").arg(safe(import.file), QString::fromLatin1(formatName(import.format)))
           << '\n';
         for (const std::string &line : import.mapped)
-            o << "  " << q(line) << '\n';
+            o << "  " << safe(line) << '\n';
         for (const std::string &line : import.defaults)
-            o << "  " << tr("default: %1").arg(q(line)) << '\n';
+            o << "  " << tr("default: %1").arg(safe(line)) << '\n';
         for (const std::string &line : import.warnings)
-            o << "  " << tr("warning: %1").arg(q(line)) << '\n';
+            o << "  " << tr("warning: %1").arg(safe(line)) << '\n';
         if (!import.ignored.empty()) {
             QStringList ignored;
             for (const std::string &line : import.ignored)
-                ignored << q(line);
+                ignored << safe(line);
             o << "  " << tr("ignored: %1").arg(ignored.join(QStringLiteral("; "))) << '\n';
         }
     }
     if (!run.modelNote.empty())
-        o << tr("Model: %1").arg(q(run.modelNote)) << '\n';
+        o << tr("Model: %1").arg(safe(run.modelNote)) << '\n';
     if (!run.frameworkDefaults.empty()) {
         o << tr("Framework defaults for what the files leave out:") << '\n';
         for (const PresetSetting &setting : run.frameworkDefaults)
-            o << "  " << q(setting.key) << " = "
-              << q(setting.value.is_string() ? setting.value.get<std::string>() : setting.value.dump()) << "  ("
-              << q(setting.why) << ")\n";
+            o << "  " << safe(setting.key) << " = "
+              << safe(setting.value.is_string() ? setting.value.get<std::string>() : setting.value.dump()) << "  ("
+              << safe(setting.why) << ")\n";
     }
     o << '\n';
 }
@@ -112,9 +130,9 @@ nlohmann::json importJson(const ImportedRun &run)
 void printText(const Scenario &scenario, const Estimate &e, Unit unit)
 {
     QTextStream &o = out();
-    o << q(scenarioTitle(scenario));
+    o << safe(scenarioTitle(scenario));
     if (!scenario.name.empty())
-        o << QStringLiteral(" \u00b7 \u201c%1\u201d").arg(q(scenario.name));
+        o << QStringLiteral(" \u00b7 \u201c%1\u201d").arg(safe(scenario.name));
     o << '\n';
     o << tr("Parameters: %1 total, %2 trainable")
              .arg(q(groupDigits(e.totalParams)), q(groupDigits(e.trainableParams)))
@@ -194,8 +212,8 @@ void printText(const Scenario &scenario, const Estimate &e, Unit unit)
                                   e.serving->startsOk ? tr("the requests do not all run at once")
                                                       : tr("the engine does not start"));
         else
-            o << "  " << verdictText(q(g.name), g.headroomBytes, unit)
-              << tr(" (%1)").arg(gpuLabel(q(g.name), g.capacityBytes, unit));
+            o << "  " << verdictText(safe(g.name), g.headroomBytes, unit)
+              << tr(" (%1)").arg(gpuLabel(safe(g.name), g.capacityBytes, unit));
         if (target && target->id == g.id && e.gpus.size() > 1)
             o << tr("  <- the verdict's GPU");
         o << '\n';
@@ -205,7 +223,7 @@ void printText(const Scenario &scenario, const Estimate &e, Unit unit)
     if (!e.assumptions.empty()) {
         o << '\n' << tr("Assumptions:") << '\n';
         for (const std::string &a : e.assumptions)
-            o << "  - " << q(a) << '\n';
+            o << "  - " << safe(a) << '\n';
     }
     o.flush();
 }
@@ -309,7 +327,7 @@ int runEstimate(const QStringList &arguments)
             imported = importTrainConfigs(parser.values(QStringLiteral("train-config")), parser.values(QStringLiteral("train-arg")),
                                           parser.value(QStringLiteral("train-format")), configPath, base);
             scenario = scenarioFromDocument(imported->document, path.isEmpty() ? label : path,
-                                            parser.values(QStringLiteral("set")), modelFiles.params);
+                                            parser.values(QStringLiteral("set")), modelFiles.params, configPath);
         } else {
             scenario = loadScenario(path, parser.values(QStringLiteral("set")), modelFiles);
         }
@@ -333,7 +351,13 @@ int runEstimate(const QStringList &arguments)
     } catch (const std::exception &error) {
         if (dynamic_cast<const TrainConfigError *>(&error))
             return fail(errorText(error));
-        return fail(label + QLatin1String(": ") + errorText(error));
+        // A key of the scenario the training configs made is named with the file that set it.
+        QString file = label;
+        if (const auto *scenarioError = dynamic_cast<const ScenarioError *>(&error); scenarioError && imported)
+            for (const TrainImport &import : imported->imports)
+                if (hasPath(import.scenario, scenarioError->key))
+                    file = q(import.file);
+        return fail(file + QLatin1String(": ") + errorText(error));
     }
 }
 

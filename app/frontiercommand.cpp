@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "clicommon.h"
+#include "parallel/parallel.h"
 #include "solve/solvejson.h"
 #include "solvetext.h"
 
@@ -99,6 +100,10 @@ int runFrontier(const QStringList &arguments)
     const QString path = parser.positionalArguments().at(1);
     try {
         const Scenario scenario = loadScenario(path, parser.values(QStringLiteral("set")));
+        // The split each size asks of the engine, before any curve is drawn for it.
+        for (const std::uint32_t size : options.tensor)
+            if (const std::string problem = tensorSplitProblem(scenario, size); !problem.empty())
+                return fail(tr("--tensor: %1").arg(safe(problem)));
         for (const std::string &id : options.gpuIds)
             if (!builtinCatalog().findGpu(id))
                 return fail(tr("--gpu: unknown GPU %1").arg(q(id)));

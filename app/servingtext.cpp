@@ -76,7 +76,7 @@ void printServingFigures(QTextStream &o, const ServingFigures &f, Unit unit)
     if (f.hostBytes)
         o << "  " << tr("in CPU RAM: %1").arg(bytesText(f.hostBytes, unit)) << '\n';
     for (const std::string &note : f.notes)
-        o << "  | " << q(note) << '\n';
+        o << "  | " << safe(note) << '\n';
 }
 
 int runServingValidate(const QString &directory, const QStringList &files, bool json)
@@ -110,7 +110,7 @@ int runServingValidate(const QString &directory, const QStringList &files, bool 
       << tr("error").rightJustified(7) << '\n';
     for (const ServingCaseResult &r : report.cases) {
         const auto gib = [](std::uint64_t bytes) { return QString::number(double(bytes) / 1073741824.0, 'f', 2); };
-        o << q(r.log.id).leftJustified(idWidth) << "  "
+        o << safe(r.log.id).leftJustified(idWidth) << "  "
           << (r.log.kvCacheBytes ? gib(*r.log.kvCacheBytes) : QStringLiteral("-")).rightJustified(14) << "  "
           << gib(r.figures.kvCacheBytes).rightJustified(9) << "  " << signedPercent(r.bytesError).rightJustified(7)
           << "  " << (r.log.kvTokens ? q(groupDigits(*r.log.kvTokens)) : QStringLiteral("-")).rightJustified(14)

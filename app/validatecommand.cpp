@@ -61,8 +61,8 @@ void printText(const ValidationReport &report)
       << tr("measured GB").rightJustified(11) << "  " << tr("estimated GB").rightJustified(12)
       << "  " << tr("error").rightJustified(8) << '\n';
     for (const CaseResult &c : report.cases)
-        o << q(c.measurement.id).leftJustified(idWidth) << "  "
-          << q(c.measurement.method).leftJustified(9) << "  "
+        o << safe(c.measurement.id).leftJustified(idWidth) << "  "
+          << safe(c.measurement.method).leftJustified(9) << "  "
           << QString::fromLatin1(readingName(c.measurement.reading)).leftJustified(9) << "  "
           << QString::fromLatin1(splitName(c.measurement.split)).leftJustified(7) << "  "
           << gigabytes(c.measurement.measuredBytes).rightJustified(11) << "  "
@@ -78,7 +78,7 @@ void printText(const ValidationReport &report)
     for (const auto *groups : {&report.bySplit, &report.byMethod, &report.byFramework, &report.bySource}) {
         o << '\n';
         for (const GroupSummary &g : *groups)
-            printSummary(o, q(g.name), g.summary, width);
+            printSummary(o, safe(g.name), g.summary, width);
     }
     o << '\n' << tr("Error bands (80th percentile of |error| over held-out cases, per method and reading):")
       << '\n';
@@ -128,7 +128,8 @@ int runValidate(const QStringList &arguments)
         if (readFile(dir.filePath(files.first())).contains("\"headroom-serving-log\""))
             return runServingValidate(positional.at(1), files, format == QLatin1String("json"));
     } catch (const std::exception &error) {
-        return fail(QString::fromStdString(error.what()));
+        // The message names the file it is about.
+        return fail(dir.filePath(files.first()) + QLatin1String(": ") + errorText(error));
     }
 
     std::vector<MeasurementCase> cases;

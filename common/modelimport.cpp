@@ -16,6 +16,57 @@ namespace {
 /// A path for a message (escaped when it holds control characters).
 std::string local(const QString &path) { return printable(QDir::toNativeSeparators(path).toStdString()); }
 
+/// Where a path leads with every link followed, also when its end does not exist (so that a
+/// missing file outside a folder is told apart from an existing one by nothing at all); empty
+/// for a loop of links.
+QString resolvedPath(const QString &path)
+{
+    QString head = QDir::cleanPath(QFileInfo(path).absoluteFilePath());
+    QString tail;
+    for (int hops = 0; hops < 256; ++hops) {
+        const QFileInfo info(head);
+        if (info.exists()) {
+            const QString canonical = info.canonicalFilePath();
+            if (canonical.isEmpty())
+                return {};
+            return tail.isEmpty() ? canonical : QDir::cleanPath(canonical + QLatin1Char('/') + tail);
+        }
+        if (info.isSymLink()) { // a link to nothing: follow it anyway
+            head = QDir::cleanPath(info.symLinkTarget());
+            continue;
+        }
+        const qsizetype slash = head.lastIndexOf(QLatin1Char('/'));
+        if (slash <= 0)
+            return QDir::cleanPath(head + QLatin1Char('/') + tail);
+        tail = tail.isEmpty() ? head.mid(slash + 1) : head.mid(slash + 1) + QLatin1Char('/') + tail;
+        head = head.left(slash);
+    }
+    return {};
+}
+
+/// True when `path` is `folder` or below it (both resolved).
+bool isInside(const QString &path, const QString &folder)
+{
+    if (path.isEmpty() || folder.isEmpty())
+        return false;
+    if (folder == QLatin1String("/"))
+        return true;
+    return path == folder || path.startsWith(folder + QLatin1Char('/'));
+}
+
+/// The folder a checkpoint's shards must stay inside: the index's own folder, or for a
+/// snapshot of the Hugging Face hub's cache (`models--org--name/snapshots/REV/`, whose files
+/// link to `../../blobs/`) the model's folder of that cache.
+QString checkpointFolder(const QString &indexPath)
+{
+    const QDir folder = QFileInfo(indexPath).absoluteDir();
+    QDir up = folder;
+    if (up.cdUp() && up.dirName() == QLatin1String("snapshots") && up.cdUp() &&
+        up.dirName().startsWith(QLatin1String("models--")))
+        return resolvedPath(up.absolutePath());
+    return resolvedPath(folder.absolutePath());
+}
+
 /// One file's header: 8 bytes of length, checked against the file size, then the JSON.
 SafetensorsShard readShard(const QString &path, const std::string &name)
 {
@@ -53,11 +104,18 @@ WeightsSummary readIndex(const QString &path)
         throw SafetensorsError(local(path) + ": " + error.what());
     }
     const QDir folder = QFileInfo(path).absoluteDir();
+    const QString root = checkpointFolder(path);
     std::vector<SafetensorsShard> shards;
     shards.reserve(index.shards.size());
     std::uint64_t headerBytes = 0, tensors = 0;
     for (const std::string &name : index.shards) {
         const QString shardPath = folder.filePath(QString::fromStdString(name));
+        // Every link followed first (a downloaded archive can carry `link -> /` or a shard that
+        // links to /etc/passwd): a shard outside is refused before anything about it is looked
+        // at, so the message says nothing of whether it exists or how large it is.
+        if (!isInside(resolvedPath(shardPath), root))
+            throw SafetensorsError(local(path) + ": shard " + quotedText(name) +
+                                   " is outside the checkpoint folder");
         if (!QFileInfo::exists(shardPath))
             throw SafetensorsError(local(path) + ": missing shard " + quoteText(name, 120) +
                                    " (looked for " + local(shardPath) + ")");
@@ -117,11 +175,23 @@ WeightsSummary readModelWeights(const QString &path)
     return summarizeSafetensors({readShard(path, info.fileName().toStdString())});
 }
 
-ConfigResolver configResolver(const QString &scenarioPath)
+ConfigResolver configResolver(const QString &scenarioPath, const QString &explicitConfig)
 {
     const QDir folder = QFileInfo(scenarioPath).absoluteDir();
-    return [folder](const std::string &configPath) {
-        return readJsonFile(folder.filePath(QString::fromStdString(configPath)), "model.config");
+    const QString own = resolvedPath(folder.absolutePath());
+    const QString home = resolvedPath(QDir::homePath());
+    const QString allowed = explicitConfig.isEmpty() ? QString() : resolvedPath(explicitConfig);
+    return [folder, own, home, allowed](const std::string &configPath) {
+        // A scenario (perhaps downloaded) names files relative to itself or in the user's own
+        // folders; `/etc/shadow` or `../../..` elsewhere is refused before it is looked at.
+        const QString path = folder.filePath(QString::fromStdString(configPath));
+        const QString where = resolvedPath(path);
+        const bool homeCounts = home != QLatin1String("/");
+        if (where.isEmpty() || (where != allowed && !isInside(where, own) && !(homeCounts && isInside(where, home))))
+            throw ScenarioError("model.config", quotedText(configPath) +
+                                                    " is outside the scenario's folder and your home "
+                                                    "folder: give that file with --model-config");
+        return readJsonFile(path, "model.config");
     };
 }
 

@@ -25,7 +25,10 @@ HfImport importModelConfig(const QString &path);
 /// and the header of each file, never the weights. Throws SafetensorsError naming the file.
 WeightsSummary readModelWeights(const QString &path);
 
-/// Reads the `model.config` files of a scenario, relative to the scenario file's folder.
-ConfigResolver configResolver(const QString &scenarioPath);
+/// Reads the `model.config` files of a scenario, relative to the scenario file's folder. A file
+/// must be (with its links followed) inside that folder or the user's home folder, or be
+/// `explicitConfig` (what --model-config gave); anything else is refused (ScenarioError) without
+/// being looked at.
+ConfigResolver configResolver(const QString &scenarioPath, const QString &explicitConfig = {});
 
 } // namespace headroom

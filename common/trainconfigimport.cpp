@@ -106,8 +106,13 @@ ImportedRun importTrainConfigs(const QStringList &paths, const QStringList &argu
         plain.erase("framework");
         nlohmann::json withPreset = doc;
         try {
+            // The model is the one given (--model-config) or the window's current one.
+            QString modelFile = modelConfig;
+            if (modelFile.isEmpty() && fallbackModel && fallbackModel->is_object() &&
+                fallbackModel->contains("config") && (*fallbackModel)["config"].is_string())
+                modelFile = QString::fromStdString((*fallbackModel)["config"].get<std::string>());
             Scenario parsed = scenarioFromJson(plain, builtinCatalog(),
-                                               configResolver(QDir::currentPath() + QStringLiteral("/x")));
+                                               configResolver(QDir::currentPath() + QStringLiteral("/x"), modelFile));
             parsed.framework = frameworkFromJson(doc["framework"]);
             run.frameworkDefaults = applyPresetToDocument(withPreset, parsed);
         } catch (const ScenarioError &) {

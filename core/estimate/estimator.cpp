@@ -13,6 +13,8 @@
 #include "parallel/host.h"
 #include "training/modelstate.h"
 #include "scenario/names.h"
+#include "scenario/scenariojson.h"
+#include "scenario/units.h"
 #include "training/overhead.h"
 #include "training/runtimeterms.h"
 #include "serving/servingengines.h"
@@ -345,6 +347,13 @@ Estimate Estimator::run()
             whole.layers = std::uint64_t(m.layers);
             e.trainableParams = countTrainable(s, c.model, c.model, ParallelLayout{}, whole).count;
         }
+        // A parameter total given outright (model.params, --model-weights' checkpoint) below what
+        // the run trains cannot be this architecture's weights: no number is better than that one.
+        if (m.params && e.trainableParams > e.totalParams)
+            throw ScenarioError("model.params", groupDigits(e.totalParams) +
+                                                    " parameters (the checkpoint's or the scenario's) is fewer "
+                                                    "than the " + groupDigits(e.trainableParams) +
+                                                    " the run trains: the weights do not belong to this architecture");
     }
     e.rough = m.rough;
     e.errorBands = errorBandsFor(s);

@@ -47,6 +47,35 @@ ParallelLayout parallelLayout(const Scenario &s)
     return layout;
 }
 
+std::string tensorSplitProblem(const Scenario &s, std::uint64_t tensor)
+{
+    const ModelArch &m = s.model;
+    if (tensor <= 1 || m.rough)
+        return {};
+    const auto divides = [&](std::int64_t count) { return count > 0 && std::uint64_t(count) % tensor == 0; };
+    const std::string size = std::to_string(tensor);
+    if (!divides(m.heads))
+        return size + " must divide model.heads (" + std::to_string(m.heads) +
+               "): each tensor-parallel rank takes an equal share of the attention heads";
+    const std::uint64_t kv = std::uint64_t(std::max(m.kvHeads, 1));
+    if (s.task == Task::Train) {
+        if (!divides(m.kvHeads))
+            return size + " must divide model.kv_heads (" + std::to_string(m.kvHeads) +
+                   "): training frameworks split the KV heads evenly (Megatron-LM's query groups)";
+    } else if (kv >= tensor ? kv % tensor != 0 : tensor % kv != 0) {
+        return size + " and model.kv_heads (" + std::to_string(m.kvHeads) +
+               ") must divide one another: the engine splits the KV heads evenly, or copies them "
+               "when there are fewer than the ranks";
+    }
+    if (!divides(m.intermediate))
+        return size + " must divide model.intermediate (" + std::to_string(m.intermediate) +
+               "): each rank takes an equal share of the MLP";
+    if (m.experts > 1 && !divides(m.routedWidth()))
+        return size + " must divide the experts' width (" + std::to_string(m.routedWidth()) +
+               ", model.expert_intermediate): each rank takes an equal share of every expert";
+    return {};
+}
+
 void checkParallel(const Scenario &s)
 {
     const std::uint64_t modelParallel =
@@ -54,6 +83,8 @@ void checkParallel(const Scenario &s)
     if (s.parallel.gpus % modelParallel != 0)
         throw ScenarioError("parallel.gpus", "must be a multiple of tensor x pipeline x context (" +
                                                  std::to_string(modelParallel) + ")");
+    if (const std::string problem = tensorSplitProblem(s, s.parallel.tensor); !problem.empty())
+        throw ScenarioError("parallel.tensor", problem);
     if (s.parallel.expert > 1) {
         if (s.model.experts <= 1 || s.model.experts % s.parallel.expert != 0)
             throw ScenarioError("parallel.expert", "must divide model.experts (" +

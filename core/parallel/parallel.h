@@ -76,6 +76,13 @@ ParallelLayout parallelLayout(const Scenario &scenario);
 /// experts or a stage's GPUs, more stages than layers, parameter offload without ZeRO-3/FSDP.
 /// The scenario reader and the estimator both check through here.
 void checkParallel(const Scenario &scenario);
+/// Why a tensor-parallel size cannot split the scenario's model as the engines and frameworks
+/// split it, or empty: the attention heads must divide evenly (vLLM, SGLang, Megatron-LM); the KV
+/// heads too in training (Megatron-LM's num_query_groups), while the serving engines replicate
+/// them, so there they must divide the size or be divisible by it; and the MLP widths (dense and
+/// per expert) must divide evenly (the column-parallel linears' `divide`). The message names the
+/// model key; the caller names the size's key (parallel.tensor, --tensor).
+std::string tensorSplitProblem(const Scenario &scenario, std::uint64_t tensor);
 
 /// "first pipeline stage", "last pipeline stage", "every GPU".
 const char *rankRoleName(RankRole role);

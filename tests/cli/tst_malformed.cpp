@@ -7,6 +7,8 @@
 
 #include <QDir>
 #include <QFile>
+#include <QProcess>
+#include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <cstring>
@@ -233,12 +235,138 @@ private slots:
         write("cases-big/case.json", QByteArray(int(limits::kDocumentBytes) + 1, ' '));
         QVERIFY(QDir(m_dir.path()).mkpath(QStringLiteral("cases-deep")));
         write("cases-deep/case.json", "{\"format\":" + QByteArray::fromStdString(nested(65)) + "}");
+
+        // Issue 29: training configs (aliases, merges, PyYAML's reading, JSON as Python reads it).
+        QByteArray laughs = "base_model: NousResearch/Meta-Llama-3-8B\na: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n";
+        for (char level = 'b'; level <= 'i'; ++level) {
+            laughs += QByteArray(1, level) + ": &" + QByteArray(1, level) + " [";
+            for (int i = 0; i < 9; ++i)
+                laughs += QByteArray(i ? "," : "") + "*" + QByteArray(1, char(level - 1));
+            laughs += "]\n";
+        }
+        write("laughs.yml", laughs);
+        QByteArray aliases = "base_model: NousResearch/Meta-Llama-3-8B\nl: &l [";
+        for (int i = 0; i < 20000; ++i)
+            aliases += QByteArray(i ? "," : "") + "1";
+        aliases += "]\nuses:\n";
+        for (int i = 0; i < 4000; ++i)
+            aliases += "  - *l\n";
+        write("aliases.yml", aliases);
+        QByteArray deepYaml = "base_model: x/y\n";
+        for (int i = 0; i < 100; ++i)
+            deepYaml += QByteArray(i * 2, ' ') + "k:\n";
+        write("deep.yml", deepYaml);
+        write("dup.yml", QByteArray("base_model: x/y\nmicro_batch_size: 1\nmicro_batch_size: 4\n"));
+        write("second-doc.yml", QByteArray("base_model: x/y\nmicro_batch_size: 1\n---\nmicro_batch_size: 4\n"));
+        write("merge-scalar.yml", QByteArray("base_model: x/y\nrun:\n  <<: 4\n"));
+        write("huge-float.yml", QByteArray("base_model: x/y\nmicro_batch_size: 1.0e+999\n"));
+        write("huge-int.yml", QByteArray("base_model: x/y\nmicro_batch_size: 99999999999999999999\n"));
+        write("e-notation.yml", QByteArray("base_model: x/y\nlora_dropout: 5e-2\nadapter: lora\n"));
+        write("long-model.yml", "base_model: " + QByteArray(4 * 1024 * 1024 - 100, 'm') + "\n");
+        write("ds-dup.json", QByteArray(R"({"train_micro_batch_size_per_gpu": 1, "train_micro_batch_size_per_gpu": 4})"));
+        write("ds-trailing.json", QByteArray(R"({"train_micro_batch_size_per_gpu": 1} {"zero_optimization": {}})"));
+        write("ds-1e999.json", QByteArray(R"({"train_micro_batch_size_per_gpu": 1e999})"));
+        write("ds-huge-int.json", QByteArray(R"({"train_micro_batch_size_per_gpu": 99999999999999999999})"));
+        write("litgpt.yaml", QByteArray("checkpoint_dir: checkpoints/meta-llama/Llama-2-7b-hf\nlora_r: 8\n"
+                                        "train:\n  micro_batch_size: 4\n  global_batch_size: 8\n"));
+        write("number-1e999.json", QByteArray(R"({"format":"headroom-scenario","version":1,"train":{"micro_batch":1e999}})"));
+        write("number-past-64-bits.json", QByteArray(R"({"format":"headroom-scenario","version":1,"train":{"micro_batch":99999999999999999999}})"));
+        // Tensor parallelism that the heads, KV heads or MLP cannot be split by.
+        write("tensor-65536.json", scenarioWith({{"model", {{"preset", "llama-2-7b"}}}, {"task", "inference"},
+                                                 {"parallel", {{"gpus", 65536}, {"tensor", 65536}}}}));
+        write("tensor-3.json", scenarioWith({{"model", {{"preset", "llama-3-8b"}}}, {"task", "inference"},
+                                             {"parallel", {{"gpus", 3}, {"tensor", 3}}}}));
+        write("tensor-kv-train.json", scenarioWith({{"model", {{"preset", "llama-3-8b"}}},
+                                                    {"parallel", {{"gpus", 16}, {"tensor", 16}}}}));
+        write("vllm.json", scenarioWith({{"model", {{"preset", "llama-3-8b"}}}, {"task", "inference"},
+                                         {"framework", {{"name", "vllm"}}}}));
+        write("trainable-over-total.json", scenarioWith({{"model", {{"preset", "llama-2-7b"}, {"params", 1000}}},
+                                                         {"train", {{"method", "lora"}}}}));
+        // model.config outside the scenario's folder and the home folder.
+        write("config-shadow.json", scenarioWith({{"model", {{"config", "/etc/shadow"}}}}));
+        write("config-dotdot.json", scenarioWith({{"model", {{"config", "../../../../../../etc/passwd"}}}}));
+        write("config-missing-outside.json", scenarioWith({{"model", {{"config", "/nonexistent/config.json"}}}}));
+        // Safetensors shards that leave the index's folder through links.
+        QVERIFY(QDir(m_dir.path()).mkpath(QStringLiteral("ck-link")));
+        write("ck-link/model.safetensors.index.json", json{{"weight_map", {{"w", "link/etc/passwd"}}}});
+        link("ck-link/link", "/");
+        QVERIFY(QDir(m_dir.path()).mkpath(QStringLiteral("ck-passwd")));
+        write("ck-passwd/model.safetensors.index.json", json{{"weight_map", {{"w", "model-1.safetensors"}}}});
+        link("ck-passwd/model-1.safetensors", "/etc/passwd");
+        QVERIFY(QDir(m_dir.path()).mkpath(QStringLiteral("ck-nowhere")));
+        write("ck-nowhere/model.safetensors.index.json", json{{"weight_map", {{"w", "model-1.safetensors"}}}});
+        link("ck-nowhere/model-1.safetensors", "/nonexistent/model.safetensors");
     }
 
     void cleanupTestCase()
     {
         if (m_socket >= 0)
             ::close(m_socket);
+    }
+
+    void fullDiskSaysSo()
+    {
+        // A full disk is "No space left on device", not Qt's "Unknown error" (a short write), and
+        // leaves no file. A 64 KiB tmpfs needs root to mount: skipped elsewhere.
+        const QString full = path(QStringLiteral("full"));
+        QVERIFY(QDir().mkpath(full));
+        if (QProcess::execute(QStringLiteral("mount"), {QStringLiteral("-t"), QStringLiteral("tmpfs"), QStringLiteral("-o"),
+                                                         QStringLiteral("size=64k"), QStringLiteral("tmpfs"), full}) != 0)
+            QSKIP("cannot mount a small tmpfs here (needs root)");
+        const auto unmount = qScopeGuard([&] { QProcess::execute(QStringLiteral("umount"), {full}); });
+        QFile filler(full + QStringLiteral("/filler"));
+        QVERIFY(filler.open(QIODevice::WriteOnly));
+        filler.write(QByteArray(60 * 1024, 'x'));
+        filler.close();
+        for (const char *name : {"chart.png", "chart.svg"}) {
+            const QString out = full + QLatin1Char('/') + QLatin1String(name);
+            const Run run = headroom::test::runHeadroom({QStringLiteral("render"), path(QStringLiteral("ok.json")),
+                                                         QStringLiteral("--out"), out});
+            QCOMPARE(run.exitCode, 2);
+            QVERIFY2(run.err.contains(QLatin1String("No space left on device")), qPrintable(run.err));
+            QVERIFY2(!run.err.contains(QLatin1String("Unknown error")), qPrintable(run.err));
+            QVERIFY(!QFile::exists(out));
+        }
+        QCOMPARE(QDir(full).entryList(QDir::Files | QDir::Hidden), QStringList{QStringLiteral("filler")});
+    }
+
+    void hubCacheSnapshotsStayInside()
+    {
+        // The Hugging Face hub's cache: snapshots/REV/ holds links to ../../blobs/, inside the
+        // model's folder of the cache, so its shards are read.
+        const QString root = path(QStringLiteral("models--org--tiny"));
+        QVERIFY(QDir().mkpath(root + QStringLiteral("/blobs")));
+        QVERIFY(QDir().mkpath(root + QStringLiteral("/snapshots/0123abc")));
+        QFile blob(root + QStringLiteral("/blobs/4f2e"));
+        QVERIFY(blob.open(QIODevice::WriteOnly));
+        blob.write(safetensors(R"({"w":{"dtype":"F32","shape":[2,2],"data_offsets":[0,16]}})", 16));
+        blob.close();
+        QFile index(root + QStringLiteral("/blobs/91aa"));
+        QVERIFY(index.open(QIODevice::WriteOnly));
+        index.write(QByteArray::fromStdString(json{{"weight_map", {{"w", "model-1.safetensors"}}}}.dump()));
+        index.close();
+        const QString snapshot = root + QStringLiteral("/snapshots/0123abc");
+        QVERIFY(QFile::link(QStringLiteral("../../blobs/4f2e"), snapshot + QStringLiteral("/model-1.safetensors")));
+        QVERIFY(QFile::link(QStringLiteral("../../blobs/91aa"), snapshot + QStringLiteral("/model.safetensors.index.json")));
+        const Run run = headroom::test::runHeadroom({QStringLiteral("estimate"), path(QStringLiteral("ok.json")),
+                                                     QStringLiteral("--model-weights"), snapshot});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QVERIFY2(run.out.contains(QLatin1String("1 tensors, 4 params")), qPrintable(run.out.left(400)));
+    }
+
+    void shardsOutsideSayNothingOfTheTarget()
+    {
+        // An existing /etc/passwd and a link to nothing read alike: the message reveals neither
+        // whether the target exists nor how large it is.
+        const auto message = [&](const char *folder) {
+            QString err = headroom::test::runHeadroom({QStringLiteral("estimate"), path(QStringLiteral("ok.json")),
+                                                       QStringLiteral("--model-weights"), path(QLatin1String(folder))})
+                              .err;
+            return err.replace(path(QLatin1String(folder)), QStringLiteral("FOLDER"));
+        };
+        const QString existing = message("ck-passwd"), missing = message("ck-nowhere");
+        QVERIFY(existing.contains(QLatin1String("outside the checkpoint folder")));
+        QCOMPARE(existing, missing);
     }
 
     void refusedWithExitTwo_data()
@@ -271,7 +399,8 @@ private slots:
         row("render-dev-zero", QStringLiteral("render --out @out/chart.png /dev/zero"), "is a device");
         row("advise-dev-zero", QStringLiteral("advise /dev/zero --gpu t4"), "is a device");
         row("config-zero", est + QStringLiteral("config-zero.json"), "model.config");
-        row("config-zero-device", est + QStringLiteral("config-zero.json"), "is a device");
+        // A link from the scenario's folder to /dev/zero leaves the folder: refused before opening.
+        row("config-zero-outside", est + QStringLiteral("config-zero.json"), "outside the scenario's folder");
         row("model-config-zero", est + QStringLiteral("ok.json --model-config /dev/zero"), "--model-config");
         row("model-config-zero-device", est + QStringLiteral("ok.json --model-config /dev/zero"), "is a device");
         row("weights-index-zero", est + QStringLiteral("ok.json --model-weights @/ck-zero"), "is a device");
@@ -309,7 +438,8 @@ private slots:
         row("step-past-the-end", render + QStringLiteral("lesson-2.json --step 3"), "the lesson has 2 steps");
         row("step-on-a-scenario", render + QStringLiteral("ok.json --step 1"), "--step: only lessons");
         row("image-16384-scale-2", render + QStringLiteral("ok.json --width 16384 --height 16384 --scale 2"), "--width, --height, --scale");
-        row("image-pixels", render + QStringLiteral("ok.json --width 8192 --height 8192 --scale 1.1"), "million pixels");
+        row("image-pixels", render + QStringLiteral("ok.json --width 8192 --height 8192 --scale 1.1"), "9011 x 9011 = 81,198,121 pixels; at most 67,108,864");
+        row("image-one-row-over", render + QStringLiteral("ok.json --width 8192 --height 8193 --scale 1"), "8192 x 8193 = 67,117,056 pixels; at most 67,108,864");
         row("width-too-large", render + QStringLiteral("ok.json --width 20000"), "--width");
         row("height-too-small", render + QStringLiteral("ok.json --height 15"), "--height");
         row("scale-zero", render + QStringLiteral("ok.json --scale 0"), "--scale");
@@ -400,6 +530,48 @@ private slots:
         row("validate-duplicate", QStringLiteral("validate @/cases-dup"), "format: appears twice");
         row("validate-too-large", QStringLiteral("validate @/cases-big"), "byte limit");
         row("validate-deep", QStringLiteral("validate @/cases-deep"), "nested deeper");
+
+        // Issue 29: the training-config reader (YAML as PyYAML reads it, JSON as Python's json).
+        const QString tc = QStringLiteral("estimate --train-config @/");
+        row("yaml-billion-laughs", tc + QStringLiteral("laughs.yml"), "200,000 values with its aliases expanded");
+        row("yaml-4000-aliases-of-a-list", tc + QStringLiteral("aliases.yml"), "200,000 values with its aliases expanded");
+        row("yaml-deep", tc + QStringLiteral("deep.yml"), "nested deeper than 64 levels");
+        row("yaml-duplicate-key", tc + QStringLiteral("dup.yml"), "micro_batch_size: line 3: appears twice");
+        row("yaml-second-document", tc + QStringLiteral("second-doc.yml"), "line 3: a second YAML document");
+        row("yaml-merge-of-a-number", tc + QStringLiteral("merge-scalar.yml"), "run.<<: line 3: a merge (<<) takes a mapping");
+        row("yaml-float-too-large", tc + QStringLiteral("huge-float.yml"), "micro_batch_size: line 2: \"1.0e+999\" is too large");
+        row("yaml-int-past-64-bits", tc + QStringLiteral("huge-int.yml"), "micro_batch_size: line 2: \"99999999999999999999\" is too large");
+        row("yaml-e-notation-is-text", tc + QStringLiteral("e-notation.yml"), "lora_dropout: must be a number");
+        row("yaml-4mb-model-name", tc + QStringLiteral("long-model.yml"), "names the model \"mmmm");
+        row("json-duplicate-key", tc + QStringLiteral("ds-dup.json"), "train_micro_batch_size_per_gpu: appears twice");
+        row("json-trailing-text", tc + QStringLiteral("ds-trailing.json"), "ds-trailing.json: not valid JSON");
+        row("json-1e999", tc + QStringLiteral("ds-1e999.json"), "train_micro_batch_size_per_gpu: \"1e999\" is too large");
+        row("json-int-past-64-bits", tc + QStringLiteral("ds-huge-int.json"), "is too large (a whole number must fit in 64 bits)");
+        row("train-config-nine-files", tc + QStringLiteral("dup.yml") + QStringLiteral(" --train-config @/dup.yml").repeated(8),
+            "at most 8 training configuration files (got 9)");
+        row("train-arg-deep-path", tc + QStringLiteral("litgpt.yaml --train-arg ") + QStringLiteral("a.").repeated(19000) + QStringLiteral("a=1"),
+            "--train-arg key path is longer than 200 characters");
+        row("train-arg-empty-part", tc + QStringLiteral("litgpt.yaml --train-arg train..micro_batch_size=2"), "--train-arg key path has an empty part");
+        row("train-arg-no-value", tc + QStringLiteral("litgpt.yaml --train-arg ") + QString(5000, QLatin1Char('x')), "--train-arg: an override needs key=value (got \"xxxx");
+        row("train-format-long", tc + QStringLiteral("dup.yml --train-format ") + QString(5000, QLatin1Char('f')), "--train-format: must be one of");
+        row("litgpt-global-batch-below-micro", tc + QStringLiteral("litgpt.yaml --train-arg=--devices=4"),
+            "train.global_batch_size: 8 is smaller than micro_batch_size x devices x num_nodes (16)");
+        row("number-1e999", est + QStringLiteral("number-1e999.json"), "train.micro_batch: \"1e999\" is too large");
+        row("number-past-64-bits", est + QStringLiteral("number-past-64-bits.json"), "train.micro_batch: \"99999999999999999999\" is too large");
+        row("set-1e999", set + QStringLiteral("train.micro_batch=1e999"), "train.micro_batch: --set value \"1e999\" is too large");
+        // Tensor parallelism the engines and frameworks cannot split.
+        row("tensor-65536", est + QStringLiteral("tensor-65536.json"), "parallel.tensor: 65536 must divide model.heads (32)");
+        row("tensor-3", est + QStringLiteral("tensor-3.json"), "parallel.tensor: 3 must divide model.heads (32)");
+        row("tensor-16-kv-heads-train", est + QStringLiteral("tensor-kv-train.json"), "parallel.tensor: 16 must divide model.kv_heads (8)");
+        row("frontier-tensor-3", QStringLiteral("frontier @/vllm.json --tensor 1,3"), "--tensor: 3 must divide model.heads (32)");
+        row("trainable-over-total", est + QStringLiteral("trainable-over-total.json"), "model.params: 1,000 parameters");
+        // Paths: model.config and safetensors shards stay where they belong, and say nothing else.
+        row("config-etc-shadow", est + QStringLiteral("config-shadow.json"), "model.config: \"/etc/shadow\" is outside the scenario's folder");
+        row("config-dotdot", est + QStringLiteral("config-dotdot.json"), "is outside the scenario's folder and your home folder");
+        row("config-missing-outside", est + QStringLiteral("config-missing-outside.json"), "is outside the scenario's folder");
+        row("shard-through-link-to-root", est + QStringLiteral("ok.json --model-weights @/ck-link"), "shard \"link/etc/passwd\" is outside the checkpoint folder");
+        row("shard-link-to-passwd", est + QStringLiteral("ok.json --model-weights @/ck-passwd"), "shard \"model-1.safetensors\" is outside the checkpoint folder");
+        row("shard-link-to-nowhere", est + QStringLiteral("ok.json --model-weights @/ck-nowhere"), "shard \"model-1.safetensors\" is outside the checkpoint folder");
     }
     void refusedWithExitTwo()
     {

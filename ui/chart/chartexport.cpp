@@ -4,6 +4,8 @@
 #include "chart/consumerstyle.h"
 #include "document/documentio.h"
 #include "estimate/estimatejson.h"
+#include "io/inputpolicy.h"
+#include "scenario/units.h"
 
 #include <QBuffer>
 #include <QChart>
@@ -99,14 +101,19 @@ QString checkExportOptions(ExportFormat format, const ChartExportOptions &option
                                         options.size.height() * options.scale > 32768))
         return tr("the scale must be 0.25 to 8 and the image at most 32768 pixels each way");
     // The image is held in memory (4 bytes a pixel): its area is bounded, not just its sides.
+    // The message gives the exact counts: "67 million; at most 67 million" read as no reason.
     if (format == ExportFormat::Png &&
         double(options.size.width()) * options.size.height() * options.scale * options.scale >
-            double(limits::kImagePixels))
-        return tr("the image would have %1 million pixels; at most %2 million (width x height x "
-                  "scale squared)")
-            .arg(qRound64(double(options.size.width()) * options.size.height() * options.scale *
-                          options.scale / 1e6))
-            .arg(limits::kImagePixels / 1000000);
+            double(limits::kImagePixels)) {
+        const qint64 wide = qRound64(options.size.width() * options.scale);
+        const qint64 high = qRound64(options.size.height() * options.scale);
+        return tr("the image would be %1 x %2 = %3 pixels; at most %4 (8192 x 8192), counting "
+                  "width x height x scale squared")
+            .arg(wide)
+            .arg(high)
+            .arg(QString::fromStdString(groupDigits(std::uint64_t(wide) * std::uint64_t(high))),
+                 QString::fromStdString(groupDigits(limits::kImagePixels)));
+    }
     return {};
 }
 
@@ -146,7 +153,9 @@ QByteArray renderScene(QGraphicsScene &scene, QSize size, ExportFormat format,
         error = tr("CSV and JSON hold the breakdown, not the chart");
     }
     buffer.close();
-    return error.isEmpty() ? buffer.data() : QByteArray();
+    if (!error.isEmpty())
+        return QByteArray();
+    return format == ExportFormat::Svg ? xmlSafeSvg(buffer.data()) : buffer.data();
 }
 
 bool exportFormatFor(const QString &path, ExportFormat &format)
@@ -185,13 +194,13 @@ QByteArray renderChartSvg(const ChartData &data, QSize size)
     buffer.open(QIODevice::WriteOnly);
     QSvgGenerator generator;
     prepareSvg(generator, &buffer, size, data.title);
-    generator.setDescription(data.subtitle);
+    generator.setDescription(QString::fromStdString(printable(data.subtitle.toStdString())));
     withChartScene(data, size, [&](QGraphicsScene &scene, const QRectF &rect) {
         QPainter painter(&generator);
         painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
         scene.render(&painter, rect, rect);
     });
-    return buffer.data();
+    return xmlSafeSvg(buffer.data());
 }
 
 QByteArray renderChartPdf(const ChartData &data, QSize size)
@@ -215,7 +224,29 @@ void prepareSvg(QSvgGenerator &generator, QIODevice *device, QSize size, const Q
     generator.setSize(size);
     generator.setViewBox(QRect(QPoint(0, 0), size));
     generator.setResolution(layoutDpi());
-    generator.setTitle(title);
+    // The title as the terminal shows it: an escape from the file reads as "\x1b", not as a
+    // character XML forbids.
+    generator.setTitle(QString::fromStdString(printable(title.toStdString())));
+}
+
+QByteArray xmlSafeSvg(const QByteArray &svg)
+{
+    static const QByteArray replacement("\xEF\xBF\xBD"); // U+FFFD
+    QByteArray out;
+    out.reserve(svg.size());
+    for (qsizetype i = 0; i < svg.size(); ++i) {
+        const auto c = static_cast<unsigned char>(svg[i]);
+        if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+            out += replacement;
+        } else if (c == 0xEF && i + 2 < svg.size() && static_cast<unsigned char>(svg[i + 1]) == 0xBF &&
+                   (static_cast<unsigned char>(svg[i + 2]) == 0xBE || static_cast<unsigned char>(svg[i + 2]) == 0xBF)) {
+            out += replacement; // U+FFFE, U+FFFF
+            i += 2;
+        } else {
+            out += char(c);
+        }
+    }
+    return out;
 }
 
 void preparePdf(QPdfWriter &writer, QSize size, const QString &title)

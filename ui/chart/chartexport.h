@@ -41,6 +41,11 @@ void paintChart(QPainter &painter, const QRectF &target, const ChartData &data, 
 double exportTextScale(QSize size);
 /// An SVG generator writing `size` logical pixels to `device`, fonts at the layout resolution.
 void prepareSvg(QSvgGenerator &generator, QIODevice *device, QSize size, const QString &title);
+/// SVG text as XML 1.0 allows it: a character it forbids (a C0 control other than tab, line
+/// feed and carriage return, or U+FFFE/U+FFFF), which QSvgGenerator writes as it is from a
+/// scenario's name or a step's title, becomes U+FFFD. Every SVG the product writes goes through
+/// here, so browsers and Inkscape open it.
+QByteArray xmlSafeSvg(const QByteArray &svg);
 /// A PDF writer whose page is `size` logical pixels with no margins, fonts at the layout
 /// resolution.
 void preparePdf(QPdfWriter &writer, QSize size, const QString &title);

@@ -170,7 +170,7 @@ QString exportLesson(const QString &path, ExportFormat format, const Lesson &les
     } else {
         return tr("a lesson is drawn as PNG, SVG or PDF");
     }
-    return writeFileAtomically(path, bytes);
+    return writeFileAtomically(path, format == ExportFormat::Svg ? xmlSafeSvg(bytes) : bytes);
 }
 
 } // namespace headroom

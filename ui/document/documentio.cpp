@@ -7,6 +7,8 @@
 
 #include <QCoreApplication>
 #include <QSaveFile>
+#include <cerrno>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 namespace headroom {
@@ -16,6 +18,17 @@ static_assert(ScenarioModel::kMaxPins == int(limits::kPins), "the window pins wh
 namespace {
 
 QString tr(const char *text) { return QCoreApplication::translate("documentio", text); }
+
+/// Why a write failed: Qt says "Unknown error" for a short write (a full disk), while the
+/// system's own reason ("No space left on device") is still in errno.
+QString writeError(const QSaveFile &file, int systemError)
+{
+    const QString qtError = file.errorString();
+    if (systemError != 0 && (file.error() == QFileDevice::NoError || qtError.isEmpty() ||
+                             qtError == QLatin1String("Unknown error")))
+        return QString::fromLocal8Bit(std::strerror(systemError));
+    return qtError;
+}
 
 } // namespace
 
@@ -51,15 +64,22 @@ ScenarioDocument readDocumentFile(const QString &path)
 QString writeFileAtomically(const QString &path, const QByteArray &bytes)
 {
     QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return tr("cannot write %1: %2").arg(path, file.errorString());
+    errno = 0;
+    if (!file.open(QIODevice::WriteOnly)) {
+        const int systemError = errno;
+        return tr("cannot write %1: %2").arg(path, writeError(file, systemError));
+    }
+    errno = 0;
     if (file.write(bytes) != bytes.size()) {
-        const QString error = file.errorString();
+        const QString error = writeError(file, errno);
         file.cancelWriting();
         return tr("cannot write %1: %2").arg(path, error);
     }
-    if (!file.commit())
-        return tr("cannot write %1: %2").arg(path, file.errorString());
+    errno = 0;
+    if (!file.commit()) {
+        const int systemError = errno;
+        return tr("cannot write %1: %2").arg(path, writeError(file, systemError));
+    }
     return {};
 }
 
