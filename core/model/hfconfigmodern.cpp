@@ -319,6 +319,41 @@ Reading readGlm4Moe(ConfigReader &r)
     return out;
 }
 
+Reading readErnie45(ConfigReader &r)
+{
+    // Ernie4_5Config / modeling_ernie4_5.py: Llama blocks whose every linear carries a bias with
+    // use_bias; the small checkpoints tie their embeddings.
+    Reading out = readLlamaLike(r, {true, 131072, 128, 2});
+    ModelArch &arch = out.import.arch;
+    arch.bias = r.flag({"use_bias"}, false) ? Bias::All : Bias::None;
+    return out;
+}
+
+Reading readCohere2(ConfigReader &r)
+{
+    // Cohere2Config (Command R7B, Command A): one weight-only LayerNorm per block feeding attention
+    // and the MLP in parallel, tied embeddings, three sliding-window layers to one full layer.
+    Reading out = readLlamaLike(r, {true, 8192, 0, 1});
+    ModelArch &arch = out.import.arch;
+    if (r.flag({"use_qk_norm"}, false))
+        r.invalid("use_qk_norm", "(Cohere's per-head LayerNorms on q and k) is not modelled");
+    arch.slidingWindow = readWindow(r, 4096);
+    readLayerPattern(r, out, 4);
+    return out;
+}
+
+Reading readMimo(ConfigReader &r)
+{
+    // Xiaomi MiMo (remote code on Qwen2's blocks: q, k, v biases) with multi-token-prediction
+    // layers the engines load only for speculative decoding.
+    Reading out = readLlamaLike(r, {false, 32768, 0, 2, true});
+    if (const int mtp = r.integerOr({"num_nextn_predict_layers"}, 0, 0, 16))
+        out.import.notes.push_back("The checkpoint's " + std::to_string(mtp) +
+                                   " multi-token-prediction layer(s) are not counted (loaded only for "
+                                   "speculative decoding).");
+    return out;
+}
+
 Reading readGranite(ConfigReader &r)
 {
     return readLlamaLike(r, {true, 4096, 0, 2});
@@ -333,7 +368,8 @@ const std::vector<Family> &modernFamilies()
         {"gemma3_text", readGemma3},  {"llama4_text", readLlama4},   {"deepseek_v3", readDeepseek},
         {"deepseek_v2", readDeepseek}, {"kimi_k2", readDeepseek},    {"gpt_oss", readGptOss},
         {"deepseek_v32", readDeepseekV32}, {"olmo3", readOlmo3}, {"smollm3", readSmolLm3},
-        {"seed_oss", readSeedOss},     {"glm4_moe", readGlm4Moe},
+        {"seed_oss", readSeedOss},     {"glm4_moe", readGlm4Moe},     {"ernie4_5", readErnie45},
+        {"cohere2", readCohere2},      {"mimo", readMimo},
         {"olmo2", readOlmo2},         {"granite", readGranite},
     };
     return families;

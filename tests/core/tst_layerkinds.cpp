@@ -264,6 +264,16 @@ private slots:
             "moe_intermediate_size": 32, "n_shared_experts": 1, "first_k_dense_replace": 1, )") + shape + "}"
                                   << qulonglong(2 * (2 * 64 * 64 + 2 * 64 * 32 + 2 * 64 + 128 + 32) + 3 * 64 * 128 +
                                                 5 * 3 * 64 * 32 + 4 * 64 + 4 + 2 * 6400 + 64);
+        // ERNIE 4.5 with use_bias: biases on q, k, v, o (64 + 32 + 32 + 64) and the MLP (2 x 128 + 64).
+        QTest::newRow("ernie4-5-bias") << QByteArray(R"({"model_type": "ernie4_5", "num_hidden_layers": 2, "head_dim": 16,
+            "use_bias": true, "tie_word_embeddings": false, )") + shape + "}"
+                                       << qulonglong(2 * (layer + 192 + 320) + 2 * 6400 + 64);
+        // Cohere2: one norm per block, tied embeddings.
+        QTest::newRow("cohere2") << QByteArray(R"({"model_type": "cohere2", "num_hidden_layers": 4, )") + shape + "}"
+                                 << qulonglong(4 * (layer - 64) + 6400 + 64);
+        // MiMo: Qwen2's q, k, v biases, untied.
+        QTest::newRow("mimo") << QByteArray(R"({"model_type": "mimo", "num_hidden_layers": 2, )") + shape + "}"
+                              << qulonglong(2 * (layer + 128) + 2 * 6400 + 64);
         // SmolLM3: tied embeddings.
         QTest::newRow("smollm3") << QByteArray(R"({"model_type": "smollm3", "num_hidden_layers": 2, )") + shape + "}"
                                  << qulonglong(2 * layer + 6400 + 64);
@@ -285,6 +295,29 @@ private slots:
         QCOMPARE(s.model.layersOfKind(LayerKind::Sliding), 3);
         const std::uint64_t perToken = 2 * 2 * 16 * 2; // one layer's K and V, bf16
         QCOMPARE(kvCacheBytes(kvLayout(s), 1, 8192), perToken * 8192 + 3 * perToken * 4096);
+    }
+
+    // A 2025-26 family whose layers are not counted yet is refused with what is missing.
+    void knownFamiliesNotModelledAreRefused_data()
+    {
+        QTest::addColumn<QByteArray>("config");
+        QTest::addColumn<QString>("missing");
+        QTest::newRow("gemma3n") << QByteArray(R"({"model_type": "gemma3n", "text_config": {"model_type": "gemma3n_text"}})")
+                                 << "per-layer embeddings";
+        QTest::newRow("kimi-linear") << QByteArray(R"({"model_type": "kimi_linear"})") << "Kimi Delta Attention";
+        QTest::newRow("jamba") << QByteArray(R"({"model_type": "jamba"})") << "Mamba-1";
+    }
+    void knownFamiliesNotModelledAreRefused()
+    {
+        QFETCH(QByteArray, config);
+        QFETCH(QString, missing);
+        try {
+            importHfConfig(std::string_view(config.constData(), std::size_t(config.size())));
+            QFAIL("accepted");
+        } catch (const HfConfigError &error) {
+            QVERIFY2(QString::fromUtf8(error.what()).contains(missing), error.what());
+            QCOMPARE(error.missingFields, std::vector<std::string>{"model_type"});
+        }
     }
 
     // Python's json writes float("inf") as Infinity: config.json is read anyway (Nemotron-H's
