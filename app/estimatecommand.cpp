@@ -220,6 +220,8 @@ void printText(const Scenario &scenario, const Estimate &e, Unit unit)
     }
     if (const auto limit = positionLimit(scenario))
         o << tr("Warning: %1").arg(positionLimitText(scenario, *limit)) << '\n';
+    for (const std::string &warning : e.warnings)
+        o << tr("Warning: %1").arg(q(warning)) << '\n';
     if (!e.assumptions.empty()) {
         o << '\n' << tr("Assumptions:") << '\n';
         for (const std::string &a : e.assumptions)

@@ -28,6 +28,7 @@ OPTIONAL_KEYS = [
     "dense_layers", "moe_every", "global_every", "qk_norm", "attention_sinks", "router_bias",
     "q_lora_rank", "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim",
     "stored_weights", "stored_scales", "stored_modules", "published_total",
+    "mtp_layers", "mtp_params",
 ]
 ACTIVATIONS = ("silu", "gelu", "gelu_tanh", "gelu_new", "relu")
 INT_KEYS = [

@@ -122,6 +122,12 @@ struct Estimate
     std::vector<RankPeak> ranks; ///< every kind of rank when they differ (pipeline stages)
     bool rough = false;
     std::vector<std::string> assumptions; ///< scenario-wide assumptions
+    /// What the estimate could not model, shown with the verdict ("weights sized as bf16:
+    /// hqq 3-bit is not modelled", the linear-attention layers' training activations).
+    std::vector<std::string> warnings;
+    /// False when part of the estimate has no measured case behind it (a layer kind or a weight
+    /// format the error bands do not cover): the band says "not validated".
+    bool validated = true;
     /// Expected error for runs like this: 80th percentile of |error| over the held-out measured
     /// cases of its method (docs/accuracy.md), for the first reading with enough cases; 0 when
     /// unknown. `errorBands` has every reading's band with its case count.

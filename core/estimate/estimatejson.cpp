@@ -109,7 +109,9 @@ json estimateToJson(const Estimate &e, Unit unit)
                 {"gpus", gpus},
                 {"host_bytes", e.hostBytes},
                 {"rough", e.rough},
-                {"assumptions", e.assumptions}};
+                {"assumptions", e.assumptions},
+                {"warnings", e.warnings},
+                {"validated", e.validated}};
     if (e.errorBandPercent > 0)
         doc["error_band_percent"] = e.errorBandPercent;
     if (!e.errorBands.empty()) {

@@ -449,6 +449,29 @@ Estimate Estimator::run()
         e.gpus.push_back(fit);
     }
 
+    // What the estimate cannot stand behind: said in the verdict, flagged for the error bands.
+    if (!s.precision.unmodelledFormat.empty()) {
+        e.warnings.push_back(std::string("weights sized as ") + enumName(s.precision.weights) + ": " +
+                             s.precision.unmodelledFormat + " is not modelled");
+        e.validated = false;
+    }
+    bool linearLayers = false;
+    for (LayerKind kind : {LayerKind::GatedDeltaNet, LayerKind::Lightning, LayerKind::Kda, LayerKind::Mamba2,
+                           LayerKind::ShortConv})
+        linearLayers = linearLayers || m.hasKind(kind);
+    if (linearLayers && s.task == Task::Train) {
+        e.warnings.push_back("training activations of the linear-attention and Mamba layers are counted as "
+                             "attention layers' (fla and mamba_ssm kernels not modelled): not validated");
+        e.validated = false;
+    }
+    if (m.visionParams > 0 && s.task == Task::Train) {
+        e.warnings.push_back("the vision encoder's weights are counted, its activations are not: not validated");
+        e.validated = false;
+    }
+    if (linearLayers && s.serving && s.serving->engine == Engine::Sglang) {
+        e.warnings.push_back("SGLang's pool for the linear layers' states is not modelled: not validated");
+        e.validated = false;
+    }
     if (formulas) {
         if (m.rough)
             e.assumptions.push_back("Rough model: only parameters, hidden size and layers are "

@@ -4,15 +4,32 @@
 #include "scenario/checked.h"
 
 #include <algorithm>
+#include <array>
 
 namespace headroom {
 
-int ModelArch::moeLayers() const
+int ModelArch::moeLayers() const { return layersWithMlp(LayerMlp::Moe); }
+
+int ModelArch::layersWithMlp(LayerMlp mlp) const
 {
     int count = 0;
     for (int layer = 0; layer < layers; ++layer)
-        count += isMoeLayer(layer) ? 1 : 0;
+        count += layerMlp(layer) == mlp ? 1 : 0;
     return count;
+}
+
+int ModelArch::layersOfKind(LayerKind kind) const
+{
+    int count = 0;
+    for (int layer = 0; layer < layers; ++layer)
+        count += layerKind(layer) == kind ? 1 : 0;
+    return count;
+}
+
+int ModelArch::attentionLayers() const
+{
+    return layersOfKind(LayerKind::Full) + layersOfKind(LayerKind::Sliding) + layersOfKind(LayerKind::Chunked) +
+           layersOfKind(LayerKind::Mla);
 }
 
 namespace {
@@ -35,44 +52,192 @@ void addMlp(std::vector<MatrixShape> &shapes, const ModelArch &arch, std::uint64
     shapes.push_back({LoraTarget::Down, width, hidden, copies, group, experts ? "experts.down_proj" : "down_proj"});
 }
 
-} // namespace
-
-std::vector<MatrixShape> matrixShapes(const ModelArch &arch)
+/// Widths of a linear-attention / Mamba-2 layer.
+struct LinearWidths
 {
+    std::uint64_t key = 0;   ///< key heads x key dim (Mamba-2: groups x d_state)
+    std::uint64_t value = 0; ///< value heads x value dim (Mamba-2: the inner width)
+    std::uint64_t heads = 0;
+};
+
+LinearWidths linearWidths(const ModelArch &arch)
+{
+    const LinearShape &l = arch.linear;
+    const std::uint64_t keyHeads = u(l.keyHeads > 0 ? l.keyHeads : l.heads);
+    if (arch.hasKind(LayerKind::Mamba2))
+        return {u(l.groups) * u(l.keyDim), u(l.heads) * u(l.valueDim), u(l.heads)};
+    return {keyHeads * u(l.keyDim), u(l.heads) * u(l.valueDim), u(l.heads)};
+}
+
+/// The token mixer's matrices of one layer of `kind`, `copies` times.
+void addMixer(std::vector<MatrixShape> &shapes, const ModelArch &arch, LayerKind kind, std::uint64_t copies)
+{
+    if (copies == 0)
+        return;
     const std::uint64_t hidden = u(arch.hidden);
-    const std::uint64_t layers = u(arch.layers);
-    std::vector<MatrixShape> shapes;
-    if (arch.latentAttention()) {
+    const LinearWidths w = linearWidths(arch);
+    const auto add = [&](LoraTarget target, std::uint64_t in, std::uint64_t out, const char *name) {
+        shapes.push_back({target, in, out, copies, MatrixGroup::Attention, name});
+    };
+    switch (kind) {
+    case LayerKind::Full:
+    case LayerKind::Sliding:
+    case LayerKind::Chunked: {
+        const std::uint64_t qWidth = u(arch.heads) * u(arch.headDim);
+        const std::uint64_t kvWidth = u(arch.kvHeads) * u(arch.headDim);
+        add(LoraTarget::Q, hidden, arch.gatedAttention ? 2 * qWidth : qWidth, "q_proj");
+        add(LoraTarget::K, hidden, kvWidth, "k_proj");
+        add(LoraTarget::V, hidden, kvWidth, "v_proj");
+        add(LoraTarget::O, qWidth, hidden, "o_proj");
+        return;
+    }
+    case LayerKind::Mla: {
         // DeepSeek-V2/V3: queries through an optional low-rank bottleneck, keys and values
         // through one compressed vector (plus a shared rotary key) expanded per head.
         const std::uint64_t qkHead = u(arch.qkNopeHeadDim) + u(arch.qkRopeHeadDim);
         const std::uint64_t heads = u(arch.heads);
         if (arch.qLoraRank > 0) {
-            shapes.push_back({LoraTarget::Q, hidden, u(arch.qLoraRank), layers, MatrixGroup::Attention, "q_a_proj"});
-            shapes.push_back({LoraTarget::Q, u(arch.qLoraRank), heads * qkHead, layers, MatrixGroup::Attention, "q_b_proj"});
+            add(LoraTarget::Q, hidden, u(arch.qLoraRank), "q_a_proj");
+            add(LoraTarget::Q, u(arch.qLoraRank), heads * qkHead, "q_b_proj");
         } else {
-            shapes.push_back({LoraTarget::Q, hidden, heads * qkHead, layers, MatrixGroup::Attention, "q_proj"});
+            add(LoraTarget::Q, hidden, heads * qkHead, "q_proj");
         }
-        shapes.push_back({LoraTarget::K, hidden, u(arch.kvLoraRank) + u(arch.qkRopeHeadDim), layers,
-                          MatrixGroup::Attention, "kv_a_proj_with_mqa"});
-        shapes.push_back({LoraTarget::V, u(arch.kvLoraRank), heads * (u(arch.qkNopeHeadDim) + u(arch.vHeadDim)),
-                          layers, MatrixGroup::Attention, "kv_b_proj"});
-        shapes.push_back({LoraTarget::O, heads * u(arch.vHeadDim), hidden, layers, MatrixGroup::Attention, "o_proj"});
-    } else {
-        const std::uint64_t qWidth = u(arch.heads) * u(arch.headDim);
-        const std::uint64_t kvWidth = u(arch.kvHeads) * u(arch.headDim);
-        shapes.push_back({LoraTarget::Q, hidden, qWidth, layers, MatrixGroup::Attention, "q_proj"});
-        shapes.push_back({LoraTarget::K, hidden, kvWidth, layers, MatrixGroup::Attention, "k_proj"});
-        shapes.push_back({LoraTarget::V, hidden, kvWidth, layers, MatrixGroup::Attention, "v_proj"});
-        shapes.push_back({LoraTarget::O, qWidth, hidden, layers, MatrixGroup::Attention, "o_proj"});
+        add(LoraTarget::K, hidden, u(arch.kvLoraRank) + u(arch.qkRopeHeadDim), "kv_a_proj_with_mqa");
+        add(LoraTarget::V, u(arch.kvLoraRank), heads * (u(arch.qkNopeHeadDim) + u(arch.vHeadDim)), "kv_b_proj");
+        add(LoraTarget::O, heads * u(arch.vHeadDim), hidden, "o_proj");
+        if (arch.indexerHeads > 0) {
+            // DeepSeek-V3.2's lightning indexer: queries from the q latent, one shared key.
+            const std::uint64_t ih = u(arch.indexerHeads), id = u(arch.indexerHeadDim);
+            add(LoraTarget::Q, arch.qLoraRank > 0 ? u(arch.qLoraRank) : hidden, ih * id, "indexer.wq_b");
+            add(LoraTarget::K, hidden, id, "indexer.wk");
+            add(LoraTarget::Q, hidden, ih, "indexer.weights_proj");
+        }
+        return;
     }
+    case LayerKind::GatedDeltaNet:
+        // Qwen3-Next: q, k, v and the output gate z in one projection, beta and the decay in another.
+        add(LoraTarget::Q, hidden, 2 * w.key + 2 * w.value, "in_proj_qkvz");
+        add(LoraTarget::Q, hidden, 2 * w.heads, "in_proj_ba");
+        add(LoraTarget::O, w.value, hidden, "out_proj");
+        return;
+    case LayerKind::Lightning:
+        // MiniMax-M1: q, k, v in one projection, a sigmoid output gate, the output projection.
+        add(LoraTarget::Q, hidden, 3 * w.value, "qkv_proj");
+        add(LoraTarget::Q, hidden, w.value, "output_gate");
+        add(LoraTarget::O, w.value, hidden, "out_proj");
+        return;
+    case LayerKind::Kda: {
+        // Kimi Delta Attention (fla KimiDeltaAttention): q, k, v, the low-rank decay (f_a, f_b)
+        // and output gate (g_a, g_b) of rank head_v_dim, beta, the output projection.
+        const std::uint64_t headV = u(arch.linear.valueDim);
+        add(LoraTarget::Q, hidden, w.key, "q_proj");
+        add(LoraTarget::K, hidden, w.key, "k_proj");
+        add(LoraTarget::V, hidden, w.value, "v_proj");
+        add(LoraTarget::Q, hidden, headV, "f_a_proj");
+        add(LoraTarget::Q, headV, w.key, "f_b_proj");
+        add(LoraTarget::Q, hidden, w.heads, "b_proj");
+        add(LoraTarget::Q, hidden, headV, "g_a_proj");
+        add(LoraTarget::Q, headV, w.value, "g_b_proj");
+        add(LoraTarget::O, w.value, hidden, "o_proj");
+        return;
+    }
+    case LayerKind::Mamba2:
+        // in_proj: the gate z, x, B and C (per group) and dt per head; out_proj from the inner width.
+        add(LoraTarget::Q, hidden, 2 * w.value + 2 * w.key + w.heads, "in_proj");
+        add(LoraTarget::O, w.value, hidden, "out_proj");
+        return;
+    case LayerKind::ShortConv:
+        // LFM2: B, C and x gates in one projection, the output projection.
+        add(LoraTarget::Q, hidden, 3 * hidden, "in_proj");
+        add(LoraTarget::O, hidden, hidden, "out_proj");
+        return;
+    case LayerKind::None: return;
+    }
+}
+
+/// Norms, biases, convolution weights and per-head scalars of one layer's token mixer.
+std::uint64_t mixerSmall(const ModelArch &arch, LayerKind kind)
+{
+    const std::uint64_t hidden = u(arch.hidden);
+    const LinearWidths w = linearWidths(arch);
+    const std::uint64_t kernel = u(arch.linear.convKernel);
+    switch (kind) {
+    case LayerKind::Full:
+    case LayerKind::Sliding:
+    case LayerKind::Chunked:
+    case LayerKind::Mla: {
+        std::uint64_t small = 0;
+        std::uint64_t qWidth = u(arch.heads) * u(arch.headDim);
+        std::uint64_t kvWidth = u(arch.kvHeads) * u(arch.headDim);
+        if (kind == LayerKind::Mla) {
+            small += u(arch.kvLoraRank) + u(arch.qLoraRank); // kv_a / q_a layer norms
+            qWidth = u(arch.heads) * (u(arch.qkNopeHeadDim) + u(arch.qkRopeHeadDim));
+            kvWidth = 0;
+            if (arch.indexerHeads > 0)
+                small += 2 * u(arch.indexerHeadDim); // the indexer's key LayerNorm
+        }
+        if (arch.qkNorm == QkNorm::Head)
+            small += 2 * u(arch.headDim);
+        else if (arch.qkNorm == QkNorm::Full)
+            small += qWidth + kvWidth;
+        if (arch.attentionSinks)
+            small += u(arch.heads);
+        if (arch.bias != Bias::None)
+            small += qWidth + 2 * kvWidth;
+        if (arch.bias == Bias::All)
+            small += hidden; // o_proj bias
+        return small;
+    }
+    case LayerKind::GatedDeltaNet:
+        // conv1d over q, k, v (no bias), dt_bias and A_log per head, the gated norm per head dim.
+        return (2 * w.key + w.value) * kernel + 2 * w.heads + u(arch.linear.valueDim);
+    case LayerKind::Lightning: return w.value; // the norm over heads x head_dim
+    case LayerKind::Kda:
+        // Short convolutions on q, k and v, A_log per head, dt_bias per key value, the gated norm.
+        return (2 * w.key + w.value) * kernel + w.heads + w.key + u(arch.linear.valueDim);
+    case LayerKind::Mamba2: {
+        const std::uint64_t conv = w.value + 2 * w.key;
+        std::uint64_t small = conv * kernel + (arch.linear.convBias ? conv : 0) + 3 * w.heads + w.value;
+        if (arch.linear.projBias)
+            small += 2 * w.value + 2 * w.key + w.heads + hidden;
+        return small;
+    }
+    case LayerKind::ShortConv: return hidden * kernel;
+    case LayerKind::None: return 0;
+    }
+    return 0;
+}
+
+constexpr std::array kKinds{LayerKind::Full,      LayerKind::Sliding, LayerKind::Chunked, LayerKind::Mla,
+                            LayerKind::GatedDeltaNet, LayerKind::Lightning, LayerKind::Kda, LayerKind::Mamba2,
+                            LayerKind::ShortConv, LayerKind::None};
+
+bool isLinearKind(LayerKind kind)
+{
+    return kind == LayerKind::GatedDeltaNet || kind == LayerKind::Lightning || kind == LayerKind::Kda ||
+           kind == LayerKind::Mamba2 || kind == LayerKind::ShortConv;
+}
+
+} // namespace
+
+std::vector<MatrixShape> matrixShapes(const ModelArch &arch)
+{
+    std::vector<MatrixShape> shapes;
+    // Softmax attention first, then the other mixers (one shape per kind the model has).
+    std::uint64_t attention = 0;
+    for (LayerKind kind : {LayerKind::Full, LayerKind::Sliding, LayerKind::Chunked})
+        attention += u(arch.layersOfKind(kind));
+    addMixer(shapes, arch, LayerKind::Full, attention);
+    for (LayerKind kind : kKinds)
+        if (kind != LayerKind::Full && kind != LayerKind::Sliding && kind != LayerKind::Chunked)
+            addMixer(shapes, arch, kind, u(arch.layersOfKind(kind)));
     const std::uint64_t moeLayers = u(arch.moeLayers());
-    addMlp(shapes, arch, u(arch.intermediate), layers - moeLayers, MatrixGroup::DenseMlp);
+    addMlp(shapes, arch, u(arch.intermediate), u(arch.layersWithMlp(LayerMlp::Dense)), MatrixGroup::DenseMlp);
     addMlp(shapes, arch, u(arch.routedWidth()), mulChecked(moeLayers, u(arch.experts), kWhat),
            MatrixGroup::RoutedExperts);
     addMlp(shapes, arch, u(arch.sharedWidth()), mulChecked(moeLayers, u(arch.sharedExperts), kWhat),
            MatrixGroup::SharedExperts);
-    shapes.push_back({LoraTarget::LmHead, hidden, u(arch.vocab), 1, MatrixGroup::LmHead, "lm_head"});
+    shapes.push_back({LoraTarget::LmHead, u(arch.hidden), u(arch.vocab), 1, MatrixGroup::LmHead, "lm_head"});
     return shapes;
 }
 
@@ -82,11 +247,14 @@ ParamCounts countParams(const ModelArch &arch)
     const std::uint64_t hidden = u(arch.hidden);
     const std::uint64_t layers = u(arch.layers);
     const std::uint64_t moeLayers = u(arch.moeLayers());
-    const std::uint64_t denseLayers = layers - moeLayers;
     const bool gated = arch.mlp == Mlp::Gated;
 
-    std::uint64_t largestBlockLinear = 0;
-    std::uint64_t attentionPerLayer = 0, densePerLayer = 0, moePerLayer = 0, oneRoutedExpert = 0;
+    // Matrices of one layer of each mixer kind and of each MLP kind.
+    std::array<std::uint64_t, kKinds.size()> mixerLinear{};
+    std::uint64_t densePerLayer = 0, moePerLayer = 0, oneRoutedExpert = 0;
+    const auto kindIndex = [](LayerKind kind) {
+        return static_cast<std::size_t>(std::find(kKinds.begin(), kKinds.end(), kind) - kKinds.begin());
+    };
     for (const MatrixShape &shape : matrixShapes(arch)) {
         if (shape.group == MatrixGroup::LmHead)
             continue;
@@ -95,10 +263,7 @@ ParamCounts countParams(const ModelArch &arch)
         const std::uint64_t all = mulChecked(size, shape.copies, kWhat);
         counts.blockLinear = addChecked(counts.blockLinear, all, kWhat);
         switch (shape.group) {
-        case MatrixGroup::Attention:
-            counts.attentionLinear = addChecked(counts.attentionLinear, all, kWhat);
-            attentionPerLayer += size;
-            break;
+        case MatrixGroup::Attention: counts.attentionLinear = addChecked(counts.attentionLinear, all, kWhat); break;
         case MatrixGroup::DenseMlp: densePerLayer += size; break;
         case MatrixGroup::RoutedExperts:
             counts.expertLinear = addChecked(counts.expertLinear, all, kWhat);
@@ -113,28 +278,19 @@ ParamCounts countParams(const ModelArch &arch)
         case MatrixGroup::LmHead: break;
         }
     }
-    largestBlockLinear = attentionPerLayer + std::max(denseLayers ? densePerLayer : 0, moeLayers ? moePerLayer : 0);
-
-    // Small tensors of one block: norms, biases, routers, sinks.
-    const std::uint64_t normSize = arch.norm == Norm::LayerNorm ? 2 * hidden : hidden;
-    std::uint64_t attentionSmall = u(arch.normsPerLayer) * normSize;
-    std::uint64_t qWidth = u(arch.heads) * u(arch.headDim);
-    std::uint64_t kvWidth = u(arch.kvHeads) * u(arch.headDim);
-    if (arch.latentAttention()) {
-        attentionSmall += u(arch.kvLoraRank) + u(arch.qLoraRank); // kv_a / q_a layer norms
-        qWidth = u(arch.heads) * (u(arch.qkNopeHeadDim) + u(arch.qkRopeHeadDim));
-        kvWidth = 0;
+    for (LayerKind kind : kKinds) {
+        std::vector<MatrixShape> one;
+        addMixer(one, arch, kind, 1);
+        for (const MatrixShape &shape : one)
+            mixerLinear[kindIndex(kind)] += shape.inFeatures * shape.outFeatures;
+        if (isLinearKind(kind))
+            counts.linearMixer = addChecked(counts.linearMixer,
+                                            mulChecked(mixerLinear[kindIndex(kind)], u(arch.layersOfKind(kind)), kWhat),
+                                            kWhat);
     }
-    if (arch.qkNorm == QkNorm::Head)
-        attentionSmall += 2 * u(arch.headDim);
-    else if (arch.qkNorm == QkNorm::Full)
-        attentionSmall += qWidth + kvWidth;
-    if (arch.attentionSinks)
-        attentionSmall += u(arch.heads);
-    if (arch.bias != Bias::None)
-        attentionSmall += qWidth + 2 * kvWidth;
-    if (arch.bias == Bias::All)
-        attentionSmall += hidden; // o_proj bias
+
+    // Small tensors: norms, biases, routers, sinks, convolution weights.
+    const std::uint64_t normSize = arch.norm == Norm::LayerNorm ? 2 * hidden : hidden;
     const auto mlpBias = [&](std::uint64_t width) {
         return arch.bias == Bias::All ? (gated ? 2 * width : width) + hidden : 0;
     };
@@ -146,12 +302,22 @@ ParamCounts countParams(const ModelArch &arch)
     moeSmall = addChecked(moeSmall, mulChecked(routedBias, u(arch.experts), kWhat), kWhat);
     moeSmall = addChecked(moeSmall, mulChecked(mlpBias(u(arch.sharedWidth())), u(arch.sharedExperts), kWhat), kWhat);
 
-    const std::uint64_t small =
-        addChecked(addChecked(mulChecked(attentionSmall, layers, kWhat), mulChecked(denseSmall, denseLayers, kWhat), kWhat),
-                   mulChecked(moeSmall, moeLayers, kWhat), kWhat);
-    counts.perLayer = largestBlockLinear + attentionSmall +
-                      std::max(denseLayers ? denseSmall : 0, moeLayers ? moeSmall : 0);
-    counts.smallTensors = addChecked(small, normSize, kWhat); // + the final norm
+    // Every layer: its mixer, its MLP and its norms (one per sub-block when it lacks one).
+    std::uint64_t small = 0;
+    for (int layer = 0; layer < arch.layers; ++layer) {
+        const LayerKind kind = arch.layerKind(layer);
+        const LayerMlp mlp = arch.layerMlp(layer);
+        const bool both = kind != LayerKind::None && mlp != LayerMlp::None;
+        const std::uint64_t norms = both ? u(arch.normsPerLayer) : u(std::max(1, arch.normsPerLayer / 2));
+        const std::uint64_t mlpLinear = mlp == LayerMlp::Dense ? densePerLayer : mlp == LayerMlp::Moe ? moePerLayer : 0;
+        const std::uint64_t mlpSmall = mlp == LayerMlp::Dense ? denseSmall : mlp == LayerMlp::Moe ? moeSmall : 0;
+        const std::uint64_t layerSmall = norms * normSize + mixerSmall(arch, kind) + mlpSmall;
+        small = addChecked(small, layerSmall, kWhat);
+        counts.perLayer = std::max(counts.perLayer, mixerLinear[kindIndex(kind)] + mlpLinear + layerSmall);
+    }
+    counts.vision = arch.visionParams;
+    counts.mtp = arch.mtpParams;
+    counts.smallTensors = addChecked(addChecked(small, normSize, kWhat), counts.vision, kWhat); // + the final norm
     counts.embeddings = mulChecked(u(arch.vocab), hidden, kWhat);
     if (arch.position == Position::Learned)
         counts.embeddings = addChecked(counts.embeddings, mulChecked(u(arch.maxPositions), hidden, kWhat), kWhat);
@@ -161,18 +327,23 @@ ParamCounts countParams(const ModelArch &arch)
     counts.derived = addChecked(addChecked(counts.blockLinear, counts.smallTensors, kWhat),
                                 addChecked(counts.embeddings, counts.lmHead, kWhat), kWhat);
     counts.total = counts.derived;
-    // One token uses every parameter but the routed experts it is not sent to.
+    // One token uses every parameter but the routed experts it is not sent to; the input
+    // embedding is a table lookup (model cards leave it out), the vision encoder runs on images.
+    // A tied table is the lm_head too, which every token uses.
     const std::uint64_t unrouted =
         mulChecked(mulChecked(oneRoutedExpert + routedBias, u(arch.experts - arch.expertsPerToken), kWhat),
                    moeLayers, kWhat);
-    counts.active = counts.derived - std::min(unrouted, counts.derived);
+    const std::uint64_t inputTable = arch.tiedEmbeddings ? 0 : mulChecked(u(arch.vocab), hidden, kWhat);
+    const std::uint64_t notActive = addChecked(addChecked(unrouted, inputTable, kWhat), counts.vision, kWhat);
+    counts.active = counts.derived - std::min(notActive, counts.derived);
+    (void)layers;
     if (arch.rough) {
         // Only the size is known: every parameter is treated as a block matrix.
         counts.total = counts.active = *arch.params;
         counts.blockLinear = counts.total;
-        counts.attentionLinear = counts.expertLinear = counts.routedExpertLinear = 0;
-        counts.smallTensors = counts.embeddings = counts.lmHead = 0;
-        counts.perLayer = counts.total / layers;
+        counts.attentionLinear = counts.expertLinear = counts.routedExpertLinear = counts.linearMixer = 0;
+        counts.smallTensors = counts.embeddings = counts.lmHead = counts.vision = 0;
+        counts.perLayer = counts.total / u(arch.layers);
     } else if (arch.params && *arch.params != counts.derived) {
         // The override moves the block matrices; embeddings and norms keep their counted size.
         const std::uint64_t derivedBlock = counts.blockLinear;
@@ -183,7 +354,7 @@ ParamCounts countParams(const ModelArch &arch)
             counts.embeddings = counts.total;
             counts.smallTensors = counts.lmHead = 0;
         }
-        counts.perLayer = counts.blockLinear / layers;
+        counts.perLayer = counts.blockLinear / u(arch.layers);
         // The groups keep their shares of the block matrices.
         const auto scaled = [&](std::uint64_t part) {
             return derivedBlock ? static_cast<std::uint64_t>(static_cast<long double>(part) *
@@ -193,7 +364,13 @@ ParamCounts countParams(const ModelArch &arch)
         counts.attentionLinear = scaled(counts.attentionLinear);
         counts.expertLinear = scaled(counts.expertLinear);
         counts.routedExpertLinear = scaled(counts.routedExpertLinear);
-        counts.active = counts.total - std::min(scaled(unrouted), counts.total);
+        counts.linearMixer = scaled(counts.linearMixer);
+        // A larger total adds tensors the architecture cannot express (a config reader's gates
+        // and biases), never experts: the unrouted experts stay as counted.
+        const std::uint64_t off = addChecked(addChecked(counts.total > counts.derived ? unrouted : scaled(unrouted),
+                                                        std::min(inputTable, counts.embeddings), kWhat),
+                                             counts.vision, kWhat);
+        counts.active = counts.total - std::min(off, counts.total);
     }
     return counts;
 }

@@ -9,6 +9,8 @@
 namespace headroom {
 
 /// Where a weight matrix sits: what quantization scopes, expert parallelism and LoRA act on.
+/// `Attention` is every token mixer: softmax attention, MLA, and the linear-attention and
+/// Mamba-2 layers' projections (LoRA's q target is their input projection, o their output).
 enum class MatrixGroup { Attention, DenseMlp, RoutedExperts, SharedExperts, LmHead };
 
 /// One kind of weight matrix and how many copies of it the model has.
@@ -36,7 +38,12 @@ struct ParamCounts
     std::uint64_t attentionLinear = 0; ///< attention projections of all blocks
     std::uint64_t expertLinear = 0;    ///< routed and shared experts' MLP matrices
     std::uint64_t routedExpertLinear = 0; ///< routed experts' MLP matrices (what expert parallelism splits)
-    std::uint64_t active = 0; ///< parameters one token uses (all but the unrouted experts)
+    /// Parameters one token uses, as model cards count them: all but the experts it is not
+    /// routed to and the input embedding table (a lookup, not a matmul; gpt-oss-20b: 3.61B).
+    std::uint64_t active = 0;
+    std::uint64_t linearMixer = 0; ///< linear-attention and Mamba-2 layers' matrices (in attentionLinear too)
+    std::uint64_t vision = 0;      ///< the vision encoder and projector (in smallTensors: kept 16-bit)
+    std::uint64_t mtp = 0;         ///< multi-token-prediction layers: in the checkpoint, not in `total`
 };
 
 /// The weight matrices of the model (the lm_head last, even when tied), with their shapes.

@@ -41,6 +41,11 @@ struct HfImport
     std::optional<DType> storedWeights;
     WeightScales storedScales = WeightScales::Tensor;
     QuantizedModules storedModules = QuantizedModules::Linear;
+    std::int32_t storedGroupSize = 0; ///< weights per scale; 0: the format's default, -1: per channel
+    bool storedZeroPoints = true;
+    /// A quantization method (or variant) Headroom cannot size: "gptq 3-bit", "hqq". The weights
+    /// are then sized as bf16 with a visible warning.
+    std::string unmodelledFormat;
 
     bool operator==(const HfImport &) const = default;
 };

@@ -4,6 +4,8 @@
 // defaults of its transformers configuration class for absent optional keys.
 #include "model/hfconfigreader.h"
 
+#include "model/architecture.h"
+
 #include <algorithm>
 
 namespace headroom::hf {
@@ -53,10 +55,11 @@ void readLayerPattern(ConfigReader &r, Reading &out, int fallbackEvery)
         arch.globalEvery = static_cast<int>(first - full.begin()) + 1;
         for (int i = 0; i < arch.layers; ++i)
             if (full[static_cast<std::size_t>(i)] != !arch.isSlidingLayer(i)) {
-                const auto globals = std::count(full.begin(), full.end(), true);
-                arch.globalEvery = std::max(1, arch.layers / static_cast<int>(globals));
-                out.import.notes.push_back("layer_types is not periodic: counted as one global layer "
-                                           "in every " + std::to_string(arch.globalEvery) + ".");
+                // Not one global layer in every k: the list itself, layer by layer.
+                arch.globalEvery = 0;
+                arch.layerKinds.clear();
+                for (const bool global : full)
+                    arch.layerKinds.push_back(global ? LayerKind::Full : LayerKind::Sliding);
                 break;
             }
         return;
@@ -182,10 +185,39 @@ Reading readDeepseek(ConfigReader &r)
         arch.routerBias = method && method->is_string() && method->get<std::string>() == "noaux_tc";
     }
     const int nextn = r.integerOr({"num_nextn_predict_layers"}, 0, 0, 16);
-    if (nextn > 0)
+    if (nextn > 0) {
+        // DeepSeek-V3's MTP module (the checkpoint's model.layers.<n>): one more decoder block of
+        // the last layer's kind, enorm and hnorm, eh_proj (2 x hidden -> hidden), and its own
+        // copies of embed_tokens and shared_head (norm and head).
+        arch.mtpLayers = nextn;
+        const std::uint64_t h = std::uint64_t(arch.hidden);
+        const std::uint64_t block = countParams(arch).perLayer;
+        arch.mtpParams = std::uint64_t(nextn) * (block + 2 * h * h + 3 * h + 2 * std::uint64_t(arch.vocab) * h);
         out.import.notes.push_back("num_nextn_predict_layers " + std::to_string(nextn) +
-                                   ": the multi-token-prediction module is not counted (inference "
-                                   "loads it only for speculative decoding).");
+                                   ": the checkpoint's multi-token-prediction module (" +
+                                   std::to_string(arch.mtpParams) +
+                                   " parameters) is counted apart: Transformers does not load it, vLLM "
+                                   "and SGLang only for speculative decoding.");
+    }
+    return out;
+}
+
+Reading readDeepseekV32(ConfigReader &r)
+{
+    // DeepSeek-V3.2: V3's shape with the lightning indexer of DeepSeek sparse attention in every
+    // layer (index_n_heads x index_head_dim queries from the q latent, one shared key).
+    Reading out = readDeepseek(r);
+    ModelArch &arch = out.import.arch;
+    arch.indexerHeads = r.integer({"index_n_heads"}, 1, 65536);
+    arch.indexerHeadDim = r.integer({"index_head_dim"}, 1, 65536);
+    r.finish();
+    if (arch.qLoraRank == 0)
+        r.invalid("q_lora_rank", "is needed: the indexer's queries come from the q latent");
+    if (arch.mtpLayers > 0) {
+        const std::uint64_t h = std::uint64_t(arch.hidden);
+        arch.mtpParams = std::uint64_t(arch.mtpLayers) *
+                         (countParams(arch).perLayer + 2 * h * h + 3 * h + 2 * std::uint64_t(arch.vocab) * h);
+    }
     return out;
 }
 
@@ -220,6 +252,108 @@ Reading readOlmo2(ConfigReader &r)
     return out;
 }
 
+Reading readOlmo3(ConfigReader &r)
+{
+    // Olmo3Config: OLMo 2's blocks (post-norms, q/k norms over the whole projection) with three
+    // sliding-window layers to one full layer (layer_types; sliding_window 4096).
+    Reading out = readLlamaLike(r, {false, 65536, 0, 2});
+    ModelArch &arch = out.import.arch;
+    arch.qkNorm = QkNorm::Full;
+    arch.slidingWindow = readWindow(r, 4096);
+    readLayerPattern(r, out, 4);
+    return out;
+}
+
+Reading readSmolLm3(ConfigReader &r)
+{
+    // SmolLM3Config: Llama blocks, tied embeddings, some layers without RoPE (no tensor of their
+    // own); a sliding window only with use_sliding_window.
+    Reading out = readLlamaLike(r, {true, 32768, 0, 2});
+    ModelArch &arch = out.import.arch;
+    if (r.flag({"use_sliding_window"}, false)) {
+        arch.slidingWindow = readWindow(r, 0);
+        readLayerPattern(r, out, 0);
+    }
+    return out;
+}
+
+Reading readSeedOss(ConfigReader &r)
+{
+    // SeedOssConfig: Llama blocks with biases on q, k and v (attention_bias, default true), on
+    // o only with attention_out_bias, on the MLP with mlp_bias.
+    Reading out = readLlamaLike(r, {false, 524288, 128, 2, true});
+    ModelArch &arch = out.import.arch;
+    if (!r.flag({"attention_bias"}, true))
+        arch.bias = Bias::None;
+    if (r.flag({"attention_out_bias"}, false))
+        out.extraParams += std::int64_t(arch.hidden) * arch.layers;
+    if (r.flag({"mlp_bias"}, false))
+        out.extraParams += (2 * std::int64_t(arch.intermediate) + arch.hidden) * arch.layers;
+    return out;
+}
+
+Reading readGlm4Moe(ConfigReader &r)
+{
+    // Glm4MoeConfig / modeling_glm4_moe.py (GLM-4.5, 4.5-Air, 4.6, 4.7): biases on q, k and v
+    // with attention_bias (never on o), per-head q/k norms with use_qk_norm, first_k_dense_replace
+    // dense layers, then routed experts, shared experts of moe_intermediate_size x
+    // n_shared_experts and a sigmoid router with its e_score_correction_bias.
+    Reading out = readLlamaLike(r, {false, 131072, 0, 2, true});
+    ModelArch &arch = out.import.arch;
+    if (!r.flag({"attention_bias"}, false))
+        arch.bias = Bias::None;
+    if (r.flag({"use_qk_norm"}, false))
+        arch.qkNorm = QkNorm::Head;
+    arch.experts = r.integerOr({"n_routed_experts", "num_experts"}, 128, 1, 4096);
+    if (arch.experts > 1) {
+        arch.expertsPerToken = r.integerOr({"num_experts_per_tok"}, 8, 1, 4096);
+        arch.expertIntermediate = r.integerOr({"moe_intermediate_size"}, 1408, 1, kMaxVocab);
+        arch.sharedExperts = r.integerOr({"n_shared_experts"}, 1, 0, 64);
+        arch.denseLayers = r.integerOr({"first_k_dense_replace"}, 1, 0, arch.layers);
+        arch.routerBias = true;
+    }
+    if (const int mtp = r.integerOr({"num_nextn_predict_layers"}, 0, 0, 16))
+        out.import.notes.push_back("The checkpoint's " + std::to_string(mtp) +
+                                   " multi-token-prediction layer(s) are not counted (Transformers does not "
+                                   "load them; vLLM and SGLang only for speculative decoding).");
+    return out;
+}
+
+Reading readErnie45(ConfigReader &r)
+{
+    // Ernie4_5Config / modeling_ernie4_5.py: Llama blocks whose every linear carries a bias with
+    // use_bias; the small checkpoints tie their embeddings.
+    Reading out = readLlamaLike(r, {true, 131072, 128, 2});
+    ModelArch &arch = out.import.arch;
+    arch.bias = r.flag({"use_bias"}, false) ? Bias::All : Bias::None;
+    return out;
+}
+
+Reading readCohere2(ConfigReader &r)
+{
+    // Cohere2Config (Command R7B, Command A): one weight-only LayerNorm per block feeding attention
+    // and the MLP in parallel, tied embeddings, three sliding-window layers to one full layer.
+    Reading out = readLlamaLike(r, {true, 8192, 0, 1});
+    ModelArch &arch = out.import.arch;
+    if (r.flag({"use_qk_norm"}, false))
+        r.invalid("use_qk_norm", "(Cohere's per-head LayerNorms on q and k) is not modelled");
+    arch.slidingWindow = readWindow(r, 4096);
+    readLayerPattern(r, out, 4);
+    return out;
+}
+
+Reading readMimo(ConfigReader &r)
+{
+    // Xiaomi MiMo (remote code on Qwen2's blocks: q, k, v biases) with multi-token-prediction
+    // layers the engines load only for speculative decoding.
+    Reading out = readLlamaLike(r, {false, 32768, 0, 2, true});
+    if (const int mtp = r.integerOr({"num_nextn_predict_layers"}, 0, 0, 16))
+        out.import.notes.push_back("The checkpoint's " + std::to_string(mtp) +
+                                   " multi-token-prediction layer(s) are not counted (loaded only for "
+                                   "speculative decoding).");
+    return out;
+}
+
 Reading readGranite(ConfigReader &r)
 {
     return readLlamaLike(r, {true, 4096, 0, 2});
@@ -233,6 +367,9 @@ const std::vector<Family> &modernFamilies()
         {"qwen3", readQwen3},         {"qwen3_moe", readQwen3Moe},   {"qwen2_moe", readQwen2Moe},
         {"gemma3_text", readGemma3},  {"llama4_text", readLlama4},   {"deepseek_v3", readDeepseek},
         {"deepseek_v2", readDeepseek}, {"kimi_k2", readDeepseek},    {"gpt_oss", readGptOss},
+        {"deepseek_v32", readDeepseekV32}, {"olmo3", readOlmo3}, {"smollm3", readSmolLm3},
+        {"seed_oss", readSeedOss},     {"glm4_moe", readGlm4Moe},     {"ernie4_5", readErnie45},
+        {"cohere2", readCohere2},      {"mimo", readMimo},
         {"olmo2", readOlmo2},         {"granite", readGranite},
     };
     return families;

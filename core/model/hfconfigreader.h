@@ -144,5 +144,11 @@ struct Family
 
 /// The 2025-2026 families (hfconfigmodern.cpp).
 const std::vector<Family> &modernFamilies();
+/// The checkpoint's storage format from quantization_config (hfquant.cpp): at the top of
+/// `outer` or inside `text` (the text_config). Throws HfConfigError naming the key.
+void readQuantization(const json &outer, const json &text, HfImport &import);
+
+/// The hybrid linear-attention / Mamba families (hfconfighybrid.cpp).
+const std::vector<Family> &hybridFamilies();
 
 } // namespace headroom::hf

@@ -7,6 +7,7 @@
 #include "scenario/checked.h"
 #include "model/hfconfig.h"
 #include "scenario/objectreader.h"
+#include "scenario/names.h"
 #include "scenario/units.h"
 
 #include <algorithm>
@@ -21,6 +22,32 @@ namespace {
 using detail::knownIds;
 using detail::ObjectReader;
 using detail::readInt;
+
+/// A list of enum names (`layer_kinds`, `layer_mlps`): 1 to 1024 entries, repeated over the layers.
+template <typename E>
+void readPattern(ObjectReader &r, const char *key, std::vector<E> &out)
+{
+    const json *value = r.child(key);
+    if (!value)
+        return;
+    const std::string path = std::string("model.") + key;
+    if (!value->is_array() || value->empty() || value->size() > 1024)
+        throw ScenarioError(path, "must be a list of 1 to 1024 names, repeated over the layers (" +
+                                      enumChoices<E>() + ")");
+    out.clear();
+    for (const json &item : *value) {
+        const auto parsed = item.is_string() ? enumFromName<E>(item.get<std::string>()) : std::nullopt;
+        if (!parsed)
+            throw ScenarioError(path, "has " + quoteJson(item) + ": each entry must be one of " + enumChoices<E>());
+        out.push_back(*parsed);
+    }
+}
+
+void readLayerPatterns(ObjectReader &r, ModelArch &arch)
+{
+    readPattern(r, "layer_kinds", arch.layerKinds);
+    readPattern(r, "layer_mlps", arch.layerMlps);
+}
 
 /// Reads the architecture keys on top of `arch` (a preset's values or the custom defaults).
 void readArchitecture(ObjectReader &r, ModelArch &arch)
@@ -61,6 +88,24 @@ void readArchitecture(ObjectReader &r, ModelArch &arch)
     arch.qkRopeHeadDim = readInt(r, "qk_rope_head_dim", 0, 65536, arch.qkRopeHeadDim);
     arch.qkNopeHeadDim = readInt(r, "qk_nope_head_dim", 0, 65536, arch.qkNopeHeadDim);
     arch.vHeadDim = readInt(r, "v_head_dim", 0, 65536, arch.vHeadDim);
+    readLayerPatterns(r, arch);
+    LinearShape &l = arch.linear;
+    l.heads = readInt(r, "linear_heads", 0, 65536, l.heads);
+    l.keyHeads = readInt(r, "linear_key_heads", 0, 65536, l.keyHeads);
+    l.keyDim = readInt(r, "linear_key_dim", 0, 65536, l.keyDim);
+    l.valueDim = readInt(r, "linear_value_dim", 0, 65536, l.valueDim);
+    l.groups = readInt(r, "linear_groups", 1, 65536, l.groups);
+    l.convKernel = readInt(r, "linear_conv_kernel", 0, 64, l.convKernel);
+    l.projBias = r.boolean("linear_proj_bias", l.projBias);
+    l.convBias = r.boolean("linear_conv_bias", l.convBias);
+    arch.gatedAttention = r.boolean("gated_attention", arch.gatedAttention);
+    arch.indexerHeads = readInt(r, "indexer_heads", 0, 65536, arch.indexerHeads);
+    arch.indexerHeadDim = readInt(r, "indexer_head_dim", 0, 65536, arch.indexerHeadDim);
+    arch.mtpLayers = readInt(r, "mtp_layers", 0, 16, arch.mtpLayers);
+    if (r.has("mtp_params"))
+        arch.mtpParams = static_cast<std::uint64_t>(r.integer("mtp_params", 0, 1'000'000'000'000'000, 0));
+    if (r.has("vision_params"))
+        arch.visionParams = static_cast<std::uint64_t>(r.integer("vision_params", 0, 1'000'000'000'000'000, 0));
     if (r.has("params"))
         arch.params = static_cast<std::uint64_t>(r.integer("params", 1, 1'000'000'000'000'000, 1));
 }
@@ -81,7 +126,8 @@ ModelArch readConfigModel(ObjectReader &r, const ConfigResolver &resolveConfig, 
     }
     ModelArch arch = import.arch;
     if (stored)
-        *stored = {import.storedWeights, import.storedScales, import.storedModules};
+        *stored = {import.storedWeights, import.storedScales, import.storedModules, import.storedGroupSize,
+                   import.storedZeroPoints, import.unmodelledFormat};
     arch.config = path;
     const bool explicitParams = r.has("params");
     readArchitecture(r, arch);
@@ -121,6 +167,27 @@ void validateArchitecture(const ModelArch &arch)
                                                       std::to_string(arch.layers) + ")");
     if (arch.globalEvery > 0 && arch.slidingWindow == 0)
         throw ScenarioError("model.global_every", "needs model.sliding_window (the local layers' window)");
+    if ((arch.hasKind(LayerKind::Sliding) || arch.hasKind(LayerKind::Chunked)) && arch.slidingWindow == 0)
+        throw ScenarioError("model.layer_kinds", "has sliding or chunked layers: they need model.sliding_window");
+    if (arch.hasKind(LayerKind::Mla) && !arch.latentAttention())
+        throw ScenarioError("model.layer_kinds", "has mla layers: they need model.kv_lora_rank");
+    const LinearShape &l = arch.linear;
+    const bool linear = arch.hasKind(LayerKind::GatedDeltaNet) || arch.hasKind(LayerKind::Lightning) ||
+                        arch.hasKind(LayerKind::Kda) || arch.hasKind(LayerKind::Mamba2);
+    if (linear && (l.heads <= 0 || l.keyDim <= 0 || l.valueDim <= 0))
+        throw ScenarioError("model.layer_kinds", "has linear-attention or mamba2 layers: they need "
+                                                 "model.linear_heads, linear_key_dim and linear_value_dim");
+    const bool conv = arch.hasKind(LayerKind::GatedDeltaNet) || arch.hasKind(LayerKind::Kda) ||
+                      arch.hasKind(LayerKind::Mamba2) || arch.hasKind(LayerKind::ShortConv);
+    if (conv && l.convKernel < 2)
+        throw ScenarioError("model.linear_conv_kernel", "must be at least 2 for gated_deltanet, kda, mamba2 "
+                                                        "and short_conv layers");
+    if (arch.hasKind(LayerKind::Mamba2) && (l.heads % l.groups != 0))
+        throw ScenarioError("model.linear_groups", "must divide model.linear_heads (" + std::to_string(l.heads) + ")");
+    if (arch.layerMlps.size() > 0 && arch.experts <= 1 && arch.moeLayers() > 0)
+        throw ScenarioError("model.layer_mlps", "has moe layers: they need model.experts above 1");
+    if (arch.indexerHeads > 0 && (arch.indexerHeadDim <= 0 || !arch.latentAttention()))
+        throw ScenarioError("model.indexer_heads", "needs model.indexer_head_dim and latent attention (kv_lora_rank)");
 }
 
 } // namespace
@@ -149,8 +216,12 @@ ModelArch readModel(const json *node, const Catalog &catalog, const ConfigResolv
                                                     "\" (known: " + knownIds(ids) + ")");
         }
         arch = preset->arch;
-        if (stored)
-            *stored = {preset->storedWeights, preset->storedScales, preset->storedModules};
+        if (stored) {
+            *stored = StoredPrecision{};
+            stored->weights = preset->storedWeights;
+            stored->scales = preset->storedScales;
+            stored->modules = preset->storedModules;
+        }
         readArchitecture(r, arch);
     } else {
         static const char *required[] = {"layers", "hidden", "intermediate", "heads", "vocab"};
@@ -276,6 +347,36 @@ json modelToJson(const ModelArch &m)
         optional("qk_rope_head_dim", m.qkRopeHeadDim, 0);
         optional("qk_nope_head_dim", m.qkNopeHeadDim, 0);
         optional("v_head_dim", m.vHeadDim, 0);
+        const auto names = [](const auto &list) {
+            json out = json::array();
+            for (const auto value : list)
+                out.push_back(enumName(value));
+            return out;
+        };
+        if (!m.layerKinds.empty())
+            model["layer_kinds"] = names(m.layerKinds);
+        if (!m.layerMlps.empty())
+            model["layer_mlps"] = names(m.layerMlps);
+        const LinearShape defaults;
+        optional("linear_heads", m.linear.heads, defaults.heads);
+        optional("linear_key_heads", m.linear.keyHeads, defaults.keyHeads);
+        optional("linear_key_dim", m.linear.keyDim, defaults.keyDim);
+        optional("linear_value_dim", m.linear.valueDim, defaults.valueDim);
+        optional("linear_groups", m.linear.groups, defaults.groups);
+        optional("linear_conv_kernel", m.linear.convKernel, defaults.convKernel);
+        if (m.linear.projBias)
+            model["linear_proj_bias"] = true;
+        if (!m.linear.convBias)
+            model["linear_conv_bias"] = false;
+        if (m.gatedAttention)
+            model["gated_attention"] = true;
+        optional("indexer_heads", m.indexerHeads, 0);
+        optional("indexer_head_dim", m.indexerHeadDim, 0);
+        optional("mtp_layers", m.mtpLayers, 0);
+        if (m.mtpParams)
+            model["mtp_params"] = m.mtpParams;
+        if (m.visionParams)
+            model["vision_params"] = m.visionParams;
         if (m.params)
             model["params"] = *m.params;
     }

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
+#include <string>
 
 namespace headroom {
 
@@ -15,6 +16,9 @@ struct StoredPrecision
     std::optional<DType> weights;
     WeightScales scales = WeightScales::Tensor;
     QuantizedModules modules = QuantizedModules::Linear;
+    std::int32_t groupSize = 0; ///< weights per scale (GPTQ, AWQ, compressed-tensors); 0: default, -1: per channel
+    bool zeroPoints = true;
+    std::string unmodelled; ///< a quantization method Headroom cannot size (warned about)
 };
 
 /// Reads a scenario's `model` object (absent: the default model). Throws ScenarioError.

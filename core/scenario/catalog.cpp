@@ -90,6 +90,9 @@ ModelPreset parseModel(const json &entry)
         arch.qkNorm = enumField<QkNorm>(entry, "qk_norm", where);
     arch.attentionSinks = entry.contains("attention_sinks") && field<bool>(entry, "attention_sinks", where);
     arch.routerBias = entry.contains("router_bias") && field<bool>(entry, "router_bias", where);
+    arch.mtpLayers = optional("mtp_layers", 0);
+    if (entry.contains("mtp_params"))
+        arch.mtpParams = field<std::uint64_t>(entry, "mtp_params", where);
     if (entry.contains("published_total")) {
         const json &published = entry.at("published_total");
         preset.publishedRounded = field<double>(published, "value", where + " published_total");

@@ -13,7 +13,8 @@ namespace headroom {
 
 HEADROOM_ENUM_TABLE(DType, {DType::FP32, "fp32"}, {DType::BF16, "bf16"}, {DType::FP16, "fp16"},
                     {DType::FP8, "fp8"}, {DType::INT8, "int8"}, {DType::NF4, "nf4"},
-                    {DType::FP4, "fp4"}, {DType::INT4, "int4"}, {DType::MXFP4, "mxfp4"})
+                    {DType::FP4, "fp4"}, {DType::INT4, "int4"}, {DType::MXFP4, "mxfp4"},
+                    {DType::NVFP4, "nvfp4"})
 HEADROOM_ENUM_TABLE(Task, {Task::Train, "train"}, {Task::Inference, "inference"})
 HEADROOM_ENUM_TABLE(Method, {Method::Full, "full"}, {Method::Lora, "lora"}, {Method::Qlora, "qlora"})
 HEADROOM_ENUM_TABLE(Optimizer, {Optimizer::AdamW, "adamw"}, {Optimizer::AdamW8bit, "adamw_8bit"},
@@ -71,6 +72,13 @@ HEADROOM_ENUM_TABLE(LoraTarget, {LoraTarget::Q, "q"}, {LoraTarget::K, "k"}, {Lor
                     {LoraTarget::O, "o"}, {LoraTarget::Gate, "gate"}, {LoraTarget::Up, "up"},
                     {LoraTarget::Down, "down"}, {LoraTarget::LmHead, "lm_head"})
 
+HEADROOM_ENUM_TABLE(LayerKind, {LayerKind::Full, "full_attention"}, {LayerKind::Sliding, "sliding_attention"},
+                    {LayerKind::Chunked, "chunked_attention"}, {LayerKind::Mla, "mla"},
+                    {LayerKind::GatedDeltaNet, "gated_deltanet"}, {LayerKind::Lightning, "lightning"},
+                    {LayerKind::Kda, "kda"}, {LayerKind::Mamba2, "mamba2"},
+                    {LayerKind::ShortConv, "short_conv"}, {LayerKind::None, "none"})
+HEADROOM_ENUM_TABLE(LayerMlp, {LayerMlp::Dense, "dense"}, {LayerMlp::Moe, "moe"}, {LayerMlp::None, "none"})
+
 #undef HEADROOM_ENUM_TABLE
 
 int dtypeBits(DType dtype)
@@ -84,7 +92,8 @@ int dtypeBits(DType dtype)
     case DType::NF4:
     case DType::FP4:
     case DType::INT4:
-    case DType::MXFP4: return 4;
+    case DType::MXFP4:
+    case DType::NVFP4: return 4;
     }
     return 32;
 }

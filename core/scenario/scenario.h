@@ -11,7 +11,8 @@
 namespace headroom {
 
 /// Storage or compute data types. The order is part of no contract; names are.
-enum class DType { FP32, BF16, FP16, FP8, INT8, NF4, FP4, INT4, MXFP4 };
+/// nvfp4: NVIDIA's FP4 (E2M1 values, an fp8 E4M3 scale per 16 and an fp32 scale per tensor).
+enum class DType { FP32, BF16, FP16, FP8, INT8, NF4, FP4, INT4, MXFP4, NVFP4 };
 /// Bits per value of a data type (nf4/fp4/int4: 4).
 int dtypeBits(DType dtype);
 /// True for the 4- and 8-bit formats that need scales (nf4, fp4, int4, mxfp4, int8, fp8).
@@ -85,6 +86,28 @@ enum class QuantizedModules { Linear, Experts };
 enum class Fp8Training { None, Torchao, TransformerEngine };
 /// A LoRA target matrix.
 enum class LoraTarget { Q, K, V, O, Gate, Up, Down, LmHead };
+/// How a layer mixes tokens, and so what it keeps between steps: the attention kinds cache K and
+/// V per token (full: every token; sliding: the last `sliding_window`; chunked: the current
+/// chunk of `sliding_window` tokens; MLA: one compressed latent per token), the linear kinds a
+/// fixed state per sequence (Gated DeltaNet, MiniMax's lightning attention, Kimi Delta
+/// Attention, Mamba-2, a short convolution); `none`: an MLP-only layer (Nemotron-H's "-").
+enum class LayerKind { Full, Sliding, Chunked, Mla, GatedDeltaNet, Lightning, Kda, Mamba2, ShortConv, None };
+/// A layer's MLP: dense, a mixture of experts, or none (a mixer-only layer).
+enum class LayerMlp { Dense, Moe, None };
+
+/// The shape of a model's linear-attention or state-space layers (one shape per model).
+struct LinearShape
+{
+    int heads = 0;      ///< value heads: Gated DeltaNet num_v_heads, KDA/lightning heads, Mamba-2 mamba_n_heads
+    int keyHeads = 0;   ///< key heads: Gated DeltaNet num_k_heads (0: `heads`)
+    int keyDim = 0;     ///< per key head: head_k_dim; Mamba-2's ssm_state_size (d_state)
+    int valueDim = 0;   ///< per value head: head_v_dim; Mamba-2's mamba_d_head
+    int groups = 1;     ///< Mamba-2 n_groups (B and C are shared per group)
+    int convKernel = 0; ///< the short causal convolution's width (0: none)
+    bool projBias = false; ///< Mamba-2 use_bias: in_proj and out_proj biases
+    bool convBias = true;  ///< Mamba-2 use_conv_bias
+    bool operator==(const LinearShape &) const = default;
+};
 
 /// The shape of a transformer; enough to count every parameter and saved tensor.
 struct ModelArch
@@ -126,6 +149,24 @@ struct ModelArch
     int qkRopeHeadDim = 0; ///< rotary part of each query/key head (cached once per token)
     int qkNopeHeadDim = 0;
     int vHeadDim = 0;
+    /// Each layer's token mixer, the list repeated over the layers (empty: every layer MLA when
+    /// kvLoraRank > 0, else `slidingWindow` and `globalEvery` decide between sliding and full).
+    std::vector<LayerKind> layerKinds;
+    /// Each layer's MLP, repeated over the layers (empty: `experts`, `denseLayers`, `moeEvery`).
+    std::vector<LayerMlp> layerMlps;
+    LinearShape linear;          ///< the linear-attention / Mamba-2 layers' shape
+    bool gatedAttention = false; ///< a sigmoid output gate per head (Qwen3-Next): q_proj twice as wide
+    /// DeepSeek sparse attention's lightning indexer on the MLA layers (0: none): its heads and
+    /// head width; it caches one index_head_dim key per token and layer.
+    int indexerHeads = 0;
+    int indexerHeadDim = 0;
+    /// Multi-token-prediction layers the checkpoint ships besides `layers` (DeepSeek-V3's
+    /// num_nextn_predict_layers); counted in ParamCounts::mtp, loaded only for speculative decoding.
+    int mtpLayers = 0;
+    std::uint64_t mtpParams = 0; ///< parameters of those layers (counted by the config reader)
+    /// The vision encoder and its projector (multimodal checkpoints): loaded with the model,
+    /// kept 16-bit, not trained by the estimate's method.
+    std::uint64_t visionParams = 0;
     std::optional<std::uint64_t> params; ///< overrides the derived total when set
     bool rough = false; ///< only params, hidden and layers were given
 
@@ -136,16 +177,40 @@ struct ModelArch
     /// Width of one shared expert's MLP.
     int sharedWidth() const { return sharedExpertIntermediate > 0 ? sharedExpertIntermediate : routedWidth(); }
     /// Whether layer `index` (0-based) has a mixture-of-experts MLP.
-    bool isMoeLayer(int index) const
+    bool isMoeLayer(int index) const { return layerMlp(index) == LayerMlp::Moe; }
+    /// Layer `index`'s MLP.
+    LayerMlp layerMlp(int index) const
     {
-        return experts > 1 && index >= denseLayers && (index + 1) % moeEvery == 0;
+        if (!layerMlps.empty())
+            return layerMlps[static_cast<std::size_t>(index) % layerMlps.size()];
+        return experts > 1 && index >= denseLayers && (index + 1) % moeEvery == 0 ? LayerMlp::Moe
+                                                                                  : LayerMlp::Dense;
     }
     /// Layers with a mixture-of-experts MLP.
     int moeLayers() const;
-    /// Whether layer `index` attends within the sliding window only.
+    /// Layers whose MLP is `mlp`.
+    int layersWithMlp(LayerMlp mlp) const;
+    /// Layer `index`'s token mixer.
+    LayerKind layerKind(int index) const
+    {
+        if (!layerKinds.empty())
+            return layerKinds[static_cast<std::size_t>(index) % layerKinds.size()];
+        if (latentAttention())
+            return LayerKind::Mla;
+        return slidingWindow > 0 && !(globalEvery > 0 && (index + 1) % globalEvery == 0) ? LayerKind::Sliding
+                                                                                         : LayerKind::Full;
+    }
+    /// Layers whose token mixer is `kind`.
+    int layersOfKind(LayerKind kind) const;
+    /// True when any layer is of `kind`.
+    bool hasKind(LayerKind kind) const { return layersOfKind(kind) > 0; }
+    /// Layers with softmax attention (full, sliding, chunked or MLA): what grows with the context.
+    int attentionLayers() const;
+    /// Whether layer `index` attends within the sliding window (or chunk) only.
     bool isSlidingLayer(int index) const
     {
-        return slidingWindow > 0 && !(globalEvery > 0 && (index + 1) % globalEvery == 0);
+        const LayerKind kind = layerKind(index);
+        return slidingWindow > 0 && (kind == LayerKind::Sliding || kind == LayerKind::Chunked);
     }
 
     bool operator==(const ModelArch &) const = default;
@@ -204,6 +269,16 @@ struct PrecisionConfig
     WeightScales fp8Scales = WeightScales::Tensor;
     QuantizedModules quantized = QuantizedModules::Linear;
     Fp8Training fp8Training = Fp8Training::None;
+    /// Weights per scale of the group-quantized int4/int8 formats (GPTQ, AWQ, compressed-tensors
+    /// pack-quantized, HQQ); 0: the format's default (int4: 128; int8: one scale per output row).
+    /// -1: one scale per output channel (GPTQ/AWQ group_size -1, compressed-tensors "channel").
+    std::int32_t groupSize = 0;
+    /// Whether every group also stores a zero point (asymmetric GPTQ/AWQ, HQQ), besides its scale.
+    bool zeroPoints = true;
+    /// The checkpoint's quantization method when Headroom cannot size it (from its config.json):
+    /// the weights are then sized as precision.weights says, and the verdict warns
+    /// "weights sized as bf16: <method> is not modelled". Not written to the scenario file.
+    std::string unmodelledFormat;
     bool operator==(const PrecisionConfig &) const = default;
 };
 

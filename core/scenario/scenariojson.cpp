@@ -164,7 +164,11 @@ Scenario readScenarioDocument(const json &doc, const Catalog &catalog,
         s.precision.weights = *stored.weights;
         s.precision.fp8Scales = stored.scales;
         s.precision.quantized = stored.modules;
+        s.precision.groupSize = stored.groupSize;
+        s.precision.zeroPoints = stored.zeroPoints;
     }
+    if (s.task == Task::Inference)
+        s.precision.unmodelledFormat = stored.unmodelled;
     if (const json *node = root.child("precision")) {
         ObjectReader r(*node, "precision");
         if (r.has("weights") && stored.weights) {
@@ -180,6 +184,10 @@ Scenario readScenarioDocument(const json &doc, const Catalog &catalog,
         s.precision.fp8Scales = r.choice("fp8_scales", s.precision.fp8Scales);
         s.precision.quantized = r.choice("quantized", s.precision.quantized);
         s.precision.fp8Training = r.choice("fp8_training", s.precision.fp8Training);
+        s.precision.groupSize = static_cast<std::int32_t>(r.integer("group_size", -1, 1 << 20, s.precision.groupSize));
+        s.precision.zeroPoints = r.boolean("zero_points", s.precision.zeroPoints);
+        if (r.has("weights"))
+            s.precision.unmodelledFormat.clear(); // the scenario states the format itself
         r.finish();
     }
     if (s.precision.unquantized && dtypeBits(*s.precision.unquantized) < 16)
@@ -208,7 +216,7 @@ Scenario readScenarioDocument(const json &doc, const Catalog &catalog,
         r.finish();
     }
     if (s.inference.kvDType == DType::NF4 || s.inference.kvDType == DType::FP4 ||
-        s.inference.kvDType == DType::MXFP4)
+        s.inference.kvDType == DType::MXFP4 || s.inference.kvDType == DType::NVFP4)
         throw ScenarioError("inference.kv_dtype", "must be one of fp32, bf16, fp16, fp8, int8, int4");
 
     if (const json *node = root.child("kernels")) {
@@ -382,6 +390,10 @@ json scenarioToJson(const Scenario &s)
         doc["framework"] = frameworkToJson(s.framework);
     if (s.precision.unquantized)
         doc["precision"]["unquantized"] = enumName(*s.precision.unquantized);
+    if (s.precision.groupSize)
+        doc["precision"]["group_size"] = s.precision.groupSize;
+    if (!s.precision.zeroPoints)
+        doc["precision"]["zero_points"] = false;
     if (s.serving)
         doc["serving"] = servingToJson(*s.serving);
     return doc;

@@ -29,16 +29,28 @@ KvLayout layersOf(const KvLayout &layout, std::uint64_t layers)
     return part;
 }
 
+KvLayout hfLayout(const Scenario &s)
+{
+    // DynamicCache keeps what each attention module passes it: DeepseekV3Attention's per-head
+    // key_states and value_states; the linear layers' conv states in the model dtype, Gated
+    // DeltaNet's recurrent state as fla's kernels return it (fp32), Mamba-2's in the model dtype.
+    KvOptions options = kvOptions(s);
+    options.mla = MlaCache::PerHead;
+    if (s.model.hasKind(LayerKind::GatedDeltaNet))
+        options.recurrentBytes = 4;
+    return kvLayout(s, options);
+}
+
 } // namespace
 
 Term hfCacheTerm(const EstimateContext &c, std::uint64_t &hostBytes)
 {
     const Scenario &s = c.s;
     const ServingConfig &cfg = *s.serving;
-    const KvLayout layout = kvLayout(s);
+    const KvLayout layout = hfLayout(s);
     const std::uint64_t batch = s.inference.batch;
     const std::uint64_t context = s.inference.context;
-    Term term = kvCacheTerm(c);
+    Term term = kvCacheTerm(c, &layout);
     switch (cfg.cacheImplementation) {
     case HfCacheImpl::Dynamic:
         if (c.formulas)
@@ -100,7 +112,7 @@ Term hfConcatTransient(const EstimateContext &c)
     const ServingConfig &cfg = *c.s.serving;
     if (cfg.cacheImplementation != HfCacheImpl::Dynamic)
         return term;
-    term.bytes = kvCacheBytes(layersOf(kvLayout(c.s), 1), c.s.inference.batch, c.s.inference.context);
+    term.bytes = kvCacheBytes(layersOf(hfLayout(c.s), 1), c.s.inference.batch, c.s.inference.context);
     if (c.formulas)
         term.expression = "one layer's K and V copied by torch.cat";
     return term;
@@ -132,7 +144,7 @@ Estimate hfGenerateEstimate(const Scenario &scenario, Detail detail, const Catal
                         e.bytes(ConsumerId::Logits);
     f.kvCacheBytes = e.bytes(ConsumerId::KvCache);
     f.kvCacheTokens = std::uint64_t(derived.inference.batch) * derived.inference.context;
-    f.kvBytesPerToken = kvBytesPerToken(kvLayout(derived));
+    f.kvBytesPerToken = kvBytesPerToken(hfLayout(derived));
     f.blocks = f.kvCacheTokens;
     f.maxConcurrencyTokens = derived.inference.context;
     f.requestKvBytes = f.kvCacheBytes;

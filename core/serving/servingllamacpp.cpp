@@ -50,10 +50,30 @@ KvLayout someLayers(const KvLayout &layout, std::uint64_t layers, std::uint64_t 
     return part;
 }
 
-/// K (or V) bytes of `layers` layers for `cells` cells: half of the K-and-V figure.
-std::uint64_t halfCache(const KvLayout &layout, std::uint64_t layers, std::uint64_t of, std::uint64_t cells)
+/// K (or V) bytes of `layers` layers for `cells` cells (MLA: K is latent + rope, V the latent).
+std::uint64_t halfCache(const KvLayout &layout, std::uint64_t layers, std::uint64_t of, std::uint64_t cells,
+                        bool keys)
 {
-    return kvCacheBytes(someLayers(layout, layers, of), 1, cells) / 2;
+    const KvLayout part = someLayers(layout, layers, of);
+    return keys ? kvKeyBytes(part, 1, cells) : kvValueBytes(part, 1, cells);
+}
+
+/// llama_memory_recurrent: the r (conv) and s (recurrent) states in f32, one per sequence
+/// (n_seq_max = n_parallel), for the recurrent layers among `layers` of `of`.
+std::uint64_t recurrentStates(const KvLayout &layout, std::uint64_t layers, std::uint64_t of, std::uint64_t seqs)
+{
+    return mulChecked(stateBytesPerSequence(someLayers(layout, layers, of)), std::max<std::uint64_t>(1, seqs),
+                      "KV cache");
+}
+
+KvLayout llamaLayout(const Scenario &s, EngineKvType type)
+{
+    KvOptions options = kvOptions(s);
+    options.type = engineKvValueType(type, DType::FP16);
+    options.mla = MlaCache::SeparateKv;
+    options.convBytes = options.recurrentBytes = 4;
+    options.indexerFp8 = false;
+    return kvLayout(s, options);
 }
 
 } // namespace
@@ -96,8 +116,8 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
     // The cache: n_ctx cells, padded, K and V in their own types, on each layer's device.
     const std::uint64_t pad = cfg.flashAttn ? 256 : 32;
     const std::uint64_t cells = ceilDiv(cfg.nCtx, pad) * pad;
-    const KvLayout kLayout = kvLayout(s, engineKvValueType(cfg.cacheTypeK, DType::FP16));
-    const KvLayout vLayout = kvLayout(s, engineKvValueType(cfg.cacheTypeV, DType::FP16));
+    const KvLayout kLayout = llamaLayout(s, cfg.cacheTypeK);
+    const KvLayout vLayout = llamaLayout(s, cfg.cacheTypeV);
     const std::uint64_t layoutLayers = kLayout.groups.empty() ? layers : [&] {
         std::uint64_t total = 0;
         for (const KvLayerGroup &g : kLayout.groups)
@@ -105,10 +125,14 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
         return total;
     }();
     const std::uint64_t kvGpuLayers = cfg.kvOffload ? gpuLayers : 0;
-    const std::uint64_t gpuKv = addChecked(halfCache(kLayout, kvGpuLayers, layers, cells),
-                                           halfCache(vLayout, kvGpuLayers, layers, cells), "KV cache");
-    const std::uint64_t allKv = addChecked(halfCache(kLayout, layoutLayers, layoutLayers, cells),
-                                           halfCache(vLayout, layoutLayers, layoutLayers, cells), "KV cache");
+    const std::uint64_t gpuKv =
+        addChecked(addChecked(halfCache(kLayout, kvGpuLayers, layers, cells, true),
+                              halfCache(vLayout, kvGpuLayers, layers, cells, false), "KV cache"),
+                   recurrentStates(kLayout, kvGpuLayers, layers, cfg.nParallel), "KV cache");
+    const std::uint64_t allKv =
+        addChecked(addChecked(halfCache(kLayout, layoutLayers, layoutLayers, cells, true),
+                              halfCache(vLayout, layoutLayers, layoutLayers, cells, false), "KV cache"),
+                   recurrentStates(kLayout, layoutLayers, layoutLayers, cfg.nParallel), "KV cache");
     const std::uint64_t hostKv = allKv > gpuKv ? allKv - gpuKv : 0;
     f.kvCacheBytes = gpuKv;
     f.kvCacheTokens = cells;
@@ -123,8 +147,13 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
     const std::uint64_t attention = cfg.flashAttn
                                         ? productChecked("compute buffer", ub, heads + 2 * kvHeads, headDim, 4)
                                         : productChecked("compute buffer", cells, ub, heads, 4);
-    const std::uint64_t ffn = productChecked("compute buffer", ub, std::uint64_t(m.intermediate),
-                                             std::uint64_t(m.experts > 1 ? m.expertsPerToken : 1), 3 * 4);
+    // The widest feed-forward a token runs: a dense layer's, or its experts' (expert width x top-k).
+    const std::uint64_t ffnWidth = std::max<std::uint64_t>(
+        m.layersWithMlp(LayerMlp::Dense) > 0 ? std::uint64_t(m.intermediate) : 0,
+        m.moeLayers() > 0 ? std::uint64_t(m.routedWidth()) * std::uint64_t(m.expertsPerToken) +
+                                std::uint64_t(m.sharedWidth()) * std::uint64_t(m.sharedExperts)
+                          : 0);
+    const std::uint64_t ffn = productChecked("compute buffer", ub, ffnWidth, 1, 3 * 4);
     const std::uint64_t logits = outputOnGpu ? productChecked("compute buffer", ub, std::uint64_t(m.vocab), 4) : 0;
     const std::uint64_t residual = productChecked("compute buffer", ub, std::uint64_t(m.hidden), 3 * 4);
     const std::uint64_t compute = gpuLayers || outputOnGpu

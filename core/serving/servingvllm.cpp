@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 namespace headroom::detail {
 
@@ -48,40 +49,73 @@ VllmGeneration generation(const ServingConfig &cfg)
     return g;
 }
 
-/// Layers of one attention kind (full, or one sliding window) and what a block of them costs.
+/// Layers of one attention kind (full, or one sliding window) or of the linear (Mamba-like)
+/// kinds, and what a block of them costs.
 struct KvKind
 {
     KvLayerGroup group;     ///< layers of this kind on this rank
     std::uint64_t page = 0; ///< bytes of one block of one layer
+    bool state = false;     ///< a MambaSpec: one block per request holds the whole state
 };
+
+/// vLLM's hybrid models (HybridAttentionMambaModelConfig.verify_and_update_config, vllm
+/// model_executor/models/config.py): the attention block grows to a multiple of 16 tokens whose
+/// page holds one layer's whole linear state, and the state's page is padded to that size.
+std::uint64_t hybridBlockSize(const KvLayout &layout, std::uint64_t blockSize)
+{
+    std::uint64_t statePage = 0, tokenPage = 0;
+    for (const KvLayerGroup &group : layout.groups) {
+        if (isStateKind(group.kind)) {
+            statePage = std::max(statePage, stateBytesPerLayer(layout, group));
+        } else if (!tokenPage) {
+            KvLayout one{{group}, layout.type};
+            one.groups[0].layers = 1;
+            one.groups[0].window = 0;
+            tokenPage = kvCacheBytes(one, 1, 1);
+        }
+    }
+    if (!statePage || !tokenPage)
+        return blockSize;
+    return std::max(blockSize, 16 * ceilDiv(statePage, 16 * tokenPage));
+}
 
 std::vector<KvKind> kvKinds(const KvLayout &layout, std::uint64_t blockSize)
 {
-    std::map<std::pair<std::uint64_t, std::uint64_t>, KvKind> kinds;
+    std::map<std::tuple<bool, std::uint64_t, std::uint64_t>, KvKind> kinds;
+    std::uint64_t attentionPage = 0;
     for (const KvLayerGroup &group : layout.groups) {
-        KvKind &kind = kinds[{group.window, group.valuesPerToken}];
+        const bool state = isStateKind(group.kind);
+        KvKind &kind = kinds[{state, group.window, group.valuesPerToken}];
         if (kind.group.layers == 0) {
             kind.group = group;
             kind.group.layers = 0;
-            KvLayout one{{group}, layout.type};
+            kind.state = state;
+            KvLayout one{{group}, layout.type, layout.convBytes, layout.recurrentBytes};
             one.groups[0].layers = 1;
             one.groups[0].window = 0; // a page always holds block_size tokens
-            kind.page = kvCacheBytes(one, 1, blockSize);
+            kind.page = state ? stateBytesPerLayer(layout, group) : kvCacheBytes(one, 1, blockSize);
+            if (!state)
+                attentionPage = std::max(attentionPage, kind.page);
         }
         kind.group.layers += group.layers;
     }
     std::vector<KvKind> out;
-    for (auto &[key, kind] : kinds)
+    for (auto &[key, kind] : kinds) {
+        if (kind.state && attentionPage)
+            kind.page = std::max(kind.page, attentionPage); // mamba_page_size_padded
         if (kind.group.layers)
             out.push_back(kind);
+    }
     return out;
 }
 
 /// KVCacheSpec.max_memory_usage_bytes in blocks: a full-attention layer keeps every token, a
-/// sliding-window layer the window plus one prefill chunk.
+/// sliding-window layer the window plus one prefill chunk, a linear layer one block of state.
 std::uint64_t blocksFor(const KvKind &kind, std::uint64_t tokens, std::uint64_t blockSize,
                         std::uint64_t batchedTokens)
 {
+    if (kind.state)
+        return 1;
     if (kind.group.window == 0)
         return ceilDiv(tokens, blockSize);
     const std::uint64_t kept = std::min(tokens, kind.group.window - 1 + batchedTokens);
@@ -219,10 +253,15 @@ EnginePhases vllmPhases(const EstimateContext &c, const Gpu &gpu)
     }
 
     // KV blocks: one page per layer per block, the same number of blocks in every layer.
-    const KvLayout layout = kvLayout(s, engineKvValueType(cfg.kvCacheDtype, s.precision.compute));
-    const std::vector<KvKind> kinds = kvKinds(layout, cfg.blockSize);
-    const std::uint64_t blockSize = cfg.blockSize;
-    f.blockSize = cfg.blockSize;
+    // Linear layers' states are in the model dtype (mamba_cache_dtype auto), KDA's recurrent
+    // state in fp32 (MambaStateDtypeCalculator); MLA as the latent, the indexer's keys in fp8.
+    KvOptions options = kvOptions(s);
+    options.type = engineKvValueType(cfg.kvCacheDtype, s.precision.compute);
+    options.indexerFp8 = true;
+    const KvLayout layout = kvLayout(s, options);
+    const std::uint64_t blockSize = hybridBlockSize(layout, cfg.blockSize);
+    const std::vector<KvKind> kinds = kvKinds(layout, blockSize);
+    f.blockSize = static_cast<std::uint32_t>(std::min<std::uint64_t>(blockSize, UINT32_MAX));
     f.kvBytesPerToken = kvBytesPerToken(layout);
     std::uint64_t slots = 0;   // tensors sharing the block count (layers, or one KV group's)
     std::uint64_t groups = 1;  // KV cache groups
@@ -359,13 +398,20 @@ std::uint64_t engineForwardBytesPerToken(const EstimateContext &c)
     const std::uint64_t h = m.hidden;
     const std::uint64_t q = ceilDiv(std::uint64_t(m.heads) * m.headDim, tensor);
     const std::uint64_t kv = ceilDiv(std::uint64_t(m.kvHeads), tensor) * m.headDim;
-    const std::uint64_t f = ceilDiv(std::uint64_t(m.intermediate), tensor);
-    const std::uint64_t k = m.experts > 1 ? m.expertsPerToken : 1;
-    const std::uint64_t mlpWidth = m.mlp == Mlp::Gated ? 3 * f : 2 * f;
+    // The widest MLP a token passes through: a dense layer's, or its routed experts' (each of
+    // the expert width, moe_intermediate_size) and shared experts' together.
+    const std::uint64_t perWidth = m.mlp == Mlp::Gated ? 3 : 2;
+    const std::uint64_t dense = m.layersWithMlp(LayerMlp::Dense) > 0 ? ceilDiv(std::uint64_t(m.intermediate), tensor) : 0;
+    const bool moe = m.moeLayers() > 0;
+    const std::uint64_t k = moe ? m.expertsPerToken : 0;
+    const std::uint64_t experts = moe ? ceilDiv(std::uint64_t(m.routedWidth()) * k +
+                                                    std::uint64_t(m.sharedWidth()) * std::uint64_t(m.sharedExperts),
+                                                tensor)
+                                      : 0;
     // Residual, normed input and the layer's output, plus the attention's q, k, v and output, or
-    // the MLP's merged gate_up and activation (x experts per token, with MoE's output cache).
+    // the MLP's merged gate_up and activation (with MoE's output cache per routed expert).
     const std::uint64_t attention = 3 * h + 2 * q + 2 * kv;
-    const std::uint64_t mlp = 3 * h + k * mlpWidth + (m.experts > 1 ? k * h : 0);
+    const std::uint64_t mlp = 3 * h + perWidth * std::max(dense, experts) + (moe ? k * h : 0);
     return mulChecked(std::max(attention, mlp), c.compute, "activations");
 }
 

@@ -230,24 +230,53 @@ Term quantMetadataTerm(const EstimateContext &c)
                              "scale, 4.25 bits per weight in all.");
         break;
     }
-    case DType::INT4: {
-        const std::uint64_t groups = ceilDiv(values, 128);
-        term.bytes = groups * 4;
-        expression = n(groups) + " groups of 128 x 4 B (fp16 scale + fp16 zero)";
-        term.notes.push_back("GPTQ/AWQ-style int4 with group size 128.");
+    case DType::NVFP4: {
+        // compressed-tensors / ModelOpt NVFP4: an fp8 E4M3 scale per 16 values, an fp32 global
+        // scale per tensor (weight_global_scale).
+        const std::uint64_t blocks = ceilDiv(values, 16);
+        term.bytes = addChecked(blocks, mulChecked(matrices, 4, "quantization metadata"), "quantization metadata");
+        expression = n(blocks) + " blocks of 16 x 1 B (fp8 scale) + " + n(matrices) + " matrices x 4 B (global scale)";
+        term.notes.push_back("NVFP4: 16 fp4 values share one fp8 scale, 4.5 bits per weight and a scale per tensor.");
         break;
     }
-    case DType::INT8:
-        term.bytes = mulChecked(rows, 4, "quantization metadata");
-        expression = n(rows) + " output rows x 4 B (fp32 scale)";
-        term.notes.push_back("LLM.int8(): one fp32 scale per output row.");
+    case DType::INT4:
+    case DType::INT8: {
+        const std::int32_t group = s.precision.groupSize;
+        const bool four = dtype == DType::INT4;
+        if (!four && group == 0) {
+            term.bytes = mulChecked(rows, 4, "quantization metadata");
+            expression = n(rows) + " output rows x 4 B (fp32 scale)";
+            term.notes.push_back("LLM.int8(): one fp32 scale per output row.");
+            break;
+        }
+        if (four && group == 0) {
+            const std::uint64_t groups = ceilDiv(values, 128);
+            term.bytes = groups * 4;
+            expression = n(groups) + " groups of 128 x 4 B (fp16 scale + fp16 zero)";
+            term.notes.push_back("GPTQ/AWQ-style int4 with group size 128.");
+            break;
+        }
+        // A checkpoint's layout (GPTQ/AWQ qweight, scales, qzeros; compressed-tensors
+        // weight_packed, weight_scale, weight_zero_point): an fp16 scale per group and output
+        // column, and a zero point packed at the weights' width where the format is asymmetric.
+        const std::uint64_t groups = group < 0 ? rows : ceilDiv(values, std::uint64_t(group));
+        const std::uint64_t zeroBits = s.precision.zeroPoints ? (four ? 4 : 8) : 0;
+        term.bytes = addChecked(mulChecked(groups, 2, "quantization metadata"),
+                                bitsToBytes(groups, static_cast<std::uint32_t>(zeroBits), "quantization metadata"),
+                                "quantization metadata");
+        expression = n(groups) + (group < 0 ? " output channels" : " groups of " + n(std::uint64_t(group))) +
+                     " x (2 B fp16 scale" + (zeroBits ? " + " + n(zeroBits) + "-bit zero point)" : ")");
         break;
+    }
     default: // fp8
         if (s.precision.fp8Scales == WeightScales::Block) {
             term.bytes = mulChecked(blocks128, 4, "quantization metadata");
             expression = n(blocks128) + " blocks of 128 x 128 x 4 B (fp32 scale)";
             term.notes.push_back("Block-wise fp8 (DeepSeek-V3's weight_scale_inv): one fp32 scale per "
                                  "128 x 128 block of each matrix.");
+        } else if (s.precision.groupSize < 0) {
+            term.bytes = mulChecked(rows, 4, "quantization metadata");
+            expression = n(rows) + " output rows x 4 B (fp32 per-channel scale)";
         } else {
             term.bytes = mulChecked(matrices, 4, "quantization metadata");
             expression = n(matrices) + " matrices x 4 B (fp32 per-tensor scale)";

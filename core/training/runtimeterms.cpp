@@ -118,11 +118,11 @@ Term workspaceTerm(const EstimateContext &c, WorkspacePhase phase)
     return term;
 }
 
-Term kvCacheTerm(const EstimateContext &c)
+Term kvCacheTerm(const EstimateContext &c, const KvLayout *given)
 {
     const Scenario &s = c.s;
     Term term;
-    const KvLayout layout = kvLayout(s);
+    const KvLayout layout = given ? *given : kvLayout(s);
     const std::uint64_t context = s.inference.context;
     term.bytes = kvCacheBytes(layout, s.inference.batch, context);
     if (c.formulas) {
@@ -131,6 +131,10 @@ Term kvCacheTerm(const EstimateContext &c)
             const std::uint64_t kept = group.window ? std::min<std::uint64_t>(context, group.window) : context;
             if (!groups.empty())
                 groups += " + ";
+            if (isStateKind(group.kind)) {
+                groups += n(group.layers) + " layers x " + n(stateBytesPerLayer(layout, group)) + " B of state";
+                continue;
+            }
             groups += n(group.layers) + " layers x " + group.what + " x " + n(kept) + " tokens";
             if (group.window && context > group.window)
                 term.notes.push_back("Sliding-window attention caps " + n(group.layers) +
@@ -139,6 +143,9 @@ Term kvCacheTerm(const EstimateContext &c)
         term.expression = "(" + groups + ") x " + n(s.inference.batch) + " sequences x " +
                           perValue(s.inference.kvDType);
         term.notes.push_back("Sized for the whole context of every concurrent sequence.");
+        if (const std::uint64_t states = stateBytesPerSequence(layout))
+            term.notes.push_back("Linear-attention and Mamba layers keep a fixed state of " + n(states) +
+                                 " B per sequence, whatever its length.");
     }
     return term;
 }

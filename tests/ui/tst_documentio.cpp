@@ -37,7 +37,12 @@ Scenario everyField()
     t.activationConstant = 12.5;
     t.lora = {32, {LoraTarget::Gate, LoraTarget::Down, LoraTarget::LmHead}, 0.1, DType::BF16};
     s.inference = {5, 8192, DType::FP8};
-    s.precision = {DType::NF4, true, DType::FP16, DType::FP32, Quantizer::Torchao};
+    s.precision = PrecisionConfig{};
+    s.precision.weights = DType::NF4;
+    s.precision.doubleQuant = true;
+    s.precision.compute = DType::FP16;
+    s.precision.unquantized = DType::FP32;
+    s.precision.quantizer = Quantizer::Torchao;
     s.framework = {Framework::Torchtune, "0.5"};
     t.offloadActivations = true;
     t.compile = true;

@@ -489,6 +489,8 @@ QString MainWindow::statusText(const ScenarioModel &model)
     parts << peak;
     if (const auto limit = positionLimit(model.scenario()))
         parts << QStringLiteral("\u26a0 ") + positionLimitText(model.scenario(), *limit);
+    for (const std::string &warning : e.warnings)
+        parts << QStringLiteral("\u26a0 ") + QString::fromStdString(warning);
     QString text = parts.join(QStringLiteral(" \u2014 "));
     text[0] = text.at(0).toUpper();
     return text;
