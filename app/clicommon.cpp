@@ -107,6 +107,16 @@ int fail(const QString &message)
     return ExitBadInput;
 }
 
+int failUsage(const QString &usage)
+{
+    const QStringList lines = usage.split(QLatin1Char('\n'));
+    err() << "headroom: " << safe(tr("usage: %1").arg(lines.first()).toStdString());
+    for (qsizetype i = 1; i < lines.size(); ++i)
+        err() << '\n' << safe(lines.at(i).toStdString());
+    err() << Qt::endl;
+    return ExitBadInput;
+}
+
 QString safe(const std::string &text)
 {
     return QString::fromStdString(printable(text));
@@ -175,7 +185,7 @@ std::optional<int> parseCommand(QCommandLineParser &parser, const QStringList &a
     }
     const qsizetype given = parser.positionalArguments().size(), most = 1 + help.arguments.size();
     if (given > most || given < most - help.optionalArguments)
-        return fail(tr("usage: %1").arg(help.usage));
+        return failUsage(help.usage);
     return std::nullopt;
 }
 

@@ -31,6 +31,9 @@ std::string terminalText(std::string_view text);
 /// Prints "headroom: <message>" on stderr, control characters escaped, and returns
 /// ExitBadInput (2).
 int fail(const QString &message);
+/// A command given the wrong arguments: "usage: " and the command's usage, whose own line breaks
+/// (one line per form of the command) are kept; exit 2.
+int failUsage(const QString &usage);
 /// Text from a file for the terminal: control characters and bidirectional overrides escaped.
 QString safe(const std::string &text);
 /// What an exception says to the user: the readers' messages as they are, never a library's

@@ -282,7 +282,7 @@ int runEstimate(const QStringList &arguments)
         return *stop;
     const bool fromTrainConfig = parser.isSet(QStringLiteral("train-config"));
     if (!fromTrainConfig && parser.positionalArguments().size() < 2)
-        return fail(tr("usage: %1").arg(estimateHelp().usage));
+        return failUsage(estimateHelp().usage);
     if (!fromTrainConfig && (parser.isSet(QStringLiteral("train-arg")) || parser.isSet(QStringLiteral("train-format"))))
         return fail(tr("--train-arg and --train-format need --train-config"));
     const QStringList positional = parser.positionalArguments();

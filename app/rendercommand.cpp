@@ -106,7 +106,7 @@ int runRender(const QStringList &arguments)
     if (const auto stop = parseCommand(parser, arguments, help))
         return *stop;
     if (!parser.isSet(QStringLiteral("out")))
-        return fail(tr("usage: %1").arg(help.usage));
+        return failUsage(help.usage);
     const QStringList positional = parser.positionalArguments();
     const QString outPath = parser.value(QStringLiteral("out"));
     ExportFormat format = ExportFormat::Png;

@@ -47,14 +47,13 @@ int runSolve(const QStringList &arguments)
 {
     QCommandLineParser parser;
     const CommandHelp help = solveHelp();
-    const QString usage = tr("usage: %1").arg(help.usage);
     if (const auto stop = parseCommand(parser, arguments, help))
         return *stop;
     const QString format = parser.value(QStringLiteral("format"));
     if (format != QLatin1String("text") && format != QLatin1String("json"))
         return fail(tr("--format: must be text or json (got %1)").arg(format));
     if (!parser.isSet(QStringLiteral("for")) || !parser.isSet(QStringLiteral("gpu")))
-        return fail(usage);
+        return failUsage(help.usage);
     const auto what = solveForFromKey(parser.value(QStringLiteral("for")).toStdString());
     if (!what)
         return fail(tr("--for: must be one of max-micro-batch, max-seq-len, max-context, max-concurrency, "

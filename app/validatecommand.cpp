@@ -69,16 +69,20 @@ void printText(const ValidationReport &report)
           << gigabytes(c.estimatedBytes).rightJustified(12) << "  "
           << signedPercent(c.error).rightJustified(8) << '\n';
 
+    // A group's name comes from the files (a source repository, a framework): a table cell
+    // shows at most 60 characters of it, so one file cannot widen every line of the table.
+    const auto groupCell = [](const std::string &name) { return QString::fromStdString(quoteText(name, 60)); };
     int width = 9;
-    for (const GroupSummary &g : report.bySource)
-        width = std::max(width, int(g.name.size()));
+    for (const auto *groups : {&report.bySplit, &report.byMethod, &report.byFramework, &report.bySource})
+        for (const GroupSummary &g : *groups)
+            width = std::max(width, int(groupCell(g.name).size()));
     o << '\n' << tr("Absolute error, (estimate - measured) / measured:") << '\n';
     printSummaryHeader(o, width);
     printSummary(o, tr("all"), report.overall, width);
     for (const auto *groups : {&report.bySplit, &report.byMethod, &report.byFramework, &report.bySource}) {
         o << '\n';
         for (const GroupSummary &g : *groups)
-            printSummary(o, safe(g.name), g.summary, width);
+            printSummary(o, groupCell(g.name), g.summary, width);
     }
     o << '\n' << tr("Error bands (80th percentile of |error| over held-out cases, per method and reading):")
       << '\n';

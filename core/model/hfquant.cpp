@@ -16,12 +16,14 @@ namespace {
 class QuantReader
 {
 public:
-    QuantReader(const json &q, const std::string &type) : m_q(q), m_type(type) {}
+    QuantReader(const json &q, const std::string &type, std::string path = "quantization_config.")
+        : m_q(q), m_type(type), m_path(std::move(path))
+    {
+    }
 
     [[noreturn]] void invalid(const std::string &key, const std::string &what) const
     {
-        throw HfConfigError("config.json (model_type \"" + m_type + "\"): quantization_config." + key + " " + what,
-                            m_type, {});
+        throw HfConfigError("config.json (model_type \"" + m_type + "\"): " + m_path + key + " " + what, m_type, {});
     }
     const json *find(const char *key) const
     {
@@ -76,6 +78,7 @@ public:
 private:
     const json &m_q;
     const std::string &m_type;
+    std::string m_path; // where m_q is, for messages ("quantization_config.")
 };
 
 bool mentions(const std::vector<std::string> &list, std::initializer_list<const char *> words)
@@ -122,7 +125,7 @@ void readCompressedTensors(const QuantReader &q, const json &config, const Model
     const auto weightsIt = scheme.find("weights");
     if (!scheme.is_object() || weightsIt == scheme.end() || !weightsIt->is_object())
         q.invalid("config_groups", "scheme must have a \"weights\" object");
-    const QuantReader w(*weightsIt, import.modelType);
+    const QuantReader w(*weightsIt, import.modelType, "quantization_config.config_groups." + quoteText(groups->begin().key()) + ".weights.");
     const long long bits = w.integer("num_bits", 8, 1, 16);
     const std::string type = w.text("type", "int");
     const std::string strategy = w.text("strategy", "tensor");
@@ -250,16 +253,23 @@ void readQuantization(const json &outer, const json &text, HfImport &import)
     } else if (method == "torchao") {
         const json *type = q.find("quant_type");
         std::string name;
+        const json *config = nullptr; // quant_type.default (the serialized AOBaseConfig)
         if (type && type->is_string())
             name = type->get<std::string>();
-        else if (type && type->is_object() && type->contains("default") && (*type)["default"].is_object())
-            name = (*type)["default"].value("_type", std::string());
+        else if (type && type->is_object() && type->contains("default") && type->at("default").is_object())
+            config = &type->at("default");
+        if (config) {
+            const QuantReader d(*config, import.modelType, "quantization_config.quant_type.default.");
+            name = d.text("_type");
+        }
         if (name == "Int4WeightOnlyConfig" || name == "int4_weight_only") {
             import.storedWeights = DType::INT4;
             import.storedGroupSize = 128;
-            if (type->is_object())
-                if (const auto &d = (*type)["default"]; d.contains("_data") && d["_data"].is_object())
-                    import.storedGroupSize = static_cast<std::int32_t>(d["_data"].value("group_size", 128));
+            if (config && config->contains("_data") && config->at("_data").is_object()) {
+                const QuantReader data(config->at("_data"), import.modelType,
+                                       "quantization_config.quant_type.default._data.");
+                import.storedGroupSize = static_cast<std::int32_t>(data.integer("group_size", 128, 1, 1 << 20));
+            }
         } else if (name == "Int8WeightOnlyConfig" || name == "int8_weight_only") {
             import.storedWeights = DType::INT8;
         } else if (name == "Float8WeightOnlyConfig" || name == "Float8DynamicActivationFloat8WeightConfig") {

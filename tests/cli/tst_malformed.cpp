@@ -296,6 +296,24 @@ private slots:
         QVERIFY(QDir(m_dir.path()).mkpath(QStringLiteral("ck-nowhere")));
         write("ck-nowhere/model.safetensors.index.json", json{{"weight_map", {{"w", "model-1.safetensors"}}}});
         link("ck-nowhere/model-1.safetensors", "/nonexistent/model.safetensors");
+        // config.json fields of the wrong type: named with the type expected, never "an unexpected error".
+        const json llama = {{"model_type", "llama"}, {"num_hidden_layers", 2}, {"hidden_size", 256},
+                            {"intermediate_size", 512}, {"num_attention_heads", 4}, {"vocab_size", 1000}};
+        const auto quantized = [&](const json &quantization) {
+            json config = llama;
+            config["quantization_config"] = quantization;
+            return config;
+        };
+        write("q-method-5.json", quantized({{"quant_method", 5}, {"bits", 4}}));
+        write("q-bits-text.json", quantized({{"quant_method", "gptq"}, {"bits", "4"}}));
+        write("q-bits-0.json", quantized({{"quant_method", "gptq"}, {"bits", 0}}));
+        write("q-bits-65.json", quantized({{"quant_method", "awq"}, {"bits", 65}}));
+        write("q-bits-5.json", quantized({{"quant_method", "gptq"}, {"bits", 5}}));
+        write("q-bnb-yes.json", quantized({{"quant_method", "bitsandbytes"}, {"load_in_4bit", "yes"}}));
+        json textConfig = llama;
+        textConfig.erase("model_type");
+        write("type-beside-text.json", json{{"model_type", 5}, {"text_config", textConfig}});
+        write("text-type-number.json", json{{"model_type", "llava"}, {"text_config", {{"model_type", 7}}}});
     }
 
     void cleanupTestCase()
@@ -571,6 +589,15 @@ private slots:
         row("config-missing-outside", est + QStringLiteral("config-missing-outside.json"), "is outside the scenario's folder");
         row("shard-through-link-to-root", est + QStringLiteral("ok.json --model-weights @/ck-link"), "shard \"link/etc/passwd\" is outside the checkpoint folder");
         row("shard-link-to-passwd", est + QStringLiteral("ok.json --model-weights @/ck-passwd"), "shard \"model-1.safetensors\" is outside the checkpoint folder");
+        const QString mc = est + QStringLiteral("ok.json --model-config @/");
+        row("config-quant-method-number", mc + QStringLiteral("q-method-5.json"), "quantization_config.quant_method must be a string (got 5)");
+        row("config-bits-text", mc + QStringLiteral("q-bits-text.json"), "quantization_config.bits must be a whole number from 1 to 64 (got \"4\")");
+        row("config-bits-0", mc + QStringLiteral("q-bits-0.json"), "quantization_config.bits must be a whole number from 1 to 64 (got 0)");
+        row("config-bits-65", mc + QStringLiteral("q-bits-65.json"), "quantization_config.bits must be a whole number from 1 to 64 (got 65)");
+        row("config-bits-5", mc + QStringLiteral("q-bits-5.json"), "quantization_config.bits must be 2, 3, 4 or 8 for gptq (got 5)");
+        row("config-load-in-4bit-yes", mc + QStringLiteral("q-bnb-yes.json"), "quantization_config.load_in_4bit must be true or false (got \"yes\")");
+        row("config-model-type-beside-text-config", mc + QStringLiteral("type-beside-text.json"), "type-beside-text.json: config.json: model_type must be a string (got 5)");
+        row("config-text-config-model-type", mc + QStringLiteral("text-type-number.json"), "text_config.model_type must be a string (got 7)");
         row("shard-link-to-nowhere", est + QStringLiteral("ok.json --model-weights @/ck-nowhere"), "shard \"model-1.safetensors\" is outside the checkpoint folder");
     }
     void refusedWithExitTwo()

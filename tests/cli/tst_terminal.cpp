@@ -234,6 +234,37 @@ private slots:
         QVERIFY(doc["imported"]["files"][0]["file"].get<std::string>().find(kHostileName) != std::string::npos);
     }
 
+    void usageKeepsItsLines()
+    {
+        // estimate's usage has two forms on two lines: they were printed as one line with a
+        // literal "\n" between them once every error was escaped.
+        const RawRun run = runRaw({QStringLiteral("estimate")});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(!run.err.contains("\\n"), run.err.constData());
+        const QList<QByteArray> lines = run.err.trimmed().split('\n');
+        QCOMPARE(lines.size(), 2);
+        QVERIFY2(lines.at(0).startsWith("headroom: usage: headroom estimate FILE"), lines.at(0).constData());
+        QVERIFY2(lines.at(1).trimmed().startsWith("headroom estimate [FILE] --train-config"), lines.at(1).constData());
+    }
+
+    void tableCellsFromFilesAreShort()
+    {
+        // Issue 29: a 5,000-character source repository made every line of validate's summary
+        // table 5,000 characters wide; a cell shows 57 characters of it and "...".
+        QFile measured(QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/measured/lg-04.json"));
+        QVERIFY(measured.open(QIODevice::ReadOnly));
+        json measuredCase = json::parse(measured.readAll().toStdString());
+        measuredCase["source"]["repo"] = std::string(5000, 'r');
+        QVERIFY(QDir(m_dir.path()).mkpath(QStringLiteral("long-source")));
+        write(QStringLiteral("long-source/lg-04.json"), measuredCase);
+        const RawRun run = runRaw({QStringLiteral("validate"), path(QStringLiteral("long-source"))});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        QVERIFY2(run.out.contains(QByteArray(57, 'r') + "...") && !run.out.contains(QByteArray(58, 'r')),
+                 run.out.left(2000).constData());
+        for (const QByteArray &line : run.out.split('\n'))
+            QVERIFY2(line.size() < 200, line.left(300).constData());
+    }
+
     void xmlParserRefusesRawControls()
     {
         // The check below can fail: a raw ESC in <title> is not XML 1.0.

@@ -216,6 +216,20 @@ private slots:
             << QByteArray("{\"model_type\": \"llama\", \"rope_scaling\": " + QByteArray(100, '[') +
                           QByteArray(100, ']') + "}")
             << QByteArrayList() << QByteArray("rope_scaling[0]");
+        // Issue 29: a model_type or text_config of the wrong type names the key and the type (a
+        // non-string model_type beside text_config gave "an unexpected error; please report it").
+        QTest::newRow("model-type-number-beside-text-config")
+            << QByteArray(R"({"model_type": 5, "text_config": {"hidden_size": 4096}})") << QByteArrayList()
+            << QByteArray("config.json: model_type must be a string (got 5)");
+        QTest::newRow("model-type-list")
+            << QByteArray(R"({"model_type": ["llama"], "hidden_size": 4096})") << QByteArrayList()
+            << QByteArray("model_type must be a string (got [\"llama\"])");
+        QTest::newRow("text-config-model-type-number")
+            << QByteArray(R"({"model_type": "llava", "text_config": {"model_type": 7}})") << QByteArrayList()
+            << QByteArray("text_config.model_type must be a string (got 7)");
+        QTest::newRow("text-config-number")
+            << QByteArray(R"({"model_type": "llama", "text_config": 5})") << QByteArrayList()
+            << QByteArray("text_config must be an object (got 5)");
         QTest::newRow("head-dim-needed")
             << QByteArray(R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 4000,
                               "intermediate_size": 11008, "num_attention_heads": 48, "vocab_size": 32000})")

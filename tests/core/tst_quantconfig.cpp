@@ -154,6 +154,24 @@ private slots:
         QTest::newRow("awq-bits-string") << QByteArray(R"({"bits": "4", "quant_method": "awq"})") << "quantization_config.bits";
         QTest::newRow("method-number") << QByteArray(R"({"quant_method": 4})") << "quantization_config.quant_method";
         QTest::newRow("not-an-object") << QByteArray(R"("gptq")") << "quantization_config";
+        QTest::newRow("gptq-bits-0") << QByteArray(R"({"bits": 0, "quant_method": "gptq"})") << "quantization_config.bits";
+        QTest::newRow("gptq-bits-65") << QByteArray(R"({"bits": 65, "quant_method": "gptq"})") << "quantization_config.bits";
+        QTest::newRow("awq-bits-6") << QByteArray(R"({"bits": 6, "quant_method": "awq"})") << "quantization_config.bits must be 2, 3, 4 or 8";
+        QTest::newRow("bnb-4bit-yes") << QByteArray(R"({"load_in_4bit": "yes", "quant_method": "bitsandbytes"})")
+                                      << "quantization_config.load_in_4bit must be true or false (got \"yes\")";
+        // torchao's serialized config: a _type or group_size of the wrong type gave a library error.
+        QTest::newRow("torchao-type-number")
+            << QByteArray(R"({"quant_method": "torchao", "quant_type": {"default": {"_type": 4}}})")
+            << "quantization_config.quant_type.default._type must be a string (got 4)";
+        QTest::newRow("torchao-group-size-text")
+            << QByteArray(R"({"quant_method": "torchao", "quant_type": {"default": {"_type": "Int4WeightOnlyConfig", "_data": {"group_size": "128"}}}})")
+            << "quantization_config.quant_type.default._data.group_size must be a whole number";
+        QTest::newRow("torchao-group-size-past-int32")
+            << QByteArray(R"({"quant_method": "torchao", "quant_type": {"default": {"_type": "Int4WeightOnlyConfig", "_data": {"group_size": 4294967424}}}})")
+            << "quantization_config.quant_type.default._data.group_size must be a whole number from 1 to 1048576";
+        QTest::newRow("compressed-tensors-bits-text")
+            << QByteArray(R"({"quant_method": "compressed-tensors", "config_groups": {"group_0": {"weights": {"num_bits": "4"}}}})")
+            << "quantization_config.config_groups.group_0.weights.num_bits must be a whole number";
     }
     void badQuantizationKeys()
     {
