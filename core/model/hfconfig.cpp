@@ -386,22 +386,21 @@ HfImport importHfConfig(const json &outer)
         throw HfConfigError("config.json: text_config must be an object (got " + quoteJson(*textConfig) + ")", "", {});
     const bool nested = textConfig != outer.end() && textConfig->is_object();
     const json &config = nested ? *textConfig : outer;
-    // model_type names the family: a value of another type is named, not read as "no model_type".
-    const auto typeOf = [](const json &where, const char *path) {
-        const auto it = where.find("model_type");
-        if (it == where.end() || it->is_null())
-            return std::string();
-        if (!it->is_string())
+    // model_type names the family: a value of another type (null included) is named, not read as
+    // "no model_type" or left to a library error (a number beside text_config gave one).
+    for (const auto &[where, path] : {std::pair{&outer, "model_type"}, std::pair{&config, "text_config.model_type"}})
+        if (const auto it = where->find("model_type"); (where == &outer || nested) && it != where->end() && !it->is_string())
             throw HfConfigError(std::string("config.json: ") + path + " must be a string (got " + quoteJson(*it) + ")",
                                 "", {});
-        return it->get<std::string>();
-    };
-    const std::string outerType = typeOf(outer, "model_type");
-    std::string type = nested ? typeOf(config, "text_config.model_type") : outerType;
+    const auto typeIt = config.find("model_type");
+    std::string type;
+    if (typeIt != config.end() && typeIt->is_string())
+        type = typeIt->get<std::string>();
     if (nested && type.empty()) {
         // Older text_configs leave model_type out: the outer one names the family.
         static const std::pair<const char *, const char *> kTextTypes[] = {
             {"gemma3", "gemma3_text"}, {"llama4", "llama4_text"}, {"mistral3", "mistral"}};
+        const std::string outerType = outer.value("model_type", std::string());
         for (const auto &[from, to] : kTextTypes)
             if (outerType == from)
                 type = to;
