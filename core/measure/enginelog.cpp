@@ -311,6 +311,8 @@ void forEachLine(std::string_view text, F &&each)
 {
     std::size_t number = 0, start = 0;
     while (start <= text.size()) {
+        if (start == text.size() && start > 0)
+            break; // the line break that ends the last line
         std::size_t end = text.find('\n', start);
         if (end == std::string_view::npos)
             end = text.size();
@@ -410,6 +412,8 @@ EngineLog readEngineLog(std::string_view text)
             ++log.recognised;
         return true;
     });
+    if (log.engine == LogEngine::LlamaCpp)
+        logtext::finishLlamaCpp(collector);
     if (log.figures.empty() && log.breakdown.empty() && !log.refusal)
         throw EngineLogError(first[*chosen], std::string("a ") + logEngineName(log.engine) +
                                                  " log without a memory figure (its first line is line " +

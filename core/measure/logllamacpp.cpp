@@ -252,4 +252,22 @@ bool readLlamaCppLine(Collector &c, const Line &line)
     return true;
 }
 
+void finishLlamaCpp(Collector &c)
+{
+    EngineLog &log = c.log();
+    for (const LlamaBreakdownRow &r : log.breakdown) {
+        if (!isGpuDevice(r.device) || (!log.device.empty() && r.device.rfind(log.device, 0) != 0))
+            continue;
+        const Line line{r.device, r.line};
+        constexpr double mib = 1048576.0;
+        const std::pair<const char *, double> cells[] = {{"weights", r.model},          {"kv_cache", r.context},
+                                                         {"activation_peak", r.compute}, {"unaccounted", r.unaccounted},
+                                                         {"total_gpu_memory", r.total}};
+        for (const auto &[key, value] : cells)
+            if (value != -1)
+                c.figure(key, value * mib, FigureUnit::Bytes, line);
+        return;
+    }
+}
+
 } // namespace headroom::logtext

@@ -81,5 +81,8 @@ bool readVllmLine(Collector &c, const Line &line);
 bool readSglangLine(Collector &c, const Line &line);
 bool readTrtllmLine(Collector &c, const Line &line);
 bool readLlamaCppLine(Collector &c, const Line &line);
+/// After the last line: the first GPU's row of llama.cpp's breakdown table gives the figures its
+/// buffer lines did not (model, context, compute, unaccounted, the device's total).
+void finishLlamaCpp(Collector &c);
 
 } // namespace headroom::logtext
