@@ -211,7 +211,8 @@ std::optional<double> wholeNumber(const std::string &text)
 
 void integerSetting(Collector &c, const char *key, const std::string &text, const Line &line)
 {
-    if (const auto v = wholeNumber(text))
+    // A setting's range is checked by the scenario reader; past 2^53 it is no setting.
+    if (const auto v = wholeNumber(text); v && *v < 9007199254740992.0)
         c.setting(key, std::uint64_t(*v), line);
 }
 

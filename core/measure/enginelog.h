@@ -6,6 +6,8 @@
 // a log whose lines belong to no engine, or to two, is refused, and so is a memory line whose
 // figure is cut off. docs/scenario-format.md ("Measurements") lists the lines each engine prints.
 
+#include "io/inputpolicy.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -80,13 +82,13 @@ struct EngineLog
     const LogSetting *setting(std::string_view key) const;
 };
 
-/// The log could not be read: `line` (1-based; 0 for the whole log) and why.
-class EngineLogError : public std::runtime_error
+/// The log could not be read: `line` (1-based; 0 for the whole log) and why. Its key is
+/// "line N", so that what() reads "line 12: ...".
+class EngineLogError : public InputError
 {
 public:
     EngineLogError(std::size_t lineNumber, const std::string &message)
-        : std::runtime_error(lineNumber ? "line " + std::to_string(lineNumber) + ": " + message : message),
-          line(lineNumber)
+        : InputError(lineNumber ? "line " + std::to_string(lineNumber) : std::string(), message), line(lineNumber)
     {
     }
     std::size_t line;

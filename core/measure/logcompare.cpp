@@ -203,10 +203,12 @@ LogScenario scenarioFromLog(const EngineLog &log, const LogScenarioInput &input,
     std::string quantization;
     std::size_t quantizationLine = 0;
     for (const LogSetting &setting : log.settings) {
+        // Whole numbers under 2^53 (the readers' own bound): their product stays exact enough for
+        // the scenario reader to refuse one out of range.
         if (setting.key == "parallel.tensor")
-            tensor = std::max<std::uint64_t>(1, setting.value.get<std::uint64_t>());
+            tensor = std::clamp<std::uint64_t>(setting.value.get<std::uint64_t>(), 1, 1u << 30);
         else if (setting.key == "parallel.pipeline")
-            pipeline = std::max<std::uint64_t>(1, setting.value.get<std::uint64_t>());
+            pipeline = std::clamp<std::uint64_t>(setting.value.get<std::uint64_t>(), 1, 1u << 30);
         else if (setting.key == "launch.quantization") {
             quantization = setting.value.get<std::string>();
             quantizationLine = setting.line;
@@ -337,8 +339,8 @@ LogComparison compareLog(const EngineLog &log, const Estimate &estimate)
         const double logPerToken = kv->measured / tokens->measured;
         const double estPerToken = *kv->estimated / *tokens->estimated;
         if (std::abs(estPerToken - logPerToken) / logPerToken > 0.05)
-            c.findings.push_back("A token's KV bytes differ: the engine's " + std::to_string(std::llround(logPerToken)) +
-                                 " B, the estimate's " + std::to_string(std::llround(estPerToken)) +
+            c.findings.push_back("A token's KV bytes differ: the engine's " + std::to_string(std::llround(std::min(logPerToken, 1e18))) +
+                                 " B, the estimate's " + std::to_string(std::llround(std::min(estPerToken, 1e18))) +
                                  " B: the cache's layout (kv_cache_dtype, layers, KV heads, tensor parallel) is not the same.");
     }
     return c;

@@ -206,7 +206,8 @@ bool readLlamaCppLine(Collector &c, const Line &line)
         const auto m = numberAfter(Line{line.text.substr(end), line.number}, "/");
         if (!n || !m)
             c.truncated(line, "offloaded");
-        c.setting("serving.n_gpu_layers", *n >= *m ? std::int64_t(-1) : std::int64_t(*n), line);
+        if (*n >= 0 && *n < 1e9 && *m < 1e9)
+            c.setting("serving.n_gpu_layers", *n >= *m ? std::int64_t(-1) : std::int64_t(*n), line);
     }
     if (line.has("model buffer size ="))
         deviceBuffer(c, line, "model buffer size =", "weights", "host_weights");
