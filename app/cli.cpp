@@ -4,6 +4,7 @@
 #include "about.h"
 #include "advisecommand.h"
 #include "clicommon.h"
+#include "comparecommand.h"
 #include "manpage.h"
 #include "rendercommand.h"
 #include "servingcommands.h"
@@ -28,6 +29,7 @@ struct Command
 const Command kCommands[] = {
     {"estimate", runEstimate},
     {"validate", runValidate},
+    {"compare", runCompare},
     {"advise", runAdvise},
     {"render", runRender},
     {"solve", runSolve},

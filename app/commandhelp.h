@@ -33,6 +33,7 @@ QList<CommandHelp> commandHelp();
 
 CommandHelp estimateHelp();
 CommandHelp validateHelp();
+CommandHelp compareHelp();
 CommandHelp adviseHelp();
 CommandHelp renderHelp();
 CommandHelp solveHelp();

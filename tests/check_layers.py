@@ -14,7 +14,7 @@ allowed = {'core': {'core'}, 'common': {'core', 'common'}, 'ui': {'core', 'commo
            'app': {'core', 'common', 'ui', 'app'}}
 # The estimator's folders inside core/, and the readers they must never include.
 estimator = ('estimate/', 'training/', 'parallel/', 'serving/')
-readers = ('io/', 'importers/', 'model/hfconfig')
+readers = ('io/', 'importers/', 'model/hfconfig', 'measure/')
 policy = 'io/inputpolicy.h'  # the input policy's errors and limits, not a reader
 headers = {}
 for top in ('core', 'common', 'ui', 'app'):

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `headroom compare LOG [SCENARIO]` run as a user runs it, on the published logs of
+// tests/data/logs: the log's figures as printed, the estimate's as the estimator computes them for
+// the same scenario in this process (never tuned to the log), the scenario filled from what the
+// log states, and refusals that name what is missing or the line that is cut.
+#include "estimate/estimate.h"
+#include "processutil.h"
+#include "scenario/scenariojson.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <nlohmann/json.hpp>
+
+using namespace headroom;
+using headroom::test::runHeadroom;
+
+namespace {
+
+constexpr double kGiB = 1073741824.0;
+
+QString logPath(const char *name) { return QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/logs/") + QLatin1String(name); }
+
+nlohmann::json runJson(const QStringList &arguments)
+{
+    const auto run = runHeadroom(QStringList{QStringLiteral("compare")} + arguments + QStringList{QStringLiteral("--format"), QStringLiteral("json")});
+    if (run.exitCode != 0)
+        qFatal("compare failed (%d): %s", run.exitCode, qPrintable(run.err));
+    return nlohmann::json::parse(run.out.toStdString());
+}
+
+const nlohmann::json &figure(const nlohmann::json &doc, const char *key)
+{
+    for (const nlohmann::json &f : doc["figures"])
+        if (f["key"] == key)
+            return f;
+    qFatal("no figure %s", key);
+}
+
+QString writeScenario(QTemporaryDir &dir, const nlohmann::json &scenario)
+{
+    const QString path = dir.filePath(QStringLiteral("scenario.headroom.json"));
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly))
+        qFatal("cannot write the scenario");
+    f.write(QByteArray::fromStdString(scenario.dump()));
+    return path;
+}
+
+bool mentions(const nlohmann::json &list, const std::string &text)
+{
+    for (const nlohmann::json &item : list)
+        if (item.get<std::string>().find(text) != std::string::npos)
+            return true;
+    return false;
+}
+
+} // namespace
+
+class TestCompare : public QObject
+{
+    Q_OBJECT
+private slots:
+    void vllmFromTheLog()
+    {
+        const nlohmann::json doc = runJson({logPath("vllm-v0-tp4-24gb-pr14447.log"), QStringLiteral("--model"),
+                                            QStringLiteral("llama-3.1-8b"), QStringLiteral("--gpu"), QStringLiteral("rtx-4090")});
+        QCOMPARE(doc["format"], "headroom-log-comparison");
+        QCOMPARE(doc["engine"], "vllm");
+        // The scenario states what the log stated: the utilization and the card's total.
+        QCOMPARE(doc["scenario"]["serving"]["gpu_memory_utilization"].get<double>(), 0.99);
+        QCOMPARE(doc["scenario"]["serving"]["total_gpu_memory_gib"].get<double>(), 23.58);
+        QCOMPARE(doc["scenario"]["gpus"][0], "rtx-4090");
+        // The log's figures as printed (GiB), the estimate's as the estimator gives them here.
+        const Scenario scenario = scenarioFromJson(doc["scenario"]);
+        const Estimate e = estimate(scenario);
+        QVERIFY(e.serving);
+        QCOMPARE(figure(doc, "weights")["measured"].get<double>(), 21.21 * kGiB);
+        QCOMPARE(figure(doc, "weights")["estimated"].get<double>(), double(e.serving->weightsBytes));
+        QCOMPARE(figure(doc, "kv_cache")["measured"].get<double>(), 1.57 * kGiB);
+        QCOMPARE(figure(doc, "kv_cache")["estimated"].get<double>(), double(e.serving->kvCacheBytes));
+        QCOMPARE(figure(doc, "total_gpu_memory")["estimated"].get<double>(), double(e.serving->deviceTotalBytes));
+        QCOMPARE(figure(doc, "kv_cache")["line"].get<int>(), 1);
+        // An 8B model's bf16 weights (about 15 GiB) are far below the log's 21.21 GiB: the KV
+        // cache's difference is put on the weights.
+        QVERIFY(e.serving->weightsBytes < 16 * kGiB);
+        QVERIFY2(mentions(doc["findings"], "Most of it is weights"), doc["findings"].dump().c_str());
+    }
+    void asksForWhatTheLogDoesNotState()
+    {
+        const auto noGpu = runHeadroom({QStringLiteral("compare"), logPath("vllm-v0-tp4-24gb-pr14447.log"),
+                                        QStringLiteral("--model"), QStringLiteral("llama-3.1-8b")});
+        QCOMPARE(noGpu.exitCode, 2);
+        QVERIFY2(noGpu.err.contains(QStringLiteral("vLLM does not print its name; give --gpu ID")), qPrintable(noGpu.err));
+        const auto noModel = runHeadroom({QStringLiteral("compare"), logPath("vllm-v1-llama-3.1-70b-w8a8-pr12569.log"),
+                                          QStringLiteral("--gpu"), QStringLiteral("h100-80gb")});
+        QCOMPARE(noModel.exitCode, 2);
+        QVERIFY2(noModel.err.contains(QStringLiteral("\"neuralmagic/Meta-Llama-3.1-70B-Instruct-quantized.w8a8\" (line 1) is no catalog model")),
+                 qPrintable(noModel.err));
+    }
+    void llamaCppGpuFromTheTable()
+    {
+        const nlohmann::json doc = runJson({logPath("llamacpp-breakdown-3x4090-pr15860.log"), QStringLiteral("--model"),
+                                            QStringLiteral("llama-3.1-8b")});
+        QCOMPARE(doc["scenario"]["gpus"][0], "rtx-4090"); // "CUDA0 (RTX 4090)"
+        QCOMPARE(doc["breakdown"].size(), std::size_t(4));
+        // The first GPU's row: model 13,169 MiB, context 38 MiB, compute 985 MiB.
+        QCOMPARE(figure(doc, "weights")["measured"].get<double>(), 13169.0 * 1048576);
+        QCOMPARE(figure(doc, "kv_cache")["measured"].get<double>(), 38.0 * 1048576);
+        QCOMPARE(figure(doc, "activation_peak")["measured"].get<double>(), 985.0 * 1048576);
+    }
+    void userScenario()
+    {
+        // The scenario of the published serving case for the same post (tests/data/serving).
+        QFile f(QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/serving/sglang-qwen3-235b-fp8-4xh100-tp4.json"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const nlohmann::json scenario = nlohmann::json::parse(f.readAll().toStdString())["scenario"];
+        QTemporaryDir dir;
+        const QString path = writeScenario(dir, scenario);
+        const nlohmann::json doc = runJson({logPath("sglang-qwen3-235b-fp8-tp4-issue21348.log"), path});
+        const Estimate e = estimate(scenarioFromJson(scenario));
+        QCOMPARE(figure(doc, "kv_cache")["measured"].get<double>(), (8.23 + 8.23) * kGiB);
+        QCOMPARE(figure(doc, "kv_cache")["estimated"].get<double>(), double(e.serving->kvCacheBytes));
+        QCOMPARE(figure(doc, "kv_tokens")["estimated"].get<double>(), double(e.serving->kvCacheTokens));
+        QVERIFY(doc["warnings"].empty()); // tensor 4 and 0.93, as the log ran
+    }
+    void disagreementsAreSaid()
+    {
+        QTemporaryDir dir;
+        const nlohmann::json scenario = {
+            {"format", "headroom-scenario"}, {"version", 1}, {"task", "inference"},
+            {"model", {{"preset", "llama-3.1-70b"}}}, {"precision", {{"weights", "int8"}}},
+            {"serving", {{"engine", "vllm"}, {"max_model_len", 4096}, {"gpu_memory_utilization", 0.98}}},
+            {"gpus", {"h100-80gb"}}};
+        const nlohmann::json doc = runJson({logPath("vllm-v1-llama-3.1-70b-w8a8-pr12569.log"), writeScenario(dir, scenario)});
+        QVERIFY2(mentions(doc["warnings"], "The log ran serving.max_model_len 2048 (line 1), the scenario says 4096"),
+                 doc["warnings"].dump().c_str());
+        QVERIFY(!mentions(doc["warnings"], "gpu_memory_utilization"));
+    }
+    void otherEngineScenarioRefused()
+    {
+        QFile f(QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/serving/sglang-qwen3-235b-fp8-4xh100-tp4.json"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QTemporaryDir dir;
+        const QString path = writeScenario(dir, nlohmann::json::parse(f.readAll().toStdString())["scenario"]);
+        const auto run = runHeadroom({QStringLiteral("compare"), logPath("vllm-qwen3-235b-fp8-tp4-issue21348.log"), path});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains(QStringLiteral("is a vLLM log")) && run.err.contains(QStringLiteral("engine is sglang")),
+                 qPrintable(run.err));
+    }
+    void tensorrtShownWithoutEstimate()
+    {
+        const nlohmann::json doc = runJson({logPath("trtllm-0.8-a100-issue1400.log")});
+        QCOMPARE(doc["engine"], "tensorrt_llm");
+        QCOMPARE(figure(doc, "kv_cache")["measured"].get<double>(), 69524783104.0);
+        QVERIFY(figure(doc, "kv_cache")["estimated"].is_null());
+        QVERIFY(mentions(doc["warnings"], "does not model TensorRT-LLM"));
+    }
+    void malformedRefused()
+    {
+        QTemporaryDir dir;
+        const auto write = [&](const char *name, const QByteArray &text) {
+            QFile f(dir.filePath(QLatin1String(name)));
+            if (!f.open(QIODevice::WriteOnly))
+                qFatal("cannot write");
+            f.write(text);
+            return f.fileName();
+        };
+        const auto prose = runHeadroom({QStringLiteral("compare"), write("prose.log", "nothing to see\n")});
+        QCOMPARE(prose.exitCode, 2);
+        QVERIFY2(prose.err.contains(QStringLiteral("no line of a vLLM, SGLang, TensorRT-LLM or llama.cpp")), qPrintable(prose.err));
+        const auto cut = runHeadroom({QStringLiteral("compare"),
+                                      write("cut.log", "INFO start\nINFO [gpu_worker.py:349] Available KV cache memory: 2.3")});
+        QCOMPARE(cut.exitCode, 2);
+        QVERIFY2(cut.err.contains(QStringLiteral("line 2: \"Available KV cache memory:\" has no figure")), qPrintable(cut.err));
+        const auto missing = runHeadroom({QStringLiteral("compare"), dir.filePath(QStringLiteral("absent.log"))});
+        QCOMPARE(missing.exitCode, 2);
+        QVERIFY(missing.err.contains(QStringLiteral("absent.log")));
+    }
+    void text()
+    {
+        const auto run = runHeadroom({QStringLiteral("compare"), logPath("vllm-v0-tp4-24gb-pr14447.log"), QStringLiteral("--model"),
+                                      QStringLiteral("llama-3.1-8b"), QStringLiteral("--gpu"), QStringLiteral("rtx-4090")});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY(run.out.contains(QStringLiteral("vLLM log:")));
+        QVERIFY(run.out.contains(QStringLiteral("21.21 GiB")));
+        QVERIFY(run.out.contains(QStringLiteral("What explains the difference:")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCompare)
+#include "tst_compare.moc"

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// PyTorch's memory tools (tests/data/pytorch, README there): torch.cuda.memory_summary() tables,
+// one published and one printed by PyTorch 1.13's own code for known statistics; memory-snapshot
+// pickles in protocols 2 to 5, checked against Python's own json of the same dict and the sums
+// Python computed; and the pickles the restricted reader must refuse (a real torch tensor, an
+// OrderedDict, protocol 0, cut-off, nested, self-containing and exponentially shared values).
+#include "io/pickle.h"
+#include "measure/torchsnapshot.h"
+#include "measure/torchsummary.h"
+
+#include <QFile>
+#include <QtTest>
+#include <nlohmann/json.hpp>
+
+using namespace headroom;
+
+namespace {
+
+constexpr double kMiB = 1048576.0;
+constexpr double kGiB = 1073741824.0;
+
+std::string data(const char *name)
+{
+    QFile f(QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/pytorch/") + QLatin1String(name));
+    if (!f.open(QIODevice::ReadOnly))
+        qFatal("cannot open %s", name);
+    return f.readAll().toStdString();
+}
+
+QString pickleRefusal(const std::string &bytes)
+{
+    try {
+        readPickle(bytes);
+    } catch (const InputError &e) {
+        return QString::fromStdString(e.what());
+    }
+    return {};
+}
+
+} // namespace
+
+class TestTorchMemory : public QObject
+{
+    Q_OBJECT
+private slots:
+    void publishedSummary()
+    {
+        const TorchMemorySummary s = readTorchMemorySummary(data("memory-summary-pytorch-issue35901.txt"));
+        QCOMPARE(s.device, 0);
+        QCOMPARE(s.ooms, std::uint64_t(1));
+        QCOMPARE(s.mallocRetries, std::uint64_t(1));
+        // "| Allocated memory | 1062 MB | 4877 MB | 89299 MB | 88237 MB |": MB is 2^20 in PyTorch.
+        QCOMPARE(s.row("allocated")->peak, 4877 * kMiB);
+        QCOMPARE(s.row("allocated")->current, 1062 * kMiB);
+        QCOMPARE(s.row("allocated")->resolution, kMiB);
+        QCOMPARE(s.row("reserved")->peak, 12420 * kMiB);
+        // Tot Alloc - Tot Freed is what is allocated now: 89,299 - 88,237 = 1,062 MB.
+        QCOMPARE(s.row("allocated")->allocated - s.row("allocated")->freed, s.row("allocated")->current);
+        QCOMPARE(s.row("allocated")->line, std::size_t(8));
+        QVERIFY(!s.row("non_releasable")); // the excerpt ends before it
+    }
+    void generatedSummary()
+    {
+        const nlohmann::json stats = nlohmann::json::parse(data("memory-summary-torch-1.13-generated.json"))["stats"];
+        const TorchMemorySummary s = readTorchMemorySummary(data("memory-summary-torch-1.13-generated.txt"));
+        QCOMPARE(s.ooms, std::uint64_t(2));
+        QCOMPARE(s.mallocRetries, std::uint64_t(3));
+        const std::pair<const char *, const char *> rows[] = {{"allocated", "allocated_bytes"},
+                                                              {"active", "active_bytes"},
+                                                              {"reserved", "reserved_bytes"},
+                                                              {"non_releasable", "inactive_split_bytes"}};
+        for (const auto &[key, statKey] : rows) {
+            const TorchSummaryRow *r = s.row(key);
+            QVERIFY2(r, key);
+            // PyTorch floors to the unit it printed: the figure is the statistic less under one unit.
+            for (const auto &[value, stat] : {std::pair{r->peak, "peak"}, std::pair{r->current, "current"}}) {
+                const double truth = stats[statKey][stat].get<double>();
+                QVERIFY2(value <= truth && truth - value < 1024 * 1024 * 1024.0 && truth - value < std::max(r->resolution, 1024.0 * 1024),
+                         qPrintable(QStringLiteral("%1 %2: %3 vs %4").arg(QLatin1String(key), QLatin1String(stat)).arg(value).arg(truth)));
+            }
+        }
+        // 20 GiB + 113 MiB peak allocated = 20,593 MiB exactly.
+        QCOMPARE(s.row("allocated")->peak, (20 * 1024 + 113) * kMiB);
+        QCOMPARE(s.row("reserved")->peak, 23.5 * kGiB);
+    }
+    void summaryRefused()
+    {
+        const auto refusal = [](const std::string &text) {
+            try {
+                readTorchMemorySummary(text);
+            } catch (const InputError &e) {
+                return QString::fromStdString(e.what());
+            }
+            return QString();
+        };
+        QVERIFY(refusal("hello").contains(QStringLiteral("not a torch.cuda.memory_summary() table")));
+        std::string cut = data("memory-summary-pytorch-issue35901.txt");
+        cut += "|       from large pool |   12404 MB |   12\n| Non-releasable memory |  716800 KB |  23";
+        QVERIFY2(refusal(cut).startsWith(QStringLiteral("line 18: \"Non-releasable memory\" has no size in column 3")),
+                 qPrintable(refusal(cut)));
+        QVERIFY(refusal("|   PyTorch CUDA memory summary, device ID 0  |\n| Allocated memory | 1 XB | 1 MB | 1 MB | 1 MB |")
+                    .contains(QStringLiteral("a unit PyTorch does not print")));
+    }
+    void snapshotProtocols_data()
+    {
+        QTest::addColumn<QString>("file");
+        for (int protocol = 2; protocol <= 5; ++protocol)
+            QTest::newRow(qPrintable(QStringLiteral("protocol %1").arg(protocol)))
+                << QStringLiteral("snapshot-protocol%1.pickle").arg(protocol);
+    }
+    void snapshotProtocols()
+    {
+        QFETCH(QString, file);
+        const nlohmann::json read = readPickle(data(qPrintable(file)));
+        // Python's json module's writing of the same dict (tuples as lists).
+        QCOMPARE(read, nlohmann::json::parse(data("snapshot.json")));
+        const nlohmann::json expected = nlohmann::json::parse(data("snapshot-expected.json"));
+        const TorchSnapshotSummary s = summarizeSnapshot(read);
+        QCOMPARE(s.device, 0);
+        QCOMPARE(s.segments, expected["segments"].get<std::uint64_t>());
+        QCOMPARE(s.blocks, expected["blocks"].get<std::uint64_t>());
+        QCOMPARE(s.reservedBytes, expected["reserved_bytes"].get<std::uint64_t>());
+        QCOMPARE(s.allocatedBytes, expected["allocated_bytes"].get<std::uint64_t>());
+        QCOMPARE(s.activeBytes, expected["active_bytes"].get<std::uint64_t>());
+        QCOMPARE(s.largestFreeBlock, expected["largest_free_block"].get<std::uint64_t>());
+        QCOMPARE(*s.tracePeakAllocatedBytes, expected["trace_peak_allocated_bytes"].get<std::uint64_t>());
+        QCOMPARE(s.tracePeakEntry, expected["trace_peak_entry"].get<std::size_t>());
+        QCOMPARE(s.traceEntries, expected["trace_entries"].get<std::size_t>());
+        QCOMPARE(s.traceOoms, expected["trace_ooms"].get<std::uint64_t>());
+        // The other device: one expandable segment, 40 MiB, no trace entries.
+        const TorchSnapshotSummary other = summarizeSnapshot(read, 1);
+        QCOMPARE(other.reservedBytes, std::uint64_t(40 * kMiB));
+        QCOMPARE(other.expandableSegments, std::uint64_t(1));
+        QVERIFY(!other.tracePeakAllocatedBytes);
+    }
+    void picklesRefused_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("torch tensor") << QStringLiteral("refused-torch-tensor.pickle") << QStringLiteral("GLOBAL (0x63) names a Python object");
+        QTest::newRow("OrderedDict") << QStringLiteral("refused-ordereddict.pickle") << QStringLiteral("STACK_GLOBAL (0x93) names a Python object");
+        QTest::newRow("protocol 0") << QStringLiteral("refused-protocol0.pickle") << QStringLiteral("an opcode of protocol 0 or 1");
+        QTest::newRow("cut") << QStringLiteral("refused-cut.pickle") << QStringLiteral("cut off?");
+    }
+    void picklesRefused()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, expected);
+        const QString message = pickleRefusal(data(qPrintable(file)));
+        QVERIFY2(message.startsWith(QStringLiteral("byte ")) && message.contains(expected), qPrintable(message));
+    }
+    void hostilePickles()
+    {
+        // 100,000 nested lists: refused at depth 65, and freed without recursion.
+        std::string deep = "\x80\x02" + std::string(100000, ']') + std::string(99999, 'a') + ".";
+        QVERIFY(pickleRefusal(deep).contains(QStringLiteral("nested deeper than 64")));
+        // A list that contains itself: EMPTY_LIST, MEMOIZE, BINGET 0, APPEND.
+        QVERIFY(pickleRefusal(std::string("\x80\x02]\x94h\x00" "a.", 8)).contains(QStringLiteral("contains itself")));
+        // 2^40 values from 40 tuples of two references to the one before.
+        // Each is popped once memoized (POP), the last one fetched again (BINGET 40).
+        std::string laughs = "\x80\x02]\x94" "0";
+        for (int k = 0; k < 40; ++k)
+            laughs += std::string("(h") + char(k) + "h" + char(k) + "t\x94" "0";
+        laughs += std::string("h") + char(40) + ".";
+        QVERIFY(pickleRefusal(laughs).contains(QStringLiteral("once shared values are written out")));
+        QVERIFY(pickleRefusal("\x80\x02J\x01\x00").contains(QStringLiteral("cut off?")));
+        QVERIFY(pickleRefusal(std::string("\x80\x02}K\x01K\x02s.", 9)).contains(QStringLiteral("not a str")));
+        QVERIFY(pickleRefusal("\x80\x09N.").contains(QStringLiteral("protocol 9")));
+        // 2^64 - 1 as LONG1 (9 bytes) is past 64 bits; -1 as LONG1 of 9 bytes is not.
+        QVERIFY(pickleRefusal(std::string("\x80\x02\x8a\x09\xff\xff\xff\xff\xff\xff\xff\xff\x00.", 14)).contains(QStringLiteral("past 64 bits")));
+        QCOMPARE(readPickle(std::string("\x80\x02\x8a\x09\xff\xff\xff\xff\xff\xff\xff\xff\xff.", 14)).get<std::int64_t>(), -1);
+        QCOMPARE(readPickle(std::string("\x80\x02J\xff\xff\xff\xff.", 8)).get<std::int64_t>(), -1);
+    }
+    void snapshotRefused()
+    {
+        const auto refusal = [](const nlohmann::json &doc) {
+            try {
+                summarizeSnapshot(doc);
+            } catch (const InputError &e) {
+                return QString::fromStdString(e.what());
+            }
+            return QString();
+        };
+        QVERIFY(refusal(nlohmann::json::array()).contains(QStringLiteral("not a dict")));
+        QVERIFY(refusal({{"segments", {{{"device", 0}, {"total_size", -5}}}}}).startsWith(QStringLiteral("segments[0].total_size")));
+        QVERIFY(refusal({{"segments", {{{"device", 0}, {"total_size", 5}, {"allocated_size", 1}, {"active_size", 1}}}}})
+                    .startsWith(QStringLiteral("segments[0].blocks: missing")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTorchMemory)
+#include "tst_torchmemory.moc"
