@@ -114,7 +114,9 @@ ErrorBand errorBandFor(const Scenario &scenario, std::string_view readingName)
         return ErrorBand{method, reading, widestBandPercent(), 0, "never validated", 0, BandBasis::NeverValidated, why};
     };
     const char *framework = enumName(scenario.framework.name);
-    if (std::none_of(kFrameworks, std::end(kFrameworks), [&](const char *f) { return std::strcmp(f, framework) == 0; }))
+    // A scenario that names no framework is the generic estimate: judged by its method's cases.
+    if (scenario.framework.name != Framework::None &&
+        std::none_of(kFrameworks, std::end(kFrameworks), [&](const char *f) { return std::strcmp(f, framework) == 0; }))
         return never(framework);
     if (scenario.task == Task::Train) {
         const char *optimizer = enumName(scenario.train.optimizer);

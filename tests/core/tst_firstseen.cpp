@@ -11,6 +11,8 @@
 #include "estimate/verdict.h"
 #include "processutil.h"
 #include "scenario/names.h"
+#include "scenario/catalog.h"
+#include "solve/solver.h"
 #include "testutil.h"
 
 #include <QDir>
@@ -302,6 +304,36 @@ private slots:
         for (std::size_t i = 0; i < e.gpus.size(); ++i)
             QCOMPARE(doc["gpus"][i]["state"].get<std::string>(),
                      std::string(fitStateKey(fitState(e.peak.deviceBytes, e.gpus[i].capacityBytes, fit.percent))));
+    }
+
+    // `solve`'s safe answer, checked by the estimator: at the safe value the band's upper edge
+    // fits the GPU, one more does not (or the exact answer is reached).
+    void solveSafeAnswerIsConfirmedByTheEstimator()
+    {
+        const QString file = QStringLiteral(HEADROOM_SOURCE_DIR "/examples/llama2-7b-lora.headroom.json");
+        const Run run = runHeadroom({QStringLiteral("solve"), file, QStringLiteral("--for"), QStringLiteral("max-seq-len"),
+                                     QStringLiteral("--gpu"), QStringLiteral("a100-80gb"), QStringLiteral("--format"),
+                                     QStringLiteral("json")});
+        QCOMPARE(run.exitCode, 0);
+        const nlohmann::json doc = nlohmann::json::parse(run.out.toStdString());
+        QCOMPARE(doc["printed"].get<std::string>(), std::string("exact"));
+        const std::uint64_t exact = doc["value"].get<std::uint64_t>();
+        const std::uint64_t safe = doc["safe"]["value"].get<std::uint64_t>();
+        const int band = doc["error_band"]["percent"].get<int>();
+        QVERIFY(safe > 0);
+        QVERIFY(safe <= exact);
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const Scenario s = scenarioFromJson(nlohmann::json::parse(f.readAll().toStdString()));
+        QCOMPARE(band, errorBandPercent(s));
+        const std::uint64_t capacity = builtinCatalog().findGpu("a100-80gb")->capacityBytes();
+        const auto peakAt = [&](std::uint64_t value) {
+            return estimate(withSolveValue(s, SolveFor::MaxSeqLen, value), Detail::BytesOnly).peak.deviceBytes;
+        };
+        QVERIFY(upperEdgeBytes(peakAt(safe), band) <= capacity);
+        QCOMPARE(fitState(peakAt(safe), capacity, band), FitState::Fits);
+        if (safe < exact)
+            QVERIFY(upperEdgeBytes(peakAt(safe + 1), band) > capacity);
     }
 
     void badLedgerLinesNameLineAndKey_data()
