@@ -85,6 +85,15 @@ void printText(const Advice &advice, const Scenario &scenario, Unit unit)
                  .arg(bytesText(peak, unit), bytesText(peak - advice.capacityBytes, unit),
                       whatWouldFitText(advice.final(), advice.gpuId, unit))
           << '\n';
+    // The verdict that knows its band: the start and the final configuration, three states.
+    const int startBand = errorBandPercent(advice.start);
+    const int finalBand = errorBandPercent(advice.final());
+    const FitState startState = fitState(advice.startPeakDeviceBytes, advice.capacityBytes, startBand);
+    const FitState finalState = fitState(peak, advice.capacityBytes, finalBand);
+    o << tr("State now: %1; after the steps: %2.")
+             .arg(QString::fromStdString(fitStateText(startState, startBand)),
+                  QString::fromStdString(fitStateText(finalState, finalBand)))
+      << '\n';
     if (advice.then)
         o << tr("Then: %1").arg(solveAnswerText(*advice.then, unit)) << '\n';
     if (!advice.skipped.empty()) {
@@ -166,6 +175,11 @@ int runAdvise(const QStringList &arguments)
             }
             for (std::size_t i = 0; i < advice.skipped.size(); ++i)
                 doc["skipped"][i]["why"] = skippedLeverText(advice, advice.skipped[i]).toStdString();
+            const int finalBand = errorBandPercent(advice.final());
+            doc["state"] = fitStateKey(fitState(advice.finalPeakDeviceBytes(), advice.capacityBytes, finalBand));
+            doc["start_state"] = fitStateKey(
+                fitState(advice.startPeakDeviceBytes, advice.capacityBytes, errorBandPercent(advice.start)));
+            doc["error_band_percent"] = finalBand;
             if (!advice.fits)
                 doc["what_would_fit"] = whatWouldFitText(advice.final(), advice.gpuId, unit).toStdString();
             out() << q(doc.dump(2)) << '\n';

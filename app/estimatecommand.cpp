@@ -158,12 +158,13 @@ void printText(const Scenario &scenario, const Estimate &e, Unit unit)
                   bytesText(e.peak.reservedBytes, unit), bytesText(e.peak.deviceBytes, unit))
       << '\n';
     for (const ErrorBand &band : e.errorBands)
-        o << tr("  typically within %1%2% of the %3 peak for runs like this (%4 held-out measured "
-                "runs, docs/accuracy.md)")
-                 .arg(QString::fromUtf8("\u00b1"))
-                 .arg(band.percent)
-                 .arg(QString::fromLatin1(band.reading))
-                 .arg(band.cases)
+        o << "  " << tr("%1 peak: %2").arg(QString::fromLatin1(band.reading), QString::fromStdString(errorBandText(band)))
+          << (band.basis == BandBasis::NeverValidated
+                  ? QString()
+                  : tr(" (%1: %2 runs first seen blind, %3% of them estimated more than 10% low; docs/accuracy.md)")
+                        .arg(QString::fromLatin1(band.group))
+                        .arg(band.cases)
+                        .arg(band.unsafePercent))
           << '\n';
     if (e.hostBytes) {
         o << tr("Offloaded to CPU RAM: %1 per GPU").arg(bytesText(e.hostBytes, unit)) << '\n';
@@ -212,7 +213,8 @@ void printText(const Scenario &scenario, const Estimate &e, Unit unit)
                                   e.serving->startsOk ? tr("the requests do not all run at once")
                                                       : tr("the engine does not start"));
         else
-            o << "  " << verdictText(safe(g.name), g.headroomBytes, unit)
+            o << "  " << verdictText(safe(g.name), g.headroomBytes, unit, VerdictStyle::Sentence, e.errorBandPercent,
+                                     e.peak.deviceBytes)
               << tr(" (%1)").arg(gpuLabel(safe(g.name), g.capacityBytes, unit));
         if (target && target->id == g.id && e.gpus.size() > 1)
             o << tr("  <- the verdict's GPU");

@@ -8,8 +8,10 @@
 #include "solve/solvejson.h"
 #include "solvetext.h"
 #include "solve/solver.h"
+#include "accuracy/errorband.h"
 
 #include <QCoreApplication>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 namespace headroom::cli {
@@ -77,11 +79,36 @@ int runSolve(const QStringList &arguments)
     const QString path = parser.positionalArguments().at(1);
     try {
         const Scenario scenario = loadScenario(path, parser.values(QStringLiteral("set")));
-        const Solution answer = solve(scenario, *what, parser.value(QStringLiteral("gpu")).toStdString(), options);
+        const std::string gpu = parser.value(QStringLiteral("gpu")).toStdString();
+        const Solution answer = solve(scenario, *what, gpu, options);
+        // The safe answer beside the exact one: the value whose band's upper edge fits, i.e. the
+        // exact answer under a margin divided by (1 + band). Engines that size themselves have none.
+        const ErrorBand band = errorBandFor(scenario, "device");
+        const bool engineSized = scenario.serving && (scenario.serving->engine == Engine::Vllm ||
+                                                      scenario.serving->engine == Engine::Sglang);
+        std::optional<Solution> safeAnswer;
+        if (!engineSized) {
+            SolveOptions safeOptions = options;
+            safeOptions.margin = options.margin / (1.0 + band.percent / 100.0);
+            safeAnswer = solve(scenario, *what, gpu, safeOptions);
+        }
         if (format == QLatin1String("json")) {
-            out() << q(solutionToJson(answer).dump(2)) << '\n';
+            nlohmann::json doc = solutionToJson(answer);
+            doc["printed"] = "exact";
+            doc["error_band"] = {{"percent", band.percent}, {"group", band.group}, {"cases", band.cases},
+                                 {"first_seen", true}, {"text", errorBandText(band)}};
+            if (safeAnswer)
+                doc["safe"] = solutionToJson(*safeAnswer);
+            out() << q(doc.dump(2)) << '\n';
         } else {
             out() << solveAnswerText(answer, unit) << '\n';
+            if (safeAnswer)
+                out() << tr("  Above: the exact answer. Safe answer: %1, the largest value whose peak + %2% still "
+                            "fits (the estimate is %3)")
+                             .arg(safeAnswer->value)
+                             .arg(band.percent)
+                             .arg(QString::fromStdString(errorBandText(band)))
+                      << '\n';
             if (answer.value && answer.what != SolveFor::MinGpus && scenario.serving &&
                 (scenario.serving->engine == Engine::Vllm || scenario.serving->engine == Engine::Sglang) &&
                 options.margin < 1)

@@ -6,9 +6,11 @@
 #include "clicommon.h"
 #include "io/inputpolicy.h"
 #include "servingcommands.h"
+#include "accuracy/firstseen.h"
 #include "accuracy/validation.h"
 
 #include <QDir>
+#include <QFileInfo>
 #include <nlohmann/json.hpp>
 
 namespace headroom::cli {
@@ -50,7 +52,7 @@ void printSummary(QTextStream &o, const QString &name, const ErrorSummary &s, in
       << percent(s.within20, 0).rightJustified(6) << '\n';
 }
 
-void printText(const ValidationReport &report)
+void printText(const ValidationReport &report, const std::vector<FirstSeen> &ledger)
 {
     QTextStream &o = out();
     int idWidth = 4;
@@ -84,11 +86,46 @@ void printText(const ValidationReport &report)
         for (const GroupSummary &g : *groups)
             printSummary(o, groupCell(g.name), g.summary, width);
     }
-    o << '\n' << tr("Error bands (80th percentile of |error| over held-out cases, per method and reading):")
+    if (ledger.empty()) {
+        o << '\n' << tr("No first-seen ledger (%1) in this folder: no bands.").arg(QLatin1String(kFirstSeenFile)) << '\n';
+        o.flush();
+        return;
+    }
+    o << '\n'
+      << tr("First-seen |error| (the estimator when each case was added; 'unsafe' = first seen more than 10% "
+            "low; 'now' = median of this estimator):")
       << '\n';
-    for (const ErrorBand &b : computeErrorBands(report))
-        o << "  " << b.method << ' ' << b.reading << ' ' << QString::fromUtf8("\u00b1") << b.percent
-          << "% " << tr("(%1 held-out cases)").arg(b.cases) << '\n';
+    int fsWidth = 10;
+    for (const FirstSeenSummary &s : summarizeFirstSeen(report, ledger))
+        fsWidth = std::max(fsWidth, int(s.name.size()));
+    o << tr("group").leftJustified(fsWidth) << "  " << tr("cases").rightJustified(5) << "  "
+      << tr("median").rightJustified(7) << "  " << tr("p90").rightJustified(7) << "  "
+      << tr("max").rightJustified(7) << "  " << tr("unsafe").rightJustified(6) << "  "
+      << tr("now").rightJustified(7) << '\n';
+    for (const FirstSeenSummary &s : summarizeFirstSeen(report, ledger))
+        o << safe(s.name).leftJustified(fsWidth) << "  " << QString::number(s.summary.count).rightJustified(5)
+          << "  " << percent(s.summary.medianAbs).rightJustified(7) << "  "
+          << percent(s.summary.p90Abs).rightJustified(7) << "  " << percent(s.summary.maxAbs).rightJustified(7)
+          << "  " << percent(s.unsafe, 0).rightJustified(6) << "  " << percent(s.currentMedian).rightJustified(7)
+          << '\n';
+    o << '\n'
+      << tr("Error bands (80th percentile of first-seen |error| over blind cases; a group is used with at "
+            "least %1 cases):")
+             .arg(kMinBandCases)
+      << '\n';
+    std::vector<MeasurementCase> measured;
+    for (const CaseResult &c : report.cases)
+        measured.push_back(c.measurement);
+    for (const BandRow &b : computeFirstSeenBands(measured, ledger)) {
+        QString group = safe(b.method);
+        if (!b.reading.empty())
+            group += QLatin1String(" x ") + safe(b.reading);
+        if (!b.framework.empty())
+            group = safe(b.framework) + QLatin1String(" x ") + group;
+        o << "  " << group.leftJustified(34) << ' ' << QString::fromUtf8("\u00b1") << b.percent << "%  "
+          << tr("%1 cases, unsafe %2%").arg(b.cases).arg(b.unsafePercent)
+          << (b.cases < kMinBandCases ? tr(" (too few: not used)") : QString()) << '\n';
+    }
     o.flush();
 }
 
@@ -149,11 +186,27 @@ int runValidate(const QStringList &arguments)
                 parseMeasurementCase(std::string_view(bytes.constData(), std::size_t(bytes.size())),
                                      dir.filePath(file).toStdString()));
         }
+        std::vector<FirstSeen> ledger;
+        const QString ledgerPath = dir.filePath(QLatin1String(kFirstSeenFile));
+        if (QFileInfo::exists(ledgerPath)) {
+            QByteArray bytes;
+            try {
+                bytes = readFile(ledgerPath);
+            } catch (const InputError &error) {
+                return fail(ledgerPath + QLatin1String(": ") + q(error.detail));
+            }
+            ledger = parseFirstSeenLedger(std::string_view(bytes.constData(), std::size_t(bytes.size())),
+                                          ledgerPath.toStdString());
+        }
         const ValidationReport report = validate(cases);
-        if (format == QLatin1String("json"))
-            out() << q(reportToJson(report).dump(2)) << '\n';
-        else
-            printText(report);
+        if (format == QLatin1String("json")) {
+            nlohmann::json doc = reportToJson(report);
+            if (!ledger.empty())
+                doc["first_seen"] = firstSeenJson(report, ledger);
+            out() << q(doc.dump(2)) << '\n';
+        } else {
+            printText(report, ledger);
+        }
         out().flush();
         return ExitOk;
     } catch (const std::exception &error) {

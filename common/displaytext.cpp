@@ -45,7 +45,35 @@ QString gpuLabel(const QString &name, std::uint64_t bytes, Unit unit)
     return tr("%1 \u00b7 %2").arg(shortGpuName(name), capacityText(bytes, unit));
 }
 
-QString verdictText(const QString &gpuName, std::int64_t headroomBytes, Unit unit, VerdictStyle style)
+namespace {
+QString plainVerdictText(const QString &gpuName, std::int64_t headroomBytes, Unit unit, VerdictStyle style);
+}
+
+QString verdictText(const QString &gpuName, std::int64_t headroomBytes, Unit unit, VerdictStyle style, int bandPercent,
+                    std::uint64_t peakBytes)
+{
+    const QString plain = plainVerdictText(gpuName, headroomBytes, unit, style);
+    if (bandPercent <= 0 || peakBytes == 0)
+        return plain;
+    const std::int64_t capacity = std::int64_t(peakBytes) + headroomBytes;
+    if (capacity <= 0 ||
+        fitState(peakBytes, std::uint64_t(capacity), bandPercent) != FitState::Borderline)
+        return plain;
+    switch (style) {
+    case VerdictStyle::Sentence:
+        return plain + QStringLiteral(" \u2014 ") +
+               QString::fromStdString(fitStateText(FitState::Borderline, bandPercent));
+    case VerdictStyle::TwoLines:
+        return plain + tr("\nmay not fit (\u00b1%1%)").arg(bandPercent);
+    case VerdictStyle::Compact:
+    case VerdictStyle::Tiny:
+        break;
+    }
+    return plain + tr("\n\u00b1%1%: may not fit").arg(bandPercent);
+}
+
+namespace {
+QString plainVerdictText(const QString &gpuName, std::int64_t headroomBytes, Unit unit, VerdictStyle style)
 {
     const QString gpu = shortGpuName(gpuName);
     const std::uint64_t margin =
@@ -64,6 +92,7 @@ QString verdictText(const QString &gpuName, std::int64_t headroomBytes, Unit uni
     }
     return {};
 }
+} // namespace
 
 QString positionLimitText(const Scenario &scenario, const PositionLimit &limit)
 {

@@ -29,9 +29,13 @@ enum class VerdictStyle {
     Tiny,     ///< "over by\n54.63 GiB" / "spare\n12.30 GiB": the GPU is the one whose line is bold
 };
 /// The one wording of a verdict (status bar, chart, advisor and command line say it alike).
-/// `headroomBytes` is capacity minus the device peak: negative when it does not fit.
+/// `headroomBytes` is capacity minus the device peak: negative when it does not fit. With the
+/// estimate's band (`bandPercent` > 0) and its `peakBytes`, the verdict has three states
+/// (fitState): a borderline one adds "may not fit: within the ±16% this estimate carries"
+/// (shorter in the narrow styles).
 QString verdictText(const QString &gpuName, std::int64_t headroomBytes, Unit unit,
-                    VerdictStyle style = VerdictStyle::Sentence);
+                    VerdictStyle style = VerdictStyle::Sentence, int bandPercent = 0,
+                    std::uint64_t peakBytes = 0);
 
 /// "train.seq_len 2,048 is beyond GPT-2's 1,024 learned positions (model.max_positions): ..."
 QString positionLimitText(const Scenario &scenario, const PositionLimit &limit);

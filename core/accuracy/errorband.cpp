@@ -1,58 +1,163 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "accuracy/errorband.h"
 
-#include <array>
+#include "scenario/names.h"
+
+#include <algorithm>
 #include <cstring>
+#include <string>
 
 namespace headroom {
 
 namespace {
 
-// 80th percentile of |estimate - measured| / measured over the HELD-OUT cases of
-// tests/data/measured with that method and reading, rounded up to a whole percent, and the
-// number of cases. Regenerate with `headroom validate tests/data/measured --format json`
-// (error_bands) after any estimator or case change; tst_validation fails while it is stale.
-constexpr ErrorBand kBands[] = {
-    {"full", "allocated", 6, 9},
-    {"full", "reserved", 16, 11},
-    {"full", "device", 4, 1},
-    {"lora", "allocated", 5, 11},
-    {"lora", "reserved", 21, 5},
-    {"qlora", "allocated", 13, 9},
-    {"qlora", "reserved", 34, 4},
-    {"qlora", "device", 42, 1},
-    {"inference", "allocated", 4, 14},
+// BEGIN GENERATED BANDS (headroom validate tests/data/measured --format json: first_seen.bands)
+// Per group of BLIND first-seen cases: framework, method, reading ("" at the coarser levels),
+// 80th percentile of |first-seen error| rounded up, cases, share first seen > 10% low.
+constexpr StoredBand kBands[] = {
+    {"hf_transformers", "full", "allocated", 10, 27, 11},
+    {"litgpt", "full", "allocated", 120, 6, 17},
+    {"litgpt", "lora", "allocated", 18, 8, 38},
+    {"litgpt", "qlora", "allocated", 23, 13, 100},
+    {"hf_generate", "inference", "allocated", 23, 15, 73},
+    {"", "full", "allocated", 14, 33, 12},
+    {"", "lora", "allocated", 18, 8, 38},
+    {"", "qlora", "allocated", 23, 13, 100},
+    {"", "inference", "allocated", 23, 15, 73},
+    {"", "full", "", 14, 33, 12},
+    {"", "lora", "", 18, 8, 38},
+    {"", "qlora", "", 23, 13, 100},
+    {"", "inference", "", 23, 15, 73},
 };
+constexpr const char *kFrameworks[] = {"accelerate", "axolotl", "deepspeed", "hf_generate", "hf_transformers", "litgpt", "torchtitan", "torchtune"};
+constexpr const char *kOptimizers[] = {"adafactor", "adamw", "adamw_8bit", "none", "paged_adamw", "paged_adamw_8bit"};
+// END GENERATED BANDS
+
+struct Named
+{
+    const StoredBand *row;
+    std::string group;
+};
+
+const std::vector<Named> &namedBands()
+{
+    static const std::vector<Named> named = [] {
+        std::vector<Named> out;
+        for (const StoredBand &b : kBands) {
+            std::string group = b.method;
+            if (*b.reading)
+                group += std::string(" x ") + b.reading;
+            if (*b.framework)
+                group = std::string(b.framework) + " x " + group;
+            out.push_back({&b, group});
+        }
+        return out;
+    }();
+    return named;
+}
+
+const Named *find(std::string_view framework, std::string_view method, std::string_view reading)
+{
+    for (const Named &n : namedBands())
+        if (n.row->framework == framework && n.row->method == method && n.row->reading == reading)
+            return &n;
+    return nullptr;
+}
+
+const char *methodOf(const Scenario &s)
+{
+    if (s.task != Task::Train)
+        return "inference";
+    switch (s.train.method) {
+    case Method::Full:
+        return "full";
+    case Method::Lora:
+        return "lora";
+    default:
+        return "qlora";
+    }
+}
+
+const char *const kReadings[] = {"allocated", "reserved", "device"};
+
+/// The reading's name with static storage.
+const char *readingLiteral(std::string_view reading)
+{
+    for (const char *r : kReadings)
+        if (reading == r)
+            return r;
+    return "device";
+}
 
 } // namespace
 
-std::span<const ErrorBand> errorBands() { return kBands; }
+std::span<const StoredBand> storedBands() { return kBands; }
+std::span<const char *const> validatedFrameworks() { return kFrameworks; }
+std::span<const char *const> validatedOptimizers() { return kOptimizers; }
+
+int widestBandPercent()
+{
+    static const int widest = [] {
+        int w = 0;
+        for (const StoredBand &b : kBands)
+            w = std::max(w, b.percent);
+        return w;
+    }();
+    return widest;
+}
+
+ErrorBand errorBandFor(const Scenario &scenario, std::string_view readingName)
+{
+    const char *method = methodOf(scenario);
+    const char *reading = readingLiteral(readingName);
+    const auto never = [&](const char *why) {
+        return ErrorBand{method, reading, widestBandPercent(), 0, "never validated", 0, BandBasis::NeverValidated, why};
+    };
+    const char *framework = enumName(scenario.framework.name);
+    // A scenario that names no framework is the generic estimate: judged by its method's cases.
+    if (scenario.framework.name != Framework::None &&
+        std::none_of(kFrameworks, std::end(kFrameworks), [&](const char *f) { return std::strcmp(f, framework) == 0; }))
+        return never(framework);
+    if (scenario.task == Task::Train) {
+        const char *optimizer = enumName(scenario.train.optimizer);
+        if (std::none_of(kOptimizers, std::end(kOptimizers),
+                         [&](const char *o) { return std::strcmp(o, optimizer) == 0; }))
+            return never(optimizer);
+    }
+    const auto band = [&](const Named &n, BandBasis basis) {
+        return ErrorBand{method, reading, n.row->percent, n.row->cases, n.group.c_str(), n.row->unsafePercent, basis, ""};
+    };
+    for (const Named *n : {find(framework, method, reading), find("", method, reading), find("", method, "")})
+        if (n && n->row->cases >= kMinBandCases)
+            return band(*n, BandBasis::Validated);
+    // Fewer than kMinBandCases even for the method: as wide as the widest band, and it says so.
+    if (const Named *n = find("", method, "")) {
+        ErrorBand few = band(*n, BandBasis::Few);
+        few.percent = std::max(few.percent, widestBandPercent());
+        return few;
+    }
+    return never(method);
+}
 
 std::vector<ErrorBand> errorBandsFor(const Scenario &scenario)
 {
-    static const char *const kMethods[] = {"full", "lora", "qlora", "inference"};
-    // Each method's bands, in reading order, found once (every estimate asks).
-    static const std::array<std::vector<ErrorBand>, 4> kByMethod = [] {
-        std::array<std::vector<ErrorBand>, 4> out;
-        for (std::size_t m = 0; m < out.size(); ++m)
-            for (const char *reading : {"allocated", "reserved", "device"})
-                for (const ErrorBand &band : kBands)
-                    if (std::strcmp(band.method, kMethods[m]) == 0 && std::strcmp(band.reading, reading) == 0 &&
-                        band.cases >= kMinBandCases)
-                        out[m].push_back(band);
-        return out;
-    }();
-    const std::size_t method = scenario.task != Task::Train           ? 3
-                               : scenario.train.method == Method::Full ? 0
-                               : scenario.train.method == Method::Lora ? 1
-                                                                       : 2;
-    return kByMethod[method];
+    return {errorBandFor(scenario, "device"), errorBandFor(scenario, "allocated"), errorBandFor(scenario, "reserved")};
 }
 
-int errorBandPercent(const Scenario &scenario)
+int errorBandPercent(const Scenario &scenario) { return errorBandFor(scenario, "device").percent; }
+
+std::string errorBandText(const ErrorBand &band)
 {
-    const std::vector<ErrorBand> bands = errorBandsFor(scenario);
-    return bands.empty() ? 0 : bands.front().percent;
+    const std::string pm = "\u00b1" + std::to_string(band.percent) + "%";
+    switch (band.basis) {
+    case BandBasis::Validated:
+        return "typically within " + pm + " for runs like this";
+    case BandBasis::Few:
+        return "few validated runs like this: " + pm;
+    case BandBasis::NeverValidated:
+        break;
+    }
+    return std::string("never validated (no measured run with ") + band.why + "): " + pm;
 }
 
 } // namespace headroom

@@ -208,35 +208,10 @@ ValidationReport validate(const std::vector<MeasurementCase> &cases)
     return report;
 }
 
-std::vector<ErrorBand> computeErrorBands(const ValidationReport &report)
-{
-    std::vector<ErrorBand> bands;
-    for (const char *method : {"full", "lora", "qlora", "inference"}) {
-        for (const Reading reading : {Reading::Allocated, Reading::Reserved, Reading::Device}) {
-            std::vector<double> abs;
-            for (const CaseResult &c : report.cases)
-                if (c.measurement.method == method && c.measurement.reading == reading &&
-                    c.measurement.split == Split::Holdout)
-                    abs.push_back(std::fabs(c.error));
-            if (abs.empty())
-                continue;
-            const int percent = static_cast<int>(std::ceil(percentile(abs, 0.8) * 100 - 1e-9));
-            bands.push_back({method, readingName(reading), percent, static_cast<int>(abs.size())});
-        }
-    }
-    return bands;
-}
-
 json reportToJson(const ValidationReport &report)
 {
-    json bands = json::array();
-    for (const ErrorBand &b : computeErrorBands(report))
-        bands.push_back({{"method", b.method},
-                         {"reading", b.reading},
-                         {"percent", b.percent},
-                         {"held_out_cases", b.cases}});
     json cases = json::array();
-    for (const CaseResult &c : report.cases)
+    for (const CaseResult &c : report.cases) {
         cases.push_back({{"id", c.measurement.id},
                          {"method", c.measurement.method},
                          {"reading", readingName(c.measurement.reading)},
@@ -246,6 +221,9 @@ json reportToJson(const ValidationReport &report)
                          {"measured_bytes", c.measurement.measuredBytes},
                          {"estimated_bytes", c.estimatedBytes},
                          {"error", c.error}});
+        if (c.measurement.scenario.task == Task::Train)
+            cases.back()["optimizer"] = enumName(c.measurement.scenario.train.optimizer);
+    }
     return {{"format", "headroom-validation"},
             {"version", 1},
             {"cases", cases},
@@ -253,8 +231,7 @@ json reportToJson(const ValidationReport &report)
             {"by_split", groupsJson(report.bySplit)},
             {"by_method", groupsJson(report.byMethod)},
             {"by_source", groupsJson(report.bySource)},
-            {"by_framework", groupsJson(report.byFramework)},
-            {"error_bands", bands}};
+            {"by_framework", groupsJson(report.byFramework)}};
 }
 
 } // namespace headroom

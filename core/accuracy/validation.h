@@ -114,11 +114,6 @@ struct ValidationReport
 /// Estimates every case and summarizes the errors.
 ValidationReport validate(const std::vector<MeasurementCase> &cases);
 
-/// The error band table recomputed from a report: per method (full, lora, qlora, inference)
-/// and reading (allocated, reserved, device), the 80th percentile of |error| over its HELD-OUT
-/// cases, rounded up to a whole percent, with the number of cases.
-std::vector<ErrorBand> computeErrorBands(const ValidationReport &report);
-
 /// The report as JSON ("headroom-validation" v1).
 nlohmann::json reportToJson(const ValidationReport &report);
 

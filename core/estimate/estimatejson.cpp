@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "estimate/estimatejson.h"
 
+#include "estimate/verdict.h"
+
 #include "scenario/names.h"
 
 #include <nlohmann/json.hpp>
@@ -115,10 +117,27 @@ json estimateToJson(const Estimate &e, Unit unit)
     if (e.errorBandPercent > 0)
         doc["error_band_percent"] = e.errorBandPercent;
     if (!e.errorBands.empty()) {
+        const auto bandJson = [](const ErrorBand &band) {
+            return nlohmann::json{{"reading", band.reading},
+                                  {"percent", band.percent},
+                                  {"group", band.group},
+                                  {"cases", band.cases},
+                                  {"first_seen", true},
+                                  {"basis", band.basis == BandBasis::Validated ? "validated"
+                                            : band.basis == BandBasis::Few   ? "few"
+                                                                             : "never_validated"},
+                                  {"unsafe_percent", band.unsafePercent},
+                                  {"text", errorBandText(band)}};
+        };
         nlohmann::json bands = nlohmann::json::array();
         for (const ErrorBand &band : e.errorBands)
-            bands.push_back({{"reading", band.reading}, {"percent", band.percent}, {"held_out_cases", band.cases}});
+            bands.push_back(bandJson(band));
         doc["error_bands"] = bands;
+        // The band the verdicts use (the device reading's), and each GPU's three-state verdict.
+        doc["error_band"] = bandJson(e.errorBands.front());
+        for (std::size_t i = 0; i < e.gpus.size() && i < doc["gpus"].size(); ++i)
+            doc["gpus"][i]["state"] =
+                fitStateKey(fitState(e.peak.deviceBytes, e.gpus[i].capacityBytes, e.errorBands.front().percent));
     }
     if (!e.host.empty())
         doc["host"] = consumerList(e.host);

@@ -6,6 +6,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+
 namespace headroom {
 
 const Gpu *targetGpu(const Scenario &scenario, const Catalog &catalog)
@@ -32,6 +37,57 @@ std::optional<GpuFit> targetFit(const Scenario &scenario, const Estimate &estima
     const std::int64_t headroom =
         std::int64_t(gpu->capacityBytes()) - std::int64_t(estimate.peak.deviceBytes);
     return GpuFit{gpu->id, gpu->name, gpu->capacityBytes(), headroom >= 0, headroom};
+}
+
+std::uint64_t upperEdgeBytes(std::uint64_t peakBytes, int bandPercent)
+{
+    const long double upper = (long double)peakBytes * (100.0L + std::max(bandPercent, 0)) / 100.0L;
+    if (upper >= 18446744073709551615.0L)
+        return UINT64_MAX;
+    return std::uint64_t(std::ceil(double(upper)));
+}
+
+FitState fitState(std::uint64_t peakBytes, std::uint64_t capacityBytes, int bandPercent)
+{
+    if (upperEdgeBytes(peakBytes, bandPercent) <= capacityBytes)
+        return FitState::Fits;
+    // The lower edge, peak x (1 - band): the run is over the GPU even if the estimate is high.
+    const long double lower = (long double)peakBytes * (100.0L - std::clamp(bandPercent, 0, 100)) / 100.0L;
+    return lower > (long double)capacityBytes ? FitState::DoesNotFit : FitState::Borderline;
+}
+
+const char *fitStateKey(FitState state)
+{
+    switch (state) {
+    case FitState::Fits:
+        return "fits";
+    case FitState::Borderline:
+        return "borderline";
+    case FitState::DoesNotFit:
+        break;
+    }
+    return "does_not_fit";
+}
+
+std::string fitStateText(FitState state, int bandPercent)
+{
+    switch (state) {
+    case FitState::Fits:
+        return "fits";
+    case FitState::Borderline:
+        return "may not fit: within the \u00b1" + std::to_string(bandPercent) + "% this estimate carries";
+    case FitState::DoesNotFit:
+        break;
+    }
+    return "does not fit";
+}
+
+std::optional<FitState> targetState(const Scenario &scenario, const Estimate &estimate, const Catalog &catalog)
+{
+    const std::optional<GpuFit> fit = targetFit(scenario, estimate, catalog);
+    if (!fit)
+        return std::nullopt;
+    return fitState(estimate.peak.deviceBytes, fit->capacityBytes, estimate.errorBandPercent);
 }
 
 namespace {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 namespace headroom {
 
@@ -18,6 +19,23 @@ const Gpu *targetGpu(const Scenario &scenario, const Catalog &catalog = builtinC
 /// The estimate's fit on the target GPU; empty when there is none.
 std::optional<GpuFit> targetFit(const Scenario &scenario, const Estimate &estimate,
                                 const Catalog &catalog = builtinCatalog());
+
+/// The verdict that knows its band (docs/accuracy.md): `Fits` when the band's upper edge fits,
+/// `Borderline` when the GPU's capacity lies inside the band, `DoesNotFit` when even the lower
+/// edge does not. Every view (status bar, chart, advisor, `advise`, `solve`, exports) uses it.
+enum class FitState { Fits, Borderline, DoesNotFit };
+
+/// The state of a device peak on a GPU of `capacityBytes` under a band of +/- `bandPercent`.
+FitState fitState(std::uint64_t peakBytes, std::uint64_t capacityBytes, int bandPercent);
+/// The band's upper edge: peak x (1 + bandPercent / 100), rounded up; saturates.
+std::uint64_t upperEdgeBytes(std::uint64_t peakBytes, int bandPercent);
+/// "fits", "borderline" or "does_not_fit" (the JSON `state`).
+const char *fitStateKey(FitState state);
+/// "fits", "may not fit: within the ±16% this estimate carries" or "does not fit".
+std::string fitStateText(FitState state, int bandPercent);
+/// The state on the target GPU (targetFit with the estimate's fit band); empty without one.
+std::optional<FitState> targetState(const Scenario &scenario, const Estimate &estimate,
+                                    const Catalog &catalog = builtinCatalog());
 
 /// More GPUs of one kind that the estimator says would fit: the answer to "what would?".
 struct ScaleOut

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The estimator against published measurements (tests/data/measured): every case loads and
 // estimates, the statistics are right on hand-made numbers, the held-out half meets the floors,
-// the stored error-band table is current, and `headroom validate` works as a user runs it.
+// and `headroom validate` works as a user runs it.
 #include "training/framework.h"
 #include "testutil.h"
+#include "accuracy/firstseen.h"
 #include "accuracy/validation.h"
+
+#include <set>
 
 #include <QDir>
 #include <QFile>
@@ -148,12 +151,22 @@ private slots:
         }
     }
 
-    // The issue's floors on the held-out half; they only tighten later.
+    // The issue's floors on the held-out half of the cases that existed before the first-seen
+    // ledger (its not-blind lines); the cases first seen blind (issue 23) are judged by their
+    // first-seen errors in tst_firstseen and docs/accuracy.md instead.
     void holdoutMeetsTheFloors()
     {
+        QFile ledgerFile(measuredDir() + QLatin1Char('/') + QLatin1String(kFirstSeenFile));
+        QVERIFY(ledgerFile.open(QIODevice::ReadOnly));
+        const QByteArray ledgerText = ledgerFile.readAll();
+        std::set<std::string> blind;
+        for (const FirstSeen &f : parseFirstSeenLedger(std::string_view(ledgerText.constData(), std::size_t(ledgerText.size())),
+                                                       kFirstSeenFile))
+            if (f.blind)
+                blind.insert(f.id);
         std::vector<double> errors;
         for (const CaseResult &c : m_report.cases)
-            if (c.measurement.split == Split::Holdout)
+            if (c.measurement.split == Split::Holdout && !blind.count(c.measurement.id))
                 errors.push_back(c.error);
         const ErrorSummary s = summarize(errors);
         const QByteArray figures = QByteArray("holdout median ") + QByteArray::number(s.medianAbs * 100, 'f', 1) +
@@ -163,36 +176,6 @@ private slots:
         // version, config, model, hardware): median <= 5% and p90 <= 20%. They only tighten.
         QVERIFY2(s.medianAbs <= 0.05, figures.constData());
         QVERIFY2(s.p90Abs <= 0.20, figures.constData());
-    }
-
-    void storedErrorBandsAreCurrent()
-    {
-        const std::vector<ErrorBand> fresh = computeErrorBands(m_report);
-        const auto stored = errorBands();
-        QCOMPARE(fresh.size(), stored.size());
-        for (std::size_t i = 0; i < fresh.size(); ++i) {
-            const QByteArray row = QByteArray(fresh[i].method) + " " + fresh[i].reading + ": stored +/-" +
-                                   QByteArray::number(stored[i].percent) + "% over " +
-                                   QByteArray::number(stored[i].cases) + " cases, measured now +/-" +
-                                   QByteArray::number(fresh[i].percent) + "% over " +
-                                   QByteArray::number(fresh[i].cases) + " (update core/accuracy/errorband.cpp)";
-            QVERIFY2(std::string(fresh[i].method) == stored[i].method, row.constData());
-            QVERIFY2(std::string(fresh[i].reading) == stored[i].reading, row.constData());
-            QVERIFY2(fresh[i].percent == stored[i].percent, row.constData());
-            QVERIFY2(fresh[i].cases == stored[i].cases, row.constData());
-        }
-    }
-
-    // Bands come from held-out cases only, per method and reading, with their case count.
-    void bandsRestOnHeldOutCases()
-    {
-        for (const ErrorBand &band : computeErrorBands(m_report)) {
-            int heldOut = 0;
-            for (const CaseResult &c : m_report.cases)
-                heldOut += c.measurement.split == Split::Holdout && c.measurement.method == band.method &&
-                           std::string(readingName(c.measurement.reading)) == band.reading;
-            QCOMPARE(band.cases, heldOut);
-        }
     }
 
     // A case says what its source says: it names a framework and does not repeat a behaviour
@@ -239,11 +222,13 @@ private slots:
         QVERIFY(e.errorBandPercent > 0);
         QCOMPARE(e.errorBandPercent, errorBandPercent(s));
         QCOMPARE(estimateToJson(e)["error_band_percent"].get<int>(), e.errorBandPercent);
-        // Every band shown rests on enough held-out cases, and the JSON says how many.
-        QVERIFY(!e.errorBands.empty());
+        // Every reading's band, the fit (device) band first; a validated band rests on enough
+        // blind first-seen cases, and the JSON says how many.
+        QCOMPARE(e.errorBands.size(), std::size_t(3));
+        QCOMPARE(std::string(e.errorBands.front().reading), std::string("device"));
         for (const ErrorBand &band : e.errorBands)
-            QVERIFY(band.cases >= kMinBandCases);
-        QCOMPARE(estimateToJson(e)["error_bands"][0]["held_out_cases"].get<int>(), e.errorBands.front().cases);
+            QVERIFY(band.basis != BandBasis::Validated || band.cases >= kMinBandCases);
+        QCOMPARE(estimateToJson(e)["error_bands"][0]["cases"].get<int>(), e.errorBands.front().cases);
     }
 
     void validateCommandText()

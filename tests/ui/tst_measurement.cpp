@@ -63,7 +63,7 @@ private slots:
         QVERIFY2(text.contains(QLatin1String("+5.0%")), qPrintable(text));
         QVERIFY(text.contains(QLatin1String("22.00 GB")));
         QVERIFY(text.contains(QLatin1String("12%")));
-        QVERIFY2(text.contains(QLatin1String("9 held-out runs")), qPrintable(text));
+        QVERIFY2(text.contains(QLatin1String("9 runs first seen blind")), qPrintable(text));
         // (23 - 25) / 25 = -8.0% for nvidia-smi.
         const QString device = compareText(e, Measurement{25'000'000'000, Reading::Device}, Unit::GB);
         QVERIFY2(device.contains(QLatin1String("-8.0%")), qPrintable(device));

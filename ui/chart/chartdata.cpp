@@ -190,8 +190,9 @@ ChartData scenarioChartData(const Scenario &scenario, const Estimate &estimate, 
     data.subtitle = scenarioSummary(scenario);
     if (error.isEmpty()) {
         data.subtitle += kSeparator + tr("peak %1").arg(bytesText(estimate.peak.deviceBytes, unit));
-        if (estimate.errorBandPercent > 0)
-            data.subtitle += tr(" (typically within ±%1%)").arg(estimate.errorBandPercent);
+        if (!estimate.errorBands.empty())
+            data.subtitle += QStringLiteral(" (") + QString::fromStdString(errorBandText(estimate.errorBands.front())) +
+                             QLatin1Char(')');
     }
     if (const auto limit = positionLimit(scenario); limit && !limit->error)
         data.warning = QStringLiteral("\u26a0 ") + positionLimitText(scenario, *limit);

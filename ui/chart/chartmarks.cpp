@@ -58,7 +58,9 @@ QStringList verdictLines(const ChartData &data, const ChartColumn &column, doubl
     const QString name = column.host ? QCoreApplication::translate("chart", "its RAM share") : line->name;
     QStringList lines;
     for (const VerdictStyle style : {VerdictStyle::TwoLines, VerdictStyle::Compact, VerdictStyle::Tiny}) {
-        lines = verdictText(name, headroom, data.unit, style).split(QLatin1Char('\n'));
+        // The verdict knows its band: a borderline column says "may not fit (±N%)".
+        const int band = column.estimate && !column.host ? column.estimate->errorBandPercent : 0;
+        lines = verdictText(name, headroom, data.unit, style, band, column.totalBytes).split(QLatin1Char('\n'));
         if (widest(lines, font) <= room)
             break;
     }

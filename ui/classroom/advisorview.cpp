@@ -121,7 +121,8 @@ void AdvisorView::refresh()
                               .arg(bytesText(m_advice.startPeakDeviceBytes, unit),
                                    verdictText(QString::fromStdString(m_advice.gpuName),
                                                std::int64_t(m_advice.capacityBytes) - std::int64_t(m_advice.startPeakDeviceBytes),
-                                               unit));
+                                               unit, VerdictStyle::Sentence, errorBandPercent(m_advice.start),
+                                               m_advice.startPeakDeviceBytes));
     QString summary;
     if (m_advice.steps.empty())
         summary = m_advice.fits ? start : start + QLatin1Char(' ') + tr("No lever the advisor knows makes it fit %1.").arg(gpu);

@@ -87,8 +87,8 @@ QString compareText(const Estimate &estimate, const Measurement &measured, Unit 
         if (QLatin1String(band.reading) == QLatin1String(measured.reading == Reading::Allocated ? "allocated"
                                                          : measured.reading == Reading::Reserved ? "reserved"
                                                                                                  : "device"))
-            text += tr(". Runs like this are typically within ±%1% (%2 held-out runs).")
-                        .arg(band.percent)
+            text += tr(". Runs like this: %1 (%2 runs first seen blind).")
+                        .arg(QString::fromStdString(errorBandText(band)))
                         .arg(band.cases);
     return text;
 }

@@ -477,15 +477,18 @@ QString MainWindow::statusText(const ScenarioModel &model)
     // The verdict first: when the bar is narrow, it is what stays visible.
     QStringList parts;
     if (const auto fit = targetFit(model.scenario(), e))
-        parts << verdictText(QString::fromStdString(fit->name), fit->headroomBytes, unit);
+        parts << verdictText(QString::fromStdString(fit->name), fit->headroomBytes, unit, VerdictStyle::Sentence,
+                             e.errorBandPercent, e.peak.deviceBytes);
     QString peak = tr("peak %1 on the device (%2 allocated, %3 phase)")
                        .arg(bytesText(e.peak.deviceBytes, unit), bytesText(e.peak.allocatedBytes, unit),
                             phaseDisplayName(e.peak.phase).toLower());
     if (!e.errorBands.empty())
-        peak += tr(", typically within ±%1% for runs like this (%2 peak, %3 held-out runs)")
-                    .arg(e.errorBands.front().percent)
+        peak += tr(", %1 (%2 peak, %3)")
+                    .arg(QString::fromStdString(errorBandText(e.errorBands.front())))
                     .arg(QString::fromLatin1(e.errorBands.front().reading))
-                    .arg(e.errorBands.front().cases);
+                    .arg(e.errorBands.front().basis == BandBasis::NeverValidated
+                             ? tr("no measured run like it")
+                             : tr("%1 runs first seen blind, %2").arg(e.errorBands.front().cases).arg(QString::fromLatin1(e.errorBands.front().group)));
     parts << peak;
     if (const auto limit = positionLimit(model.scenario()))
         parts << QStringLiteral("\u26a0 ") + positionLimitText(model.scenario(), *limit);
