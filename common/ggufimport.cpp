@@ -33,7 +33,7 @@ GgufShard readHeader(const QString &path)
             } catch (const GgufNeedMore &more) {
                 const std::uint64_t have = std::uint64_t(bytes.size());
                 const std::uint64_t want =
-                    std::min({std::max(more.needed, 2 * have), shard.fileSize, kGgufMaxHeaderBytes});
+                    std::min({std::max(more.needed, 4 * have), shard.fileSize, kGgufMaxHeaderBytes});
                 if (want <= have)
                     throw GgufError("the file ended while its header was read");
                 const QByteArray rest = file.read(want - have);
