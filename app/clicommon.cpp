@@ -145,8 +145,10 @@ Scenario loadScenario(const QString &path, const QStringList &overrides,
         throw ScenarioError("", "the scenario is not a JSON object");
     if (!modelFiles.configPath.isEmpty())
         doc["model"] = {{"config", QFileInfo(modelFiles.configPath).absoluteFilePath().toStdString()}};
+    else if (modelFiles.model)
+        doc["model"] = *modelFiles.model;
     // The file's name described the file's scenario: with changes it no longer does.
-    if (!overrides.isEmpty() || !modelFiles.configPath.isEmpty() || modelFiles.params)
+    if (!overrides.isEmpty() || !modelFiles.configPath.isEmpty() || modelFiles.params || modelFiles.model)
         doc.erase("name");
     return scenarioFromDocument(doc, path, overrides, modelFiles.params, modelFiles.configPath);
 }

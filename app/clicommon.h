@@ -46,6 +46,7 @@ struct ModelFiles
 {
     QString configPath; ///< --model-config: replaces the scenario's architecture
     std::optional<std::uint64_t> params; ///< --model-weights: the exact parameter total
+    std::optional<nlohmann::json> model; ///< --model-weights FILE.gguf: the `model` its metadata gives
 };
 /// Reads and parses a scenario file with --set overrides; `model.config` paths are read
 /// relative to the scenario file. Throws ScenarioError.

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // `headroom estimate FILE [--set key=value]... [--format text|json|csv] [--unit GiB|GB]
-//  [--model-config config.json] [--model-weights model.safetensors|index.json]`
+//  [--model-config config.json] [--model-weights model.safetensors|index.json|model.gguf]`
 // `headroom estimate [FILE] --train-config CONFIG... [--train-arg ARG]... [--train-format F]`
 #include "model/architecture.h"
 #include "cli.h"
 #include "clicommon.h"
 #include "chart/consumerstyle.h"
 #include "estimate/estimatejson.h"
+#include "ggufimport.h"
+#include "io/ggufarch.h"
+#include "model/modeljson.h"
 #include "modelimport.h"
 #include "parallel/parallel.h"
 #include "scenario/scenariojson.h"
@@ -39,6 +42,36 @@ bool hasPath(const nlohmann::json &doc, const std::string &path)
         start = dot + 1;
     }
     return false;
+}
+
+/// A GGUF model's bytes per block: the range over the blocks and what lies outside them.
+std::string ggufLayerNote(const GgufModel &model, Unit unit)
+{
+    if (model.layerBytes.empty())
+        return "no blk.N tensors; " + formatBytes(model.otherBytes, unit) + " outside the blocks";
+    std::uint64_t lo = UINT64_MAX, hi = 0;
+    for (const auto &[layer, bytes] : model.layerBytes) {
+        lo = std::min(lo, bytes);
+        hi = std::max(hi, bytes);
+    }
+    return groupDigits(model.layerBytes.size()) + " blocks of " +
+           (lo == hi ? formatBytes(lo, unit) : formatBytes(lo, unit) + " to " + formatBytes(hi, unit)) +
+           " each; " + formatBytes(model.otherBytes, unit) + " outside the blocks (token_embd, output, norms)";
+}
+
+/// A GGUF model in --format json: totals, bytes by ggml type and by block.
+nlohmann::json ggufJson(const GgufModel &model)
+{
+    nlohmann::json byType = nlohmann::json::object();
+    for (const auto &[type, total] : model.weights.byDType)
+        byType[type] = {{"tensors", total.tensors}, {"elements", total.elements}, {"bytes", total.bytes}};
+    nlohmann::json layers = nlohmann::json::array();
+    for (const auto &[layer, bytes] : model.layerBytes)
+        layers.push_back({{"layer", layer}, {"bytes", bytes}});
+    return {{"architecture", model.architecture}, {"files", model.weights.files},
+            {"tensors", model.weights.tensors}, {"params", model.weights.params},
+            {"bytes", model.weights.bytes}, {"by_type", byType}, {"layers", layers},
+            {"other_bytes", model.otherBytes}};
 }
 
 /// What --model-config and --model-weights read, before the budget.
@@ -254,7 +287,8 @@ CommandHelp estimateHelp()
              QCommandLineOption(QStringLiteral("model-weights"),
                                 tr("Take the exact parameter total from safetensors headers (a "
                                    ".safetensors file, model.safetensors.index.json or their "
-                                   "folder)."),
+                                   "folder), or the shape and tensors of a GGUF file (one .gguf "
+                                   "or any file of a -0000N-of-0000M.gguf set)."),
                                 QStringLiteral("path")),
              QCommandLineOption(
                  QStringLiteral("train-config"),
@@ -300,6 +334,8 @@ int runEstimate(const QStringList &arguments)
     const QString weightsPath = parser.value(QStringLiteral("model-weights"));
     std::optional<HfImport> config;
     std::optional<WeightsSummary> weights;
+    std::optional<GgufModel> gguf;
+    std::optional<nlohmann::json> ggufModel;
     // Errors name the option that gave the file (the file's own key paths follow).
     try {
         if (!configPath.isEmpty())
@@ -310,15 +346,25 @@ int runEstimate(const QStringList &arguments)
         return fail(tr("--model-config: %1").arg(errorText(error)));
     }
     try {
-        if (!weightsPath.isEmpty())
+        if (weightsPath.endsWith(QLatin1String(".gguf"), Qt::CaseInsensitive)) {
+            gguf = readGgufModel(weightsPath);
+            weights = gguf->weights;
+            const GgufArch arch = ggufArchitecture(*gguf);
+            weights->notes.insert(weights->notes.end(), arch.notes.begin(), arch.notes.end());
+            weights->notes.push_back(ggufLayerNote(*gguf, unit));
+            // --model-config names the shape when both are given; the file's parameters still count.
+            if (arch.arch && configPath.isEmpty())
+                ggufModel = modelToJson(*arch.arch);
+        } else if (!weightsPath.isEmpty()) {
             weights = readModelWeights(weightsPath);
+        }
     } catch (const std::exception &error) {
         return fail(tr("--model-weights: %1").arg(errorText(error)));
     }
     std::optional<ImportedRun> imported;
     const QString label = path.isEmpty() ? parser.values(QStringLiteral("train-config")).value(0) : path;
     try {
-        ModelFiles modelFiles{configPath, std::nullopt};
+        ModelFiles modelFiles{configPath, std::nullopt, ggufModel};
         if (weights)
             modelFiles.params = weights->params;
         Scenario scenario;
@@ -340,6 +386,8 @@ int runEstimate(const QStringList &arguments)
             nlohmann::json doc = estimateToJson(e, unit);
             if (imported)
                 doc["imported"] = importJson(*imported);
+            if (gguf)
+                doc["gguf"] = ggufJson(*gguf);
             out() << q(doc.dump(2)) << '\n';
         }
         else if (format == QLatin1String("csv"))

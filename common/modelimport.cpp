@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "modelimport.h"
 
+#include "ggufimport.h"
 #include "inputfile.h"
 #include "io/inputpolicy.h"
 #include "scenario/units.h"
@@ -172,6 +173,8 @@ WeightsSummary readModelWeights(const QString &path)
     }
     if (path.endsWith(QLatin1String(".json")))
         return readIndex(path);
+    if (path.endsWith(QLatin1String(".gguf"), Qt::CaseInsensitive))
+        return readGgufModel(path).weights;
     return summarizeSafetensors({readShard(path, info.fileName().toStdString())});
 }
 

@@ -29,7 +29,16 @@ HEADROOM_SERVING_ENUM(EngineKvType, {EngineKvType::Auto, "auto"}, {EngineKvType:
 HEADROOM_SERVING_ENUM(GgufType, {GgufType::F32, "f32"}, {GgufType::F16, "f16"},
                       {GgufType::Bf16, "bf16"}, {GgufType::Q8_0, "q8_0"}, {GgufType::Q6_K, "q6_k"},
                       {GgufType::Q5_K, "q5_k"}, {GgufType::Q5_0, "q5_0"}, {GgufType::Q4_K, "q4_k"},
-                      {GgufType::Q4_0, "q4_0"}, {GgufType::Q3_K, "q3_k"}, {GgufType::Q2_K, "q2_k"})
+                      {GgufType::Q4_0, "q4_0"}, {GgufType::Q3_K, "q3_k"}, {GgufType::Q2_K, "q2_k"},
+                      {GgufType::Q4_1, "q4_1"}, {GgufType::Q5_1, "q5_1"}, {GgufType::Q2_K_S, "q2_k_s"},
+                      {GgufType::Q3_K_S, "q3_k_s"}, {GgufType::Q3_K_M, "q3_k_m"}, {GgufType::Q3_K_L, "q3_k_l"},
+                      {GgufType::Q4_K_S, "q4_k_s"}, {GgufType::Q4_K_M, "q4_k_m"}, {GgufType::Q5_K_S, "q5_k_s"},
+                      {GgufType::Q5_K_M, "q5_k_m"}, {GgufType::Iq2_Xxs, "iq2_xxs"}, {GgufType::Iq2_Xs, "iq2_xs"},
+                      {GgufType::Iq2_S, "iq2_s"}, {GgufType::Iq2_M, "iq2_m"}, {GgufType::Iq3_Xxs, "iq3_xxs"},
+                      {GgufType::Iq3_Xs, "iq3_xs"}, {GgufType::Iq3_S, "iq3_s"}, {GgufType::Iq3_M, "iq3_m"},
+                      {GgufType::Iq1_S, "iq1_s"}, {GgufType::Iq1_M, "iq1_m"}, {GgufType::Iq4_Nl, "iq4_nl"},
+                      {GgufType::Iq4_Xs, "iq4_xs"}, {GgufType::Tq1_0, "tq1_0"}, {GgufType::Tq2_0, "tq2_0"},
+                      {GgufType::Mxfp4_Moe, "mxfp4_moe"})
 HEADROOM_SERVING_ENUM(Sampler, {Sampler::Pytorch, "pytorch"}, {Sampler::Flashinfer, "flashinfer"})
 HEADROOM_SERVING_ENUM(UsageContext, {UsageContext::Server, "server"},
                       {UsageContext::Offline, "offline"})

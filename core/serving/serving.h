@@ -18,8 +18,15 @@ enum class Engine { HfGenerate, Vllm, Sglang, LlamaCpp };
 /// dtype, fp8*, nvfp4) and llama.cpp's ggml cache types (`-ctk`/`-ctv`).
 enum class EngineKvType { Auto, Fp8, Fp8E4m3, Fp8E5m2, Nvfp4, F32, F16, Bf16, Q8_0, Q5_1, Q5_0, Q4_1, Q4_0, Iq4Nl };
 
-/// A GGUF weight type for llama.cpp's model buffer (ggml block sizes, ggml-common.h).
-enum class GgufType { F32, F16, Bf16, Q8_0, Q6_K, Q5_K, Q5_0, Q4_K, Q4_0, Q3_K, Q2_K };
+/// The weights of a llama.cpp model: a llama.cpp file type (llama-quantize's names, `enum
+/// llama_ftype`), each tensor typed as src/llama-quant.cpp `llama_tensor_get_type` types it; or a
+/// ggml type that is no file type (q3_k, q4_k, q5_k): every quantizable matrix in it (`--pure`).
+enum class GgufType {
+    F32, F16, Bf16, Q8_0, Q6_K, Q5_K, Q5_0, Q4_K, Q4_0, Q3_K, Q2_K,
+    Q4_1, Q5_1, Q2_K_S, Q3_K_S, Q3_K_M, Q3_K_L, Q4_K_S, Q4_K_M, Q5_K_S, Q5_K_M, Iq2_Xxs, Iq2_Xs,
+    Iq2_S, Iq2_M, Iq3_Xxs, Iq3_Xs, Iq3_S, Iq3_M, Iq1_S, Iq1_M, Iq4_Nl, Iq4_Xs, Tq1_0, Tq2_0,
+    Mxfp4_Moe,
+};
 
 /// vLLM's top-k/top-p sampler: PyTorch's sort-based one or FlashInfer's kernels (its log line
 /// "Using FlashInfer for top-p & top-k sampling").
@@ -90,6 +97,9 @@ struct ServingConfig
     bool flashAttn = true;
     bool kvOffload = true; ///< false: --no-kv-offload, every layer's cache in CPU RAM
     GgufType weightType = GgufType::Q4_K;
+    /// --n-cpu-moe N: the first N layers' expert tensors (ffn_*_exps) stay in CPU RAM.
+    std::uint32_t nCpuMoe = 0;
+    bool cpuMoe = false; ///< --cpu-moe: every layer's expert tensors in CPU RAM
 
     // Hugging Face generate()
     HfCacheImpl cacheImplementation = HfCacheImpl::Dynamic;

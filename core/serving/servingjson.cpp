@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "serving/servingjson.h"
 
+#include <cctype>
+
 #include "scenario/names.h"
+#include "io/inputpolicy.h"
 #include "scenario/objectreader.h"
 
 #include <cmath>
@@ -51,6 +54,8 @@ const EngineKey kEngineKeys[] = {
     {"flash_attn", {Engine::LlamaCpp}},
     {"kv_offload", {Engine::LlamaCpp}},
     {"weight_type", {Engine::LlamaCpp}},
+    {"n_cpu_moe", {Engine::LlamaCpp}},
+    {"cpu_moe", {Engine::LlamaCpp}},
     {"cache_implementation", {Engine::HfGenerate}},
     {"cache_nbits", {Engine::HfGenerate}},
     {"residual_length", {Engine::HfGenerate}},
@@ -133,6 +138,22 @@ EngineKvType readKvType(ObjectReader &r, const char *key, EngineKvType fallback,
         names += (names.empty() ? "" : ", ") + std::string(enumName(a));
     throw ScenarioError(r.keyPath(key), "must be one of " + names + " for this engine (got \"" +
                                             enumName(value) + "\")");
+}
+
+/// weight_type: a llama.cpp file type or ggml type, as llama-quantize names them ("Q4_K_M",
+/// "IQ4_XS", "MXFP4" for MXFP4_MOE), in any case.
+GgufType readWeightType(ObjectReader &r, GgufType fallback)
+{
+    const std::string text = r.text("weight_type", enumName(fallback));
+    std::string lower;
+    for (const char ch : text.substr(0, 64))
+        lower += char(std::tolower(static_cast<unsigned char>(ch)));
+    if (lower == "mxfp4")
+        return GgufType::Mxfp4_Moe;
+    if (const auto type = enumFromName<GgufType>(lower); type && text.size() <= 64)
+        return *type;
+    throw ScenarioError(r.keyPath("weight_type"), "must be a llama.cpp file type (" + enumChoices<GgufType>() +
+                                                      ", any case) (got " + quotedText(text) + ")");
 }
 
 } // namespace
@@ -226,7 +247,9 @@ ServingConfig servingFromJson(const json &node, const Scenario &s)
             throw ScenarioError("serving.cache_type_v",
                                 "a quantized V cache needs flash_attn (llama.cpp refuses to start)");
         c.kvOffload = r.boolean("kv_offload", c.kvOffload);
-        c.weightType = r.choice("weight_type", c.weightType);
+        c.weightType = readWeightType(r, c.weightType);
+        c.nCpuMoe = count(r, "n_cpu_moe", 0, 100000, c.nCpuMoe);
+        c.cpuMoe = r.boolean("cpu_moe", c.cpuMoe);
         break;
     }
     case Engine::HfGenerate:
@@ -309,6 +332,10 @@ json servingToJson(const ServingConfig &c)
                     {"flash_attn", c.flashAttn},
                     {"kv_offload", c.kvOffload},
                     {"weight_type", enumName(c.weightType)}});
+        if (c.nCpuMoe)
+            doc["n_cpu_moe"] = c.nCpuMoe;
+        if (c.cpuMoe)
+            doc["cpu_moe"] = true;
         break;
     case Engine::HfGenerate:
         doc.update({{"max_model_len", c.maxModelLen},

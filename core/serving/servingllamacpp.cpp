@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// llama.cpp (docs/serving.md): llama_model::load_tensors puts the last n_gpu_layers repeating
-// layers on the GPU (the output layer too when n_gpu_layers exceeds the layer count, the token
-// embeddings never); llama_kv_cache allocates K and V for n_ctx cells per layer on that layer's
+// llama.cpp (docs/serving.md): llama_model::load_tensors puts the output layer, then the last
+// n_gpu_layers - 1 repeating layers on the GPU (the token embeddings never), each tensor in the
+// type llama-quantize gives it (llamacppweights.h); llama_kv_cache allocates K and V for n_ctx cells per layer on that layer's
 // device (unless --no-kv-offload); the compute buffer holds the worst-case graph of n_ubatch
 // tokens.
 #include "serving/servingengines.h"
+
+#include "serving/llamacppweights.h"
 
 #include "model/architecture.h"
 #include "scenario/checked.h"
@@ -16,30 +18,6 @@
 namespace headroom::detail {
 
 namespace {
-
-/// ggml block sizes (ggml-common.h): bytes per block of values.
-KvValueType ggufType(GgufType type)
-{
-    switch (type) {
-    case GgufType::F32: return {1, 4, "f32"};
-    case GgufType::F16: return {1, 2, "f16"};
-    case GgufType::Bf16: return {1, 2, "bf16"};
-    case GgufType::Q8_0: return {32, 34, "q8_0"};
-    case GgufType::Q6_K: return {256, 210, "q6_k"};
-    case GgufType::Q5_K: return {256, 176, "q5_k"};
-    case GgufType::Q5_0: return {32, 22, "q5_0"};
-    case GgufType::Q4_K: return {256, 144, "q4_k"};
-    case GgufType::Q4_0: return {32, 18, "q4_0"};
-    case GgufType::Q3_K: return {256, 110, "q3_k"};
-    case GgufType::Q2_K: return {256, 84, "q2_k"};
-    }
-    return {1, 2, "f16"};
-}
-
-std::uint64_t typedBytes(std::uint64_t values, const KvValueType &type)
-{
-    return mulChecked(ceilDiv(values, type.blockValues), type.blockBytes, "weights");
-}
 
 /// The layout with `layers` of its layers (scaled group by group).
 KvLayout someLayers(const KvLayout &layout, std::uint64_t layers, std::uint64_t of)
@@ -91,27 +69,39 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
     f.deviceTotalBytes = cudaTotalBytes(gpu.id, gpu.capacityBytes());
     f.budgetBytes = f.deviceTotalBytes;
 
-    // Placement: the last k repeating layers, the output layer when k > n_layer.
+    // Placement (llama_model::load_tensors): layers 0..n_layer-1 and the output layer as layer
+    // n_layer; i_gpu_start = max(n_layer + 1 - n_gpu_layers, 0), so the output layer goes first,
+    // then the last blocks. The token embeddings stay in CPU RAM.
     const std::uint64_t layers = std::uint64_t(m.layers);
     const std::uint64_t offload = cfg.nGpuLayers < 0 ? layers + 1
                                                      : std::min<std::uint64_t>(std::uint64_t(cfg.nGpuLayers), layers + 1);
-    const std::uint64_t gpuLayers = std::min(offload, layers);
-    const bool outputOnGpu = offload > layers;
+    const std::uint64_t gpuStart = layers + 1 - offload; // i_gpu_start
+    const bool outputOnGpu = offload >= 1;
+    const std::uint64_t gpuLayers = layers - std::min(gpuStart, layers);
     f.gpuLayers = static_cast<std::uint32_t>(gpuLayers);
 
-    const KvValueType wtype = ggufType(cfg.weightType);
-    const std::uint64_t linearPerLayer = c.params.blockLinear / std::max<std::uint64_t>(1, layers);
-    const std::uint64_t smallPerLayer = c.params.perLayer > linearPerLayer ? c.params.perLayer - linearPerLayer : 0;
-    const std::uint64_t layerBytes = addChecked(typedBytes(linearPerLayer, wtype), mulChecked(smallPerLayer, 4, "weights"), "weights");
-    const std::uint64_t head = std::uint64_t(m.vocab) * m.hidden; // output.weight (or the tied copy)
-    const std::uint64_t outputBytes = addChecked(typedBytes(head, wtype), std::uint64_t(m.hidden) * 4, "weights");
-    const std::uint64_t fileBytes = addChecked(addChecked(mulChecked(layers, layerBytes, "weights"),
-                                                          typedBytes(c.params.embeddings, wtype), "weights"),
-                                               c.params.lmHead ? outputBytes : std::uint64_t(m.hidden) * 4, "weights");
-    const std::uint64_t gpuWeights = addChecked(mulChecked(gpuLayers, layerBytes, "weights"),
-                                                outputOnGpu ? outputBytes : 0, "weights");
-    const std::uint64_t hostWeights = fileBytes > gpuWeights ? fileBytes - gpuWeights : 0;
+    // Every tensor typed as llama-quantize types it for the file type (llamacppweights.h).
+    const LlamaWeights lw = llamaWeights(m, c.params, cfg.weightType);
+    // --n-cpu-moe N / --cpu-moe: the expert tensors of the first N (all) layers stay in CPU RAM
+    // (common/arg.cpp: the -ot rule "blk\.(0|...|N-1)\.ffn_(up|down|gate)_exps=CPU").
+    const std::uint64_t cpuMoeLayers = cfg.cpuMoe ? layers : std::min<std::uint64_t>(cfg.nCpuMoe, layers);
+    std::uint64_t gpuWeights = outputOnGpu ? lw.outputBytes : 0, expertsOnCpu = 0;
+    for (std::uint64_t i = 0; i < layers; ++i) {
+        const bool moeOnCpu = i < cpuMoeLayers;
+        const std::uint64_t experts = moeOnCpu ? lw.expertBytes[i] : 0;
+        if (i >= gpuStart) {
+            gpuWeights = addChecked(gpuWeights, lw.layerBytes[i] - experts, "weights");
+            expertsOnCpu = addChecked(expertsOnCpu, experts, "weights");
+        }
+    }
+    // CPU RAM: what is not on the GPU (the tied output's copy of token_embd is extra on the GPU).
+    const std::uint64_t fileBytes = lw.totalBytes;
+    const std::uint64_t gpuFromFile = m.tiedEmbeddings && outputOnGpu ? gpuWeights - lw.embeddingBytes : gpuWeights;
+    const std::uint64_t hostWeights = fileBytes > gpuFromFile ? fileBytes - gpuFromFile : 0;
     f.weightsBytes = gpuWeights;
+    std::uint64_t typicalLayer = 0;
+    for (const std::uint64_t b : lw.layerBytes)
+        typicalLayer = std::max(typicalLayer, b);
 
     // The cache: n_ctx cells, padded, K and V in their own types, on each layer's device.
     const std::uint64_t pad = cfg.flashAttn ? 256 : 32;
@@ -187,11 +177,20 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
     free.bytes = gpuKv - f.requestKvBytes;
     buffer.bytes = compute;
     if (formulas) {
-        weights.expression = n(gpuLayers) + " of " + n(layers) + " layers x " + n(layerBytes) + " B (" +
-                             wtype.name + ")" + (outputOnGpu ? " + output layer " + n(outputBytes) + " B" : "");
-        weights.notes.push_back("n_gpu_layers puts the last layers on the GPU; the token embeddings "
-                                "stay in CPU RAM (" + formatBytes(hostWeights, Unit::GiB) +
-                                " of weights in CPU RAM).");
+        std::string types;
+        for (const auto &[name, bytes] : lw.bytesByType)
+            types += (types.empty() ? "" : ", ") + name + " " + formatBytes(bytes, Unit::GiB);
+        weights.expression = n(gpuLayers) + " of " + n(layers) + " blocks (up to " + n(typicalLayer) + " B each, " +
+                             enumName(cfg.weightType) + ")" +
+                             (outputOnGpu ? " + output layer " + n(lw.outputBytes) + " B" : "") +
+                             (expertsOnCpu ? " - experts in CPU RAM " + n(expertsOnCpu) + " B" : "");
+        weights.notes.push_back("n_gpu_layers puts the output layer, then the last blocks on the GPU "
+                                "(i_gpu_start = " + n(gpuStart) + "); the token embeddings stay in CPU RAM (" +
+                                formatBytes(hostWeights, Unit::GiB) + " of weights in CPU RAM).");
+        weights.notes.push_back("tensor types as llama-quantize gives them for " + std::string(enumName(cfg.weightType)) +
+                                ": " + types + " (" + formatBytes(fileBytes, Unit::GiB) + " in all).");
+        for (const std::string &note : lw.notes)
+            weights.notes.push_back(note);
         used.expression = n(std::min(usedCells, cells)) + " cells in use x " + n(perCellGpu) + " B";
         free.expression = n(cells) + " cells (n_ctx " + n(cfg.nCtx) + ", padded to " + n(pad) + ") x " +
                           n(kvGpuLayers) + " GPU layers x K (" + kLayout.type.name + ") and V (" +
@@ -201,8 +200,7 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
                             " B (n_ubatch " + n(ub) + ", f32)";
         buffer.notes.push_back("llama.cpp's compute buffer: the worst-case graph for n_ubatch tokens, "
                                "tensors reused as the graph allocator allows.");
-        f.notes.push_back("offloaded " + n(gpuLayers + (outputOnGpu ? 1 : 0)) + "/" + n(layers + 1) +
-                          " layers to GPU");
+        f.notes.push_back("offloaded " + n(offload) + "/" + n(layers + 1) + " layers to GPU");
         f.notes.push_back("CUDA0 KV buffer size = " + formatDecimal(double(gpuKv) / 1048576.0, 2) + " MiB");
         f.notes.push_back("CUDA0 compute buffer size = " + formatDecimal(double(compute) / 1048576.0, 2) + " MiB");
         f.notes.push_back("CUDA0 model buffer size = " + formatDecimal(double(gpuWeights) / 1048576.0, 2) + " MiB");

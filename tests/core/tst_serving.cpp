@@ -126,14 +126,19 @@ private slots:
         QVERIFY(two.serving->blocks > 0);
     }
 
-    // llama.cpp, Llama 2 7B in q4_0 (18 B per 32 weights), 16 of its 32 layers on the GPU, n_ctx
-    // 4096 with an f16 cache and flash attention:
+    // llama.cpp, Llama 2 7B in Q4_0 (18 B per 32 weights; llama-quantize puts output.weight in
+    // q6_K, 210 B per 256), -ngl 16: the output layer and the last 15 of its 32 blocks
+    // (i_gpu_start = 32 + 1 - 16 = 17), n_ctx 4096 with an f16 cache and flash attention:
     //   layer   = (4 x 4,096^2 + 3 x 4,096 x 11,008) / 32 x 18 B + 2 norms x 4,096 x 4 B
-    //           = 113,836,032 + 32,768 = 113,868,800 B; GPU weights 16 x that = 1,821,900,800 B
-    //   KV/GPU  = 16 layers x 4,096 cells x (K 4,096 + V 4,096 values) x 2 B = 1,073,741,824 B
-    //   compute = max(FA 512 x 96 x 128 x 4, FFN 512 x 11,008 x 12, no logits: output on CPU)
+    //           = 113,836,032 + 32,768 = 113,868,800 B
+    //   output  = 4,096 x 32,000 / 256 x 210 + 4,096 x 4 = 107,536,384 B
+    //   GPU weights 15 x 113,868,800 + 107,536,384 = 1,815,568,384 B
+    //   KV/GPU  = 15 layers x 4,096 cells x (K 4,096 + V 4,096 values) x 2 B = 1,006,632,960 B
+    //   compute = max(FA 512 x 96 x 128 x 4, FFN 512 x 11,008 x 12, logits 512 x 32,000 x 4)
     //             + residual 512 x 4,096 x 12 = 67,633,152 + 25,165,824 = 92,798,976 B
-    //   CPU RAM = weights 3,791,273,984 - 1,821,900,800 + KV 1,073,741,824 + output 128,000 B
+    //   file    = token_embd 4,096 x 32,000 / 32 x 18 = 73,728,000 + 32 blocks + output
+    //           = 3,825,065,984 B; CPU RAM = file - GPU weights + KV of 17 layers 1,140,850,688
+    //             + output buffer 32,000 x 4 B
     void llamaCppHalfOffloaded()
     {
         const Estimate e = estimate(scenarioFrom(R"({"task": "inference", "model": {"preset": "llama-2-7b"},
@@ -142,14 +147,14 @@ private slots:
             "requests": {"concurrency": 1, "prompt_tokens": 3000, "output_tokens": 1000}}})"));
         QVERIFY(e.serving);
         const ServingFigures &f = *e.serving;
-        QCOMPARE(f.gpuLayers, 16u);
-        QCOMPARE(f.weightsBytes, 1821900800ull);
-        QCOMPARE(f.kvCacheBytes, 1073741824ull);
+        QCOMPARE(f.gpuLayers, 15u);
+        QCOMPARE(f.weightsBytes, 1815568384ull);
+        QCOMPARE(f.kvCacheBytes, 1006632960ull);
         QCOMPARE(f.kvCacheTokens, 4096ull);
         QCOMPARE(f.activationBytes, 92798976ull);
-        QCOMPARE(e.hostBytes, 3791273984ull - 1821900800ull + 1073741824ull + 128000ull);
-        // 4,000 cells in use of 4,096: their share of the GPU's half of the cache.
-        QCOMPARE(f.requestKvBytes, 4000ull * (1073741824ull / 4096));
+        QCOMPARE(e.hostBytes, 3825065984ull - 1815568384ull + 1140850688ull + 128000ull);
+        // 4,000 cells in use of 4,096: their share of the GPU's part of the cache.
+        QCOMPARE(f.requestKvBytes, 4000ull * (1006632960ull / 4096));
         QCOMPARE(e.bytes(C::Weights), f.weightsBytes);
         QCOMPARE(e.bytes(C::Activations), f.activationBytes);
     }

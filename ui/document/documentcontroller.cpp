@@ -133,7 +133,7 @@ void DocumentController::addActions(QMenu *file)
     file->addAction(tr("&Import model..."), QKeySequence(Qt::CTRL | Qt::Key_I), this, [this] {
         const QString path = QFileDialog::getOpenFileName(
             m_window, tr("Import model"), prefs::lastFolder.get(),
-            tr("Model files (config.json *.safetensors *.safetensors.index.json);;All files (*)"));
+            tr("Model files (config.json *.safetensors *.safetensors.index.json *.gguf);;All files (*)"));
         if (!path.isEmpty())
             importModel(path);
     });

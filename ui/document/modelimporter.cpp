@@ -2,6 +2,9 @@
 #include "document/modelimporter.h"
 
 #include "model/architecture.h"
+#include "ggufimport.h"
+#include "io/ggufarch.h"
+#include "io/inputpolicy.h"
 #include "modelimport.h"
 #include "scenario/units.h"
 
@@ -60,6 +63,19 @@ std::optional<ModelImport> importModelFile(const QString &path, const ModelArch 
 {
     const QFileInfo info(path);
     const QString name = info.fileName().toLower();
+    if (name.endsWith(QLatin1String(".gguf"))) {
+        // A GGUF file carries its shape in its metadata; the parameter total is its tensors'.
+        const GgufModel model = readGgufModel(path);
+        const GgufArch arch = ggufArchitecture(model);
+        ModelImport result{arch.arch ? *arch.arch : current, {}};
+        result.arch.params = model.weights.params;
+        result.summary = tr("%1: %2 tensors, %3 params, %4 of tensors (exact, from the GGUF header) on %5")
+                             .arg(info.fileName(), paramsText(model.weights.tensors), paramsText(model.weights.params),
+                                  QString::fromStdString(formatBytes(model.weights.bytes, Unit::GiB)),
+                                  arch.arch ? tr("its %1 architecture").arg(QString::fromStdString(printable(model.architecture)))
+                                            : tr("the current architecture"));
+        return result;
+    }
     const bool weights = info.isDir() || name.endsWith(QLatin1String(".safetensors")) ||
                          name.endsWith(QLatin1String(".safetensors.index.json"));
     if (!weights) {
