@@ -371,6 +371,8 @@ const std::vector<Family> &modernFamilies()
         {"seed_oss", readSeedOss},     {"glm4_moe", readGlm4Moe},     {"ernie4_5", readErnie45},
         {"cohere2", readCohere2},      {"mimo", readMimo},
         {"olmo2", readOlmo2},         {"granite", readGranite},
+        // Qwen3-VL's language models: Qwen3 and Qwen3-MoE blocks (the vision tower: hfvision.cpp).
+        {"qwen3_vl_text", readQwen3}, {"qwen3_vl_moe_text", readQwen3Moe},
     };
     return families;
 }

@@ -9,6 +9,8 @@
 
 #include <QFile>
 
+#include <algorithm>
+
 using namespace headroom;
 using nlohmann::json;
 
@@ -77,7 +79,6 @@ private slots:
         QTest::newRow("deepseek-r1-latent-attention") << QByteArray("deepseek-r1.json") << QByteArray("deepseek-v3");
         QTest::newRow("gpt-oss-20b-sinks-alternating") << QByteArray("gpt-oss-20b.json") << QByteArray("gpt-oss-20b");
         QTest::newRow("llama-4-maverick-text-config") << QByteArray("llama-4-maverick.json") << QByteArray("llama-4-maverick");
-        QTest::newRow("gemma-3-27b-text-config") << QByteArray("gemma-3-27b.json") << QByteArray("gemma-3-27b");
     }
     void catalogModels()
     {
@@ -108,6 +109,114 @@ private slots:
         const HfImport imported = importHfConfig(fixture(file));
         QCOMPARE(countParams(imported.arch).total, published);
         QVERIFY(!imported.arch.rough);
+    }
+
+    // Vision-language checkpoints: the language model from text_config (or the top level) and the
+    // vision tower from vision_config, against the checkpoints' published totals (the Hub's
+    // safetensors parameter count, sum(p.numel()) as users print it). Vision towers by hand:
+    //  Qwen2.5-VL-7B: patch Conv3d 3 x 2 x 14 x 14 x 1280 = 1,505,280; 32 blocks of norms 2 x 1280,
+    //   qkv 1280 x 3840 + 3840, proj 1280 x 1280 + 1280, gate/up 2 x (1280 x 3420 + 3420),
+    //   down 3420 x 1280 + 1280 = 19,702,200; merger ln_q 1280 + 5120 x 5120 + 5120 + 5120 x 3584
+    //   + 3584 = 44,574,464; 676,550,144 in all (the count printed for model.visual).
+    //  Qwen3-VL-8B: Conv3d 3 x 2 x 16 x 16 x 1152 + 1152 = 1,770,624; positions 2304 x 1152 =
+    //   2,654,208; 27 blocks of LayerNorms 4 x 1152, qkv 1152 x 3456 + 3456, proj 1152 x 1152 +
+    //   1152, fc1 1152 x 4304 + 4304, fc2 4304 x 1152 + 1152 = 15,239,504; merger LayerNorm
+    //   2 x 1152 + 4608 x 4608 + 4608 + 4608 x 4096 + 4096 = 40,119,040; three DeepStack mergers
+    //   with LayerNorms of 2 x 4608: 3 x 40,125,952; 576,388,336 in all.
+    //  Qwen3-VL-30B-A3B: the same with out_hidden_size 2048: merger 30,679,808, DeepStack
+    //   3 x 30,686,720; 538,631,408.
+    //  Gemma 3 (SigLIP so400m at 896 px): Conv2d 3 x 14 x 14 x 1152 + 1152 = 678,528; positions
+    //   64 x 64 x 1152 = 4,718,592; 27 layers of 15,239,504 (4 biased 1152 x 1152 projections
+    //   instead of qkv + proj); post_layernorm 2304: 416,866,032; projector 1152 x hidden + 1152.
+    void visionLanguage_data()
+    {
+        QTest::addColumn<QByteArray>("file");
+        QTest::addColumn<quint64>("published");
+        QTest::addColumn<quint64>("vision");
+        QTest::addColumn<quint64>("text");
+        QTest::newRow("qwen2.5-vl-7b") << QByteArray("qwen2.5-vl-7b.json") << quint64(8'292'166'656)
+                                       << quint64(676'550'144) << quint64(7'615'616'512); // = catalog qwen2.5-7b
+        QTest::newRow("qwen3-vl-8b") << QByteArray("qwen3-vl-8b.json") << quint64(8'767'123'696)
+                                     << quint64(576'388'336) << quint64(8'190'735'360); // = catalog qwen3-8b
+        QTest::newRow("qwen3-vl-30b-a3b") << QByteArray("qwen3-vl-30b-a3b.json") << quint64(31'070'754'032)
+                                          << quint64(538'631'408) << quint64(30'532'122'624); // = qwen3-30b-a3b
+        QTest::newRow("gemma-3-4b") << QByteArray("gemma-3-4b.json") << quint64(4'300'079'472)
+                                    << quint64(416'866'032 + 1152 * 2560 + 1152) << quint64(3'880'263'168);
+        QTest::newRow("gemma-3-27b") << QByteArray("gemma-3-27b.json") << quint64(27'432'406'640)
+                                     << quint64(416'866'032 + 1152 * 5376 + 1152) << quint64(27'009'346'304);
+    }
+    void visionLanguage()
+    {
+        QFETCH(QByteArray, file);
+        QFETCH(quint64, published);
+        QFETCH(quint64, vision);
+        QFETCH(quint64, text);
+        const HfImport imported = importHfConfig(fixture(file));
+        const ParamCounts counts = countParams(imported.arch);
+        QCOMPARE(counts.total, std::uint64_t(published));
+        QCOMPARE(counts.vision, std::uint64_t(vision));
+        QCOMPARE(counts.total - counts.vision, std::uint64_t(text));
+        QVERIFY(counts.active <= counts.total - counts.vision); // a token never runs the vision tower
+        QVERIFY(std::any_of(imported.notes.begin(), imported.notes.end(), [](const std::string &note) {
+            return note.find("vision tower") != std::string::npos;
+        }));
+    }
+
+    // The language models match the catalog's text-only presets shape for shape.
+    void visionLanguageTextModels()
+    {
+        for (const auto &[file, preset] : {std::pair{"qwen2.5-vl-7b.json", "qwen2.5-7b"}, {"gemma-3-27b.json", "gemma-3-27b"}}) {
+            ModelArch imported = importHfConfig(fixture(QString::fromUtf8(file))).arch;
+            imported.visionParams = 0;
+            ModelArch expected = builtinCatalog().findModel(preset)->arch;
+            expected.preset.clear();
+            // The VL checkpoint's own context limit (Qwen2.5-VL: 128,000).
+            expected.maxPositions = imported.maxPositions;
+            QVERIFY2(imported == expected, describe(imported) + "\nexpected\n" + describe(expected));
+        }
+        // Qwen2.5-VL configs before transformers 4.53 keep the language model at the top level.
+        json flat = fixture(QStringLiteral("qwen2.5-vl-7b.json"));
+        flat.erase("text_config");
+        QCOMPARE(countParams(importHfConfig(flat).arch).total, std::uint64_t(8'292'166'656));
+        // Qwen3-VL's small checkpoints tie their embeddings by the outer config's key.
+        json tied = fixture(QStringLiteral("qwen3-vl-8b.json"));
+        tied["tie_word_embeddings"] = true;
+        QVERIFY(importHfConfig(tied).arch.tiedEmbeddings);
+    }
+
+    void visionLanguageRefusals_data()
+    {
+        QTest::addColumn<QByteArray>("file");
+        QTest::addColumn<QByteArray>("change"); // a JSON merge into the config
+        QTest::addColumn<QString>("named");
+        QTest::newRow("no-vision-config") << QByteArray("qwen3-vl-8b.json") << QByteArray(R"({"vision_config": null})")
+                                          << "vision_config is needed";
+        QTest::newRow("merger-width") << QByteArray("qwen2.5-vl-7b.json")
+                                      << QByteArray(R"({"vision_config": {"out_hidden_size": 2048}})")
+                                      << "vision_config.out_hidden_size (2048) must be";
+        QTest::newRow("siglip-head") << QByteArray("gemma-3-4b.json") << QByteArray(R"({"vision_config": {"vision_use_head": true}})")
+                                     << "vision_config.vision_use_head";
+        QTest::newRow("deepstack-index") << QByteArray("qwen3-vl-8b.json")
+                                         << QByteArray(R"({"vision_config": {"deepstack_visual_indexes": [8, 27]}})")
+                                         << "vision_config.deepstack_visual_indexes";
+        QTest::newRow("depth-type") << QByteArray("qwen3-vl-30b-a3b.json") << QByteArray(R"({"vision_config": {"depth": "27"}})")
+                                    << "vision_config.depth must be a whole number";
+    }
+    void visionLanguageRefusals()
+    {
+        QFETCH(QByteArray, file);
+        QFETCH(QByteArray, change);
+        QFETCH(QString, named);
+        json config = fixture(file);
+        config.merge_patch(json::parse(change.toStdString()));
+        if (config.contains("vision_config") && config["vision_config"].is_null())
+            config.erase("vision_config");
+        try {
+            importHfConfig(config);
+            QFAIL("accepted");
+        } catch (const HfConfigError &error) {
+            QVERIFY2(QString::fromUtf8(error.what()).contains(named), error.what());
+        }
     }
 
     void bertIsApproximatedAndSaysSo()
