@@ -394,7 +394,8 @@ HfImport importHfConfig(const json &outer)
         // Older text_configs leave model_type out: the outer one names the family.
         static const std::pair<const char *, const char *> kTextTypes[] = {
             {"gemma3", "gemma3_text"}, {"llama4", "llama4_text"}, {"mistral3", "mistral"},
-            {"qwen2_5_vl", "qwen2_5_vl_text"}, {"qwen3_vl", "qwen3_vl_text"}, {"qwen3_vl_moe", "qwen3_vl_moe_text"}};
+            {"qwen2_5_vl", "qwen2_5_vl_text"}, {"qwen3_vl", "qwen3_vl_text"}, {"qwen3_vl_moe", "qwen3_vl_moe_text"},
+            {"qwen3_5", "qwen3_5_text"}, {"qwen3_5_moe", "qwen3_5_moe_text"}};
         const std::string outerType = outer.value("model_type", std::string());
         for (const auto &[from, to] : kTextTypes)
             if (outerType == from)
@@ -421,8 +422,6 @@ HfImport importHfConfig(const json &outer)
             {"granitemoehybrid", "Granite 4.0's Mamba-2 layers with a shared-expert MoE"},
             {"falcon_h1", "parallel attention and Mamba-2 mixers in every layer, with muP multipliers"},
             {"jamba", "Mamba-1 layers"},
-            {"qwen3_5", "Qwen3.5's hybrid layers (not yet verified against the checkpoint)"},
-            {"qwen3_5_moe", "Qwen3.5's hybrid layers (not yet verified against the checkpoint)"},
             {"ernie4_5_moe", "its heterogeneous expert layout"},
             {"hunyuan_v1_dense", "its q/k norm and cross-layer attention options"},
             {"hunyuan_v1_moe", "its expert layout"},
@@ -467,6 +466,14 @@ HfImport importHfConfig(const json &outer)
         fill(kGemma3);
     else if (type == "qwen3_next")
         fill(kQwen3Next);
+    if (type == "qwen3_5_moe_text" && !config.contains("intermediate_size") && !config.contains("mlp_only_layers") &&
+        config.contains("moe_intermediate_size")) {
+        // Every layer of Qwen3.5-MoE is sparse: no dense width to read (the key is unused).
+        if (read != &filled)
+            filled = config;
+        filled["intermediate_size"] = config["moe_intermediate_size"];
+        read = &filled;
+    }
     if (nested && !config.contains("tie_word_embeddings") && outer.contains("tie_word_embeddings")) {
         // The conditional-generation class ties (or not) by the outer config's key (Qwen3-VL).
         if (read != &filled)

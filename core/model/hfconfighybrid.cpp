@@ -6,6 +6,8 @@
 // whatever the config gives (layer_types, layers_block_type, hybrid_override_pattern, an interval).
 #include "model/hfconfigreader.h"
 
+#include "model/architecture.h"
+
 #include <algorithm>
 #include <map>
 
@@ -54,12 +56,10 @@ std::vector<T> readNamedList(ConfigReader &r, const char *key, const std::map<st
     return out;
 }
 
-Reading readQwen3Next(ConfigReader &r)
+/// The Gated DeltaNet shape and the layer pattern of Qwen3-Next and Qwen3.5 (layer_types, else
+/// one full-attention layer every full_attention_interval), with gated, q/k-normed attention.
+void readGatedDeltaNet(ConfigReader &r, ModelArch &arch)
 {
-    // Qwen3NextConfig (transformers configuration_qwen3_next.py): its defaults are the
-    // Qwen3-Next-80B-A3B shape.
-    Reading out = readLlamaLike(r, {false, 32768, 256, 2});
-    ModelArch &arch = out.import.arch;
     arch.qkNorm = QkNorm::Head;
     arch.gatedAttention = true; // q_proj yields the query and a sigmoid gate per head
     LinearShape &l = arch.linear;
@@ -80,11 +80,15 @@ Reading readQwen3Next(ConfigReader &r)
             kinds.push_back((i + 1) % interval ? LayerKind::GatedDeltaNet : LayerKind::Full);
     }
     arch.layerKinds = shortestPeriod(kinds);
+}
 
-    // Qwen3NextSparseMoeBlock: routed experts, one shared expert with a sigmoid gate.
-    arch.experts = r.integerOr({"num_experts"}, 512, 1, 4096);
-    arch.expertsPerToken = r.integerOr({"num_experts_per_tok"}, 10, 1, 4096);
-    arch.expertIntermediate = r.integerOr({"moe_intermediate_size"}, 512, 1, kMaxVocab);
+/// Qwen3-Next / Qwen3.5-MoE sparse blocks: routed experts and one shared expert with a sigmoid
+/// gate (hidden x 1 per sparse layer, returned as extra parameters).
+std::int64_t readQwenNextExperts(ConfigReader &r, ModelArch &arch, int experts, int perToken, int width)
+{
+    arch.experts = r.integerOr({"num_experts"}, experts, 1, 4096);
+    arch.expertsPerToken = r.integerOr({"num_experts_per_tok"}, perToken, 1, 4096);
+    arch.expertIntermediate = r.integerOr({"moe_intermediate_size"}, width, 1, kMaxVocab);
     const int step = r.integerOr({"decoder_sparse_step"}, 1, 1, 1024);
     const std::vector<int> dense = [&] {
         std::vector<int> list;
@@ -107,18 +111,75 @@ Reading readQwen3Next(ConfigReader &r)
         mlps.push_back(sparse ? LayerMlp::Moe : LayerMlp::Dense);
     }
     arch.layerMlps = shortestPeriod(mlps);
-    const int shared = r.integerOr({"shared_expert_intermediate_size"}, 512, 0, kMaxVocab);
+    const int shared = r.integerOr({"shared_expert_intermediate_size"}, width, 0, kMaxVocab);
     if (shared > 0 && arch.experts > 1) {
         arch.sharedExperts = 1;
         arch.sharedExpertIntermediate = shared;
-        out.extraParams += std::int64_t(arch.hidden) * arch.moeLayers(); // shared_expert_gate
+        return std::int64_t(arch.hidden) * arch.moeLayers(); // shared_expert_gate
     }
-    if (const int mtp = r.integerOr({"num_nextn_predict_layers", "mtp_num_hidden_layers"}, 0, 0, 16))
-        out.import.notes.push_back("The checkpoint's " + std::to_string(mtp) +
-                                   " multi-token-prediction layer(s) are not counted: Transformers does "
-                                   "not load them, vLLM only for speculative decoding.");
+    return 0;
+}
+
+/// The checkpoint's multi-token-prediction module of Qwen3-Next and Qwen3.5 (mtp.*, which
+/// Transformers skips on load): per layer mtp.fc (2 x hidden -> hidden), two pre-fc norms and
+/// one full-attention decoder block with the model's MLP kind; then mtp.norm. It shares the
+/// model's embeddings and head unless mtp_use_dedicated_embeddings.
+void readQwenNextMtp(ConfigReader &r, Reading &out)
+{
+    ModelArch &arch = out.import.arch;
+    const int mtp = r.integerOr({"mtp_num_hidden_layers", "num_nextn_predict_layers"}, 0, 0, 16);
+    if (mtp == 0)
+        return;
+    if (r.flag({"mtp_use_dedicated_embeddings"}, false))
+        r.invalid("mtp_use_dedicated_embeddings", "(the MTP module's own embedding table) is not modelled");
+    ModelArch block = arch;
+    block.layers = 1;
+    block.layerKinds = {LayerKind::Full};
+    const bool moe = arch.moeLayers() > 0;
+    block.layerMlps = {moe ? LayerMlp::Moe : LayerMlp::Dense};
+    block.tiedEmbeddings = true;
+    block.visionParams = 0;
+    block.mtpParams = 0;
+    block.params.reset();
+    const ParamCounts c = countParams(block);
+    const std::uint64_t h = std::uint64_t(arch.hidden);
+    // The block: all of the one-layer model but its embeddings and final norm; a shared gate.
+    const std::uint64_t layer = c.derived - c.embeddings - h + (moe && arch.sharedExperts ? h : 0);
+    arch.mtpLayers = mtp;
+    arch.mtpParams = std::uint64_t(mtp) * (2 * h * h + 2 * h + layer) + h;
+    out.import.notes.push_back("The checkpoint's " + std::to_string(mtp) + " multi-token-prediction layer(s) (" +
+                               std::to_string(arch.mtpParams) +
+                               " parameters) are counted apart: Transformers does not load them, vLLM and "
+                               "SGLang only for speculative decoding.");
+}
+
+Reading readQwen3Next(ConfigReader &r)
+{
+    // Qwen3NextConfig (transformers configuration_qwen3_next.py): its defaults are the
+    // Qwen3-Next-80B-A3B shape.
+    Reading out = readLlamaLike(r, {false, 32768, 256, 2});
+    ModelArch &arch = out.import.arch;
+    readGatedDeltaNet(r, arch);
+    out.extraParams += readQwenNextExperts(r, arch, 512, 10, 512);
+    readQwenNextMtp(r, out);
     return out;
 }
+
+/// Qwen3.5 and Qwen3.6 (modeling_qwen3_5.py, modeling_qwen3_5_moe.py): Qwen3-Next's Gated
+/// DeltaNet and gated attention layers with a dense MLP, or its mixture of experts.
+Reading readQwen35(ConfigReader &r, bool moe)
+{
+    Reading out = readLlamaLike(r, {false, 262144, 256, 2});
+    ModelArch &arch = out.import.arch;
+    readGatedDeltaNet(r, arch);
+    if (moe)
+        out.extraParams += readQwenNextExperts(r, arch, 256, 8, 512);
+    readQwenNextMtp(r, out);
+    return out;
+}
+
+Reading readQwen35Dense(ConfigReader &r) { return readQwen35(r, false); }
+Reading readQwen35Moe(ConfigReader &r) { return readQwen35(r, true); }
 
 Reading readNemotronH(ConfigReader &r)
 {
@@ -222,6 +283,8 @@ const std::vector<Family> &hybridFamilies()
     static const std::vector<Family> families = {
         {"qwen3_next", readQwen3Next},
         {"nemotron_h", readNemotronH},
+        {"qwen3_5_text", readQwen35Dense},
+        {"qwen3_5_moe_text", readQwen35Moe},
     };
     return families;
 }

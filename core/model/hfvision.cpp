@@ -56,8 +56,9 @@ u64 qwen25Vision(ConfigReader &r, int textHidden)
     return addChecked(total, h + linear(merged, merged) + linear(merged, u(out)), kWhat);
 }
 
-/// Qwen3VLVisionModel (Qwen3VLVisionConfig defaults); Qwen3-VL-MoE's tower is the same.
-u64 qwen3Vision(ConfigReader &r, const json &vision, int textHidden)
+/// Qwen3VLVisionModel (Qwen3VLVisionConfig defaults); Qwen3-VL-MoE's tower is the same, and
+/// Qwen3.5's with deepstack_visual_indexes empty.
+u64 qwen3Vision(ConfigReader &r, const json &vision, int textHidden, bool qwen35)
 {
     const int depth = r.integerOr({"depth"}, 27, 1, 1024);
     const int hidden = r.integerOr({"hidden_size"}, 1152, 1, kMaxHidden);
@@ -70,6 +71,8 @@ u64 qwen3Vision(ConfigReader &r, const json &vision, int textHidden)
     const int positions = r.integerOr({"num_position_embeddings"}, 2304, 0, kMaxPositions);
     checkOutput(r, out, textHidden);
     u64 deepstack = 3; // deepstack_visual_indexes [8, 16, 24]
+    if (qwen35 && !vision.contains("deepstack_visual_indexes"))
+        r.invalid("deepstack_visual_indexes", "is needed: Qwen3.5 checkpoints state it (an empty list)");
     if (const auto it = vision.find("deepstack_visual_indexes"); it != vision.end() && !it->is_null()) {
         if (!it->is_array())
             r.invalid("deepstack_visual_indexes", "must be a list of block indices (got " + quoteJson(*it) + ")");
@@ -122,7 +125,7 @@ u64 gemma3Vision(ConfigReader &r, int textHidden)
 bool countsVisionTower(const std::string &outerType)
 {
     return outerType == "qwen2_5_vl" || outerType == "qwen3_vl" || outerType == "qwen3_vl_moe" ||
-           outerType == "gemma3";
+           outerType == "qwen3_5" || outerType == "qwen3_5_moe" || outerType == "gemma3";
 }
 
 std::uint64_t readVisionTower(const json &outer, const std::string &outerType, int textHidden)
@@ -141,7 +144,7 @@ std::uint64_t readVisionTower(const json &outer, const std::string &outerType, i
             return qwen25Vision(r, textHidden);
         if (outerType == "gemma3")
             return gemma3Vision(r, textHidden);
-        return qwen3Vision(r, *it, textHidden);
+        return qwen3Vision(r, *it, textHidden, outerType.rfind("qwen3_5", 0) == 0);
     } catch (const OverflowError &) {
         r.invalid("hidden_size", "gives more vision parameters than Headroom can count");
     }

@@ -162,6 +162,62 @@ private slots:
         }));
     }
 
+    // Qwen3.5 / Qwen3.6 (Gated DeltaNet and gated attention, 3 to 1; a vision tower without
+    // DeepStack; one MTP layer in the checkpoint) and Qwen3-Next, against the Hub's safetensors
+    // totals, which hold the MTP module too. By hand (vocab 248,320, untied, heads of 256):
+    //  Qwen3.5-9B, hidden 4096: embeddings 2 x 248,320 x 4096 = 2,034,237,440; 8 full layers of
+    //   q 4096 x 8192 (query and gate), k, v 4096 x 1024, o 4096 x 4096, q/k norms 512, MLP
+    //   3 x 4096 x 12,288, two norms: 209,723,904; 24 Gated DeltaNet layers of in_proj_qkvz
+    //   4096 x 12,288, in_proj_ba 4096 x 64, out_proj 4096 x 4096, conv 8192 x 4, dt_bias and
+    //   A_log 2 x 32, norm 128, the MLP and norms: 218,407,104; final norm 4096: 8,953,803,264.
+    //   Vision: Qwen3-VL's tower without DeepStack, merger to 4096: 456,010,480. MTP: fc
+    //   2 x 4096 x 4096, two pre-fc norms, one full layer, its norm: 243,290,624.
+    //  Qwen3.6-27B, hidden 5120, 64 layers, 24 heads, 48 value heads, MLP 17,408: full layer
+    //   372,255,232 (x 16), linear layer 383,273,184 (x 48), embeddings 2,542,796,800:
+    //   26,895,998,464; vision 460,730,096; MTP 2 x 5120^2 + 3 x 5120 + 372,255,232 = 424,699,392.
+    //  Qwen3.6-35B-A3B, hidden 2048, 40 layers, 256 experts of 512 (8 per token), a shared expert
+    //   of 512 and its gate: MoE block 808,978,432; full layer 836,246,016 (x 10), linear layer
+    //   842,700,992 (x 30): 34,660,610,688; vision 446,571,248; MTP 844,640,768.
+    void gatedDeltaNetCheckpoints_data()
+    {
+        QTest::addColumn<QByteArray>("file");
+        QTest::addColumn<quint64>("safetensors");
+        QTest::addColumn<quint64>("vision");
+        QTest::addColumn<quint64>("mtp");
+        QTest::newRow("qwen3.5-9b") << QByteArray("qwen3.5-9b.json") << quint64(9'653'104'368) << quint64(456'010'480)
+                                    << quint64(243'290'624);
+        QTest::newRow("qwen3.6-27b") << QByteArray("qwen3.6-27b.json") << quint64(27'781'427'952)
+                                     << quint64(460'730'096) << quint64(424'699'392);
+        QTest::newRow("qwen3.6-35b-a3b") << QByteArray("qwen3.6-35b-a3b.json") << quint64(35'951'822'704)
+                                         << quint64(446'571'248) << quint64(844'640'768);
+    }
+    void gatedDeltaNetCheckpoints()
+    {
+        QFETCH(QByteArray, file);
+        QFETCH(quint64, safetensors);
+        QFETCH(quint64, vision);
+        QFETCH(quint64, mtp);
+        const HfImport imported = importHfConfig(fixture(file));
+        const ParamCounts counts = countParams(imported.arch);
+        QCOMPARE(counts.vision, std::uint64_t(vision));
+        QCOMPARE(counts.mtp, std::uint64_t(mtp));
+        QCOMPARE(counts.total + counts.mtp, std::uint64_t(safetensors));
+        QCOMPARE(imported.arch.layersOfKind(LayerKind::Full) * 3, imported.arch.layersOfKind(LayerKind::GatedDeltaNet));
+    }
+
+    // Qwen3-Next-80B-A3B with its one MTP layer (a full-attention MoE block, fc, three norms):
+    // 79,674,391,296 + 2 x 2048^2 + 3 x 2048 + 27,263,488 + 1,614,813,184 = 81,324,862,720, the
+    // Hub's safetensors total for Qwen/Qwen3-Next-80B-A3B-Instruct.
+    void qwen3NextWithMtp()
+    {
+        const HfImport imported = importHfConfig(json{{"model_type", "qwen3_next"}, {"mtp_num_hidden_layers", 1}});
+        const ParamCounts counts = countParams(imported.arch);
+        QCOMPARE(counts.total, 79'674'391'296ull);
+        QCOMPARE(counts.total + counts.mtp, 81'324'862'720ull);
+        json dedicated = {{"model_type", "qwen3_next"}, {"mtp_num_hidden_layers", 1}, {"mtp_use_dedicated_embeddings", true}};
+        QVERIFY_THROWS_EXCEPTION(HfConfigError, importHfConfig(dedicated));
+    }
+
     // The language models match the catalog's text-only presets shape for shape.
     void visionLanguageTextModels()
     {
