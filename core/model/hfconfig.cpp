@@ -419,7 +419,6 @@ HfImport importHfConfig(const json &outer)
             {"kimi_linear", "Kimi Delta Attention layers beside MLA layers without RoPE"},
             {"minimax", "lightning-attention layers (MiniMax-01/M1)"},
             {"minimax_m2", "its attention and expert layout (not yet verified against the checkpoint)"},
-            {"granitemoehybrid", "Granite 4.0's Mamba-2 layers with a shared-expert MoE"},
             {"falcon_h1", "parallel attention and Mamba-2 mixers in every layer, with muP multipliers"},
             {"jamba", "Mamba-1 layers"},
             {"ernie4_5_moe", "its heterogeneous expert layout"},

@@ -276,6 +276,81 @@ Reading readNemotronH(ConfigReader &r)
     return out;
 }
 
+Reading readGraniteMoeHybrid(ConfigReader &r)
+{
+    // GraniteMoeHybridConfig / modeling_granitemoehybrid.py (Granite 4.0): every layer has a
+    // mixer, Mamba-2 or attention (layer_types), and the MLP: routed experts (input_linear of
+    // 2 x intermediate_size, output_linear, a bias-free router) beside a shared gated MLP of
+    // shared_intermediate_size; with num_local_experts 0 only the shared MLP (Granite 4.0 Micro).
+    // The muP multipliers change no tensor.
+    Reading out;
+    ModelArch &arch = out.import.arch;
+    arch.layers = r.integer({"num_hidden_layers"}, 1, 1024);
+    arch.hidden = r.integer({"hidden_size"}, 1, kMaxHidden);
+    arch.heads = r.integer({"num_attention_heads"}, 1, 65536);
+    arch.vocab = r.integer({"vocab_size"}, 1, kMaxVocab);
+    const int experts = r.integer({"num_local_experts"}, 0, 4096);
+    const int shared = r.integer({"shared_intermediate_size"}, 0, kMaxVocab);
+    r.finish();
+    arch.kvHeads = r.integerOr({"num_key_value_heads"}, arch.heads, 1, 65536);
+    arch.headDim = readHeadDim(r, arch, 0);
+    arch.maxPositions = r.integerOr({"max_position_embeddings"}, 2048, 1, kMaxPositions);
+    arch.tiedEmbeddings = r.flag({"tie_word_embeddings"}, true);
+    arch.mlp = Mlp::Gated;
+    arch.norm = Norm::RmsNorm;
+    arch.position = Position::Rope; // "nope" layers have no rotary tensor either
+    arch.normsPerLayer = 2;
+    arch.bias = Bias::None;
+    std::vector<LayerKind> kinds = readNamedList<LayerKind>(
+        r, "layer_types", {{"mamba", LayerKind::Mamba2}, {"attention", LayerKind::Full}}, arch.layers);
+    if (kinds.empty())
+        r.invalid("layer_types", "is needed: it says which layers are Mamba-2 and which attention");
+    arch.layerKinds = shortestPeriod(kinds);
+    if (r.flag({"attention_bias"}, false)) {
+        arch.bias = Bias::Qkv; // q, k, v; the o bias is an extra
+        out.extraParams += std::int64_t(arch.hidden) * arch.layersOfKind(LayerKind::Full);
+    }
+    if (experts == 1)
+        r.invalid("num_local_experts", "must be 0 (a dense model) or at least 2");
+    if (experts > 1) {
+        arch.experts = experts;
+        arch.expertsPerToken = r.integerOr({"num_experts_per_tok"}, 2, 1, 4096);
+        arch.intermediate = arch.expertIntermediate = r.integer({"intermediate_size"}, 1, kMaxVocab);
+        r.finish();
+        arch.layerMlps = {LayerMlp::Moe};
+        if (shared > 0) {
+            arch.sharedExperts = 1;
+            arch.sharedExpertIntermediate = shared;
+        }
+    } else {
+        if (shared == 0)
+            r.invalid("shared_intermediate_size", "must be above 0 when num_local_experts is 0 (the only MLP)");
+        arch.experts = arch.expertsPerToken = 1;
+        arch.intermediate = shared;
+    }
+    if (arch.hasKind(LayerKind::Mamba2)) {
+        LinearShape &l = arch.linear;
+        const int expand = r.integerOr({"mamba_expand"}, 2, 1, 64);
+        l.heads = r.integerOr({"mamba_n_heads"}, 128, 1, 65536);
+        const json *headDim = r.find({"mamba_d_head"});
+        const std::int64_t inner = std::int64_t(expand) * arch.hidden;
+        if (headDim && headDim->is_string() && headDim->get<std::string>() == "auto")
+            l.valueDim = static_cast<int>(inner / l.heads);
+        else
+            l.valueDim = r.integerOr({"mamba_d_head"}, static_cast<int>(inner / l.heads), 1, 65536);
+        if (std::int64_t(l.heads) * l.valueDim != inner)
+            r.invalid("mamba_d_head", "x mamba_n_heads must be mamba_expand x hidden_size (" + std::to_string(inner) + ")");
+        l.keyDim = r.integerOr({"mamba_d_state"}, 256, 1, 65536);
+        l.groups = r.integerOr({"mamba_n_groups"}, 1, 1, 65536);
+        l.convKernel = r.integerOr({"mamba_d_conv"}, 4, 2, 64);
+        l.convBias = r.flag({"mamba_conv_bias"}, true);
+        l.projBias = r.flag({"mamba_proj_bias"}, false);
+        if (l.heads % l.groups != 0)
+            r.invalid("mamba_n_groups", "must divide mamba_n_heads (" + std::to_string(l.heads) + ")");
+    }
+    return out;
+}
+
 } // namespace
 
 const std::vector<Family> &hybridFamilies()
@@ -285,6 +360,7 @@ const std::vector<Family> &hybridFamilies()
         {"nemotron_h", readNemotronH},
         {"qwen3_5_text", readQwen35Dense},
         {"qwen3_5_moe_text", readQwen35Moe},
+        {"granitemoehybrid", readGraniteMoeHybrid},
     };
     return families;
 }

@@ -218,6 +218,57 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(HfConfigError, importHfConfig(dedicated));
     }
 
+    // Granite 4.0 (granitemoehybrid), by hand (vocab 100,352, tied):
+    //  H-Small, hidden 4096: 4 attention layers of q, o 4096^2 and k, v 4096 x 1024 =
+    //   41,943,040; 36 Mamba-2 layers (128 heads of 64, one group, d_state 128) of in_proj
+    //   4096 x (2 x 8192 + 2 x 128 + 128), out_proj 8192 x 4096, conv 8448 x 4 + 8448, dt_bias,
+    //   A_log and D 3 x 128, gated norm 8192 = 102,286,976; every layer 72 experts of
+    //   3 x 4096 x 768, a router 4096 x 72, the shared MLP 3 x 4096 x 1536 = 698,646,528, two
+    //   norms; embeddings 411,041,792, final norm: 32,207,337,984.
+    //  Micro (every layer attention, no experts): 40 x (q, o 2560^2, k, v 2560 x 512, MLP
+    //   3 x 2560 x 8192, two norms) + 256,901,120 + 2560 = 3,402,836,480.
+    void graniteHybridCheckpoints_data()
+    {
+        QTest::addColumn<QByteArray>("file");
+        QTest::addColumn<quint64>("published");
+        QTest::addColumn<int>("mamba");
+        QTest::newRow("granite-4.0-h-small") << QByteArray("granite-4.0-h-small.json") << quint64(32'207'337'984) << 36;
+        QTest::newRow("granite-4.0-micro") << QByteArray("granite-4.0-micro.json") << quint64(3'402'836'480) << 0;
+    }
+    void graniteHybridCheckpoints()
+    {
+        QFETCH(QByteArray, file);
+        QFETCH(quint64, published);
+        QFETCH(int, mamba);
+        const ModelArch m = importHfConfig(fixture(file)).arch;
+        QCOMPARE(countParams(m).total, std::uint64_t(published));
+        QCOMPARE(m.layersOfKind(LayerKind::Mamba2), mamba);
+    }
+
+    void graniteHybridRefusals_data()
+    {
+        QTest::addColumn<QByteArray>("change");
+        QTest::addColumn<QString>("named");
+        QTest::newRow("no-layer-types") << QByteArray(R"({"layer_types": null})") << "layer_types is needed";
+        QTest::newRow("unknown-layer") << QByteArray(R"({"layer_types": ["mamba", "retention"]})") << "layer_types has \"retention\"";
+        QTest::newRow("head-width") << QByteArray(R"({"mamba_d_head": 96})") << "mamba_d_head x mamba_n_heads";
+        QTest::newRow("one-expert") << QByteArray(R"({"num_local_experts": 1})") << "num_local_experts must be 0";
+        QTest::newRow("no-shared-width") << QByteArray(R"({"shared_intermediate_size": null})") << "lacks shared_intermediate_size";
+    }
+    void graniteHybridRefusals()
+    {
+        QFETCH(QByteArray, change);
+        QFETCH(QString, named);
+        json config = fixture(QStringLiteral("granite-4.0-h-small.json"));
+        config.merge_patch(json::parse(change.toStdString()));
+        try {
+            importHfConfig(config);
+            QFAIL("accepted");
+        } catch (const HfConfigError &error) {
+            QVERIFY2(QString::fromUtf8(error.what()).contains(named), error.what());
+        }
+    }
+
     // The language models match the catalog's text-only presets shape for shape.
     void visionLanguageTextModels()
     {
