@@ -418,7 +418,6 @@ HfImport importHfConfig(const json &outer)
             {"gemma3n", "per-layer embeddings, AltUp, LAuReL blocks and KV sharing across layers"},
             {"kimi_linear", "Kimi Delta Attention layers beside MLA layers without RoPE"},
             {"minimax", "lightning-attention layers (MiniMax-01/M1)"},
-            {"minimax_m2", "its attention and expert layout (not yet verified against the checkpoint)"},
             {"falcon_h1", "parallel attention and Mamba-2 mixers in every layer, with muP multipliers"},
             {"jamba", "Mamba-1 layers"},
             {"ernie4_5_moe", "its heterogeneous expert layout"},

@@ -101,6 +101,11 @@ private slots:
         QTest::newRow("llama-1-7b-no-kv-heads") << QByteArray("llama-1-7b.json") << quint64(6'738'415'616);
         QTest::newRow("opt-350m-projection-post-norm") << QByteArray("opt-350m.json") << quint64(331'196'416);
         QTest::newRow("bert-base-uncased") << QByteArray("bert-base-uncased.json") << quint64(109'482'240);
+        // MiniMax-M2: 62 layers of q, o 3072 x 6144, k, v 3072 x 1024, q/k norms over the
+        // projections 6144 + 1024, 256 experts of 3 x 3072 x 1536, router 3072 x 256 and its
+        // correction bias 256, two norms: 3,668,718,848; embeddings and head 2 x 200,064 x 3072,
+        // final norm: 228,689,764,864 (llama.cpp's model_n_params for the GGUF; the Hub's total).
+        QTest::newRow("minimax-m2") << QByteArray("minimax-m2.json") << quint64(228'689'764'864);
     }
     void modelsOutsideTheCatalog()
     {
