@@ -172,10 +172,16 @@ nlohmann::json readJsonFile(const QString &path, const std::string &key, std::ui
     }
 }
 
-HfImport importModelConfig(const QString &path)
+nlohmann::json readModelConfigJson(const QString &path)
 {
     nlohmann::json config = readJsonFile(path, "model.config");
     addSiblingQuantConfig(config, path);
+    return config;
+}
+
+HfImport importModelConfig(const QString &path)
+{
+    const nlohmann::json config = readModelConfigJson(path);
     try {
         return importHfConfig(config);
     } catch (const HfConfigError &error) {
@@ -216,9 +222,7 @@ ConfigResolver configResolver(const QString &scenarioPath, const QString &explic
             throw ScenarioError("model.config", quotedText(configPath) +
                                                     " is outside the scenario's folder and your home "
                                                     "folder: give that file with --model-config");
-        nlohmann::json config = readJsonFile(path, "model.config");
-        addSiblingQuantConfig(config, path);
-        return config;
+        return readModelConfigJson(path);
     };
 }
 
