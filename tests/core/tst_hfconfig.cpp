@@ -106,6 +106,10 @@ private slots:
         // correction bias 256, two norms: 3,668,718,848; embeddings and head 2 x 200,064 x 3072,
         // final norm: 228,689,764,864 (llama.cpp's model_n_params for the GGUF; the Hub's total).
         QTest::newRow("minimax-m2") << QByteArray("minimax-m2.json") << quint64(228'689'764'864);
+        // SmolLM3-3B: 36 layers of q, o 2048^2, k, v 2048 x 512, MLP 3 x 2048 x 11,008, two norms
+        // (78,123,008), tied embeddings 128,256 x 2048, final norm: 3,075,098,624 (the Hub API's
+        // safetensors total for HuggingFaceTB/SmolLM3-3B, quoted in a model survey).
+        QTest::newRow("smollm3-3b") << QByteArray("smollm3-3b.json") << quint64(3'075'098'624);
     }
     void modelsOutsideTheCatalog()
     {
