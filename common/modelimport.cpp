@@ -136,6 +136,30 @@ WeightsSummary readIndex(const QString &path)
     }
 }
 
+/// NVIDIA ModelOpt checkpoints describe their weight format in hf_quant_config.json beside
+/// config.json (older exports leave config.json without a quantization_config): read it into the
+/// config so that the weights are sized as stored, never silently as 16-bit.
+void addSiblingQuantConfig(nlohmann::json &config, const QString &configPath)
+{
+    if (!config.is_object())
+        return;
+    for (const nlohmann::json *where : {&config, config.contains("text_config") ? &config["text_config"] : nullptr})
+        if (where && where->is_object() && where->contains("quantization_config") &&
+            !(*where)["quantization_config"].is_null())
+            return;
+    const QString sibling = QFileInfo(configPath).absoluteDir().filePath(QStringLiteral("hf_quant_config.json"));
+    if (!QFileInfo(sibling).isFile())
+        return;
+    if (!isInside(resolvedPath(sibling), resolvedPath(QFileInfo(configPath).absolutePath())))
+        throw ScenarioError("model.config", local(sibling) + " leads outside the config's folder");
+    nlohmann::json quant = readJsonFile(sibling, "model.config", limits::kConfigBytes);
+    if (!quant.is_object())
+        throw ScenarioError("model.config", local(sibling) + ": is not a JSON object");
+    if (!quant.contains("quant_method"))
+        quant["quant_method"] = "modelopt";
+    config["quantization_config"] = std::move(quant);
+}
+
 } // namespace
 
 nlohmann::json readJsonFile(const QString &path, const std::string &key, std::uint64_t maxBytes)
@@ -149,9 +173,16 @@ nlohmann::json readJsonFile(const QString &path, const std::string &key, std::ui
     }
 }
 
+nlohmann::json readModelConfigJson(const QString &path)
+{
+    nlohmann::json config = readJsonFile(path, "model.config");
+    addSiblingQuantConfig(config, path);
+    return config;
+}
+
 HfImport importModelConfig(const QString &path)
 {
-    const nlohmann::json config = readJsonFile(path, "model.config");
+    const nlohmann::json config = readModelConfigJson(path);
     try {
         return importHfConfig(config);
     } catch (const HfConfigError &error) {
@@ -194,7 +225,7 @@ ConfigResolver configResolver(const QString &scenarioPath, const QString &explic
             throw ScenarioError("model.config", quotedText(configPath) +
                                                     " is outside the scenario's folder and your home "
                                                     "folder: give that file with --model-config");
-        return readJsonFile(path, "model.config");
+        return readModelConfigJson(path);
     };
 }
 

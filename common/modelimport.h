@@ -16,6 +16,10 @@ namespace headroom {
 nlohmann::json readJsonFile(const QString &path, const std::string &key,
                             std::uint64_t maxBytes = limits::kConfigBytes);
 
+/// Reads a Hugging Face config.json with, when it states no quantization_config, the
+/// hf_quant_config.json beside it (NVIDIA ModelOpt checkpoints) as its quantization_config.
+nlohmann::json readModelConfigJson(const QString &path);
+
 /// Reads a Hugging Face config.json and maps it to an architecture. Throws HfConfigError
 /// (with the missing fields, for the user to fill in) or ScenarioError (unreadable file).
 HfImport importModelConfig(const QString &path);

@@ -355,6 +355,8 @@ const Family kFamilies[] = {
     {"phi3", readPhi3},        {"gpt2", readGpt2},           {"gpt_neox", readGptNeox},
     {"falcon", readFalconNew}, {"RefinedWeb", readFalconRw}, {"RefinedWebModel", readFalconRwModel},
     {"opt", readOpt},          {"bert", readBert},
+    // Qwen2.5-VL's language model is Qwen2's (q, k, v biases); older configs keep it at the top.
+    {"qwen2_5_vl", readQwen2}, {"qwen2_5_vl_text", readQwen2},
 };
 
 } // namespace hf
@@ -399,7 +401,9 @@ HfImport importHfConfig(const json &outer)
     if (nested && type.empty()) {
         // Older text_configs leave model_type out: the outer one names the family.
         static const std::pair<const char *, const char *> kTextTypes[] = {
-            {"gemma3", "gemma3_text"}, {"llama4", "llama4_text"}, {"mistral3", "mistral"}};
+            {"gemma3", "gemma3_text"}, {"llama4", "llama4_text"}, {"mistral3", "mistral"},
+            {"qwen2_5_vl", "qwen2_5_vl_text"}, {"qwen3_vl", "qwen3_vl_text"}, {"qwen3_vl_moe", "qwen3_vl_moe_text"},
+            {"qwen3_5", "qwen3_5_text"}, {"qwen3_5_moe", "qwen3_5_moe_text"}};
         const std::string outerType = outer.value("model_type", std::string());
         for (const auto &[from, to] : kTextTypes)
             if (outerType == from)
@@ -422,23 +426,13 @@ HfImport importHfConfig(const json &outer)
             {"gemma3n", "per-layer embeddings, AltUp, LAuReL blocks and KV sharing across layers"},
             {"kimi_linear", "Kimi Delta Attention layers beside MLA layers without RoPE"},
             {"minimax", "lightning-attention layers (MiniMax-01/M1)"},
-            {"minimax_m2", "its attention and expert layout (not yet verified against the checkpoint)"},
-            {"granitemoehybrid", "Granite 4.0's Mamba-2 layers with a shared-expert MoE"},
             {"falcon_h1", "parallel attention and Mamba-2 mixers in every layer, with muP multipliers"},
             {"jamba", "Mamba-1 layers"},
-            {"qwen3_5", "Qwen3.5's hybrid layers (not yet verified against the checkpoint)"},
-            {"qwen3_5_moe", "Qwen3.5's hybrid layers (not yet verified against the checkpoint)"},
-            {"qwen2_5_vl", "the vision tower's parameters (vision_config)"},
-            {"qwen3_vl", "the vision tower's parameters (vision_config) and DeepStack mergers"},
-            {"qwen3_vl_moe", "the vision tower's parameters (vision_config) and DeepStack mergers"},
             {"ernie4_5_moe", "its heterogeneous expert layout"},
             {"hunyuan_v1_dense", "its q/k norm and cross-layer attention options"},
             {"hunyuan_v1_moe", "its expert layout"},
             {"ministral3", "its layer layout (not yet verified against the checkpoint)"},
-            {"gemma3n_text", "per-layer embeddings, AltUp, LAuReL blocks and KV sharing across layers"},
-            {"qwen2_5_vl_text", "the vision tower's parameters (vision_config)"},
-            {"qwen3_vl_text", "the vision tower's parameters (vision_config) and DeepStack mergers"},
-            {"qwen3_vl_moe_text", "the vision tower's parameters (vision_config) and DeepStack mergers"}};
+            {"gemma3n_text", "per-layer embeddings, AltUp, LAuReL blocks and KV sharing across layers"}};
         for (const auto &[name, what] : kNotModelled)
             if (type == name)
                 throw HfConfigError("config.json: model_type \"" + type + "\" is known but not modelled: " + what +
@@ -478,15 +472,37 @@ HfImport importHfConfig(const json &outer)
         fill(kGemma3);
     else if (type == "qwen3_next")
         fill(kQwen3Next);
+    if (type == "qwen3_5_moe_text" && !config.contains("intermediate_size") && !config.contains("mlp_only_layers") &&
+        config.contains("moe_intermediate_size")) {
+        // Every layer of Qwen3.5-MoE is sparse: no dense width to read (the key is unused).
+        if (read != &filled)
+            filled = config;
+        filled["intermediate_size"] = config["moe_intermediate_size"];
+        read = &filled;
+    }
+    if (nested && !config.contains("tie_word_embeddings") && outer.contains("tie_word_embeddings")) {
+        // The conditional-generation class ties (or not) by the outer config's key (Qwen3-VL).
+        if (read != &filled)
+            filled = config;
+        filled["tie_word_embeddings"] = outer["tie_word_embeddings"];
+        read = &filled;
+    }
     ConfigReader reader(*read, type);
     Reading reading = family->read(reader);
     HfImport &import = reading.import;
     ModelArch &arch = import.arch;
     arch.activation = readActivation(*read, arch.mlp);
     import.modelType = type;
-    if (nested)
+    const std::string outerType = outer.value("model_type", std::string());
+    if (countsVisionTower(outerType)) {
+        arch.visionParams = readVisionTower(outer, outerType, arch.hidden);
+        import.notes.push_back("The vision tower (vision_config) is counted: " + std::to_string(arch.visionParams) +
+                               " parameters, loaded with the model and kept 16-bit; what it computes on "
+                               "images is not estimated.");
+    } else if (nested) {
         import.notes.push_back("The language model of a multimodal checkpoint (text_config); the "
                                "vision encoder is not counted.");
+    }
     readQuantization(outer, config, import);
     if (!import.unmodelledFormat.empty())
         import.notes.push_back("weights sized as bf16: " + import.unmodelledFormat + " is not modelled.");

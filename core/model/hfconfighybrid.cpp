@@ -6,6 +6,8 @@
 // whatever the config gives (layer_types, layers_block_type, hybrid_override_pattern, an interval).
 #include "model/hfconfigreader.h"
 
+#include "model/architecture.h"
+
 #include <algorithm>
 #include <map>
 
@@ -54,12 +56,10 @@ std::vector<T> readNamedList(ConfigReader &r, const char *key, const std::map<st
     return out;
 }
 
-Reading readQwen3Next(ConfigReader &r)
+/// The Gated DeltaNet shape and the layer pattern of Qwen3-Next and Qwen3.5 (layer_types, else
+/// one full-attention layer every full_attention_interval), with gated, q/k-normed attention.
+void readGatedDeltaNet(ConfigReader &r, ModelArch &arch)
 {
-    // Qwen3NextConfig (transformers configuration_qwen3_next.py): its defaults are the
-    // Qwen3-Next-80B-A3B shape.
-    Reading out = readLlamaLike(r, {false, 32768, 256, 2});
-    ModelArch &arch = out.import.arch;
     arch.qkNorm = QkNorm::Head;
     arch.gatedAttention = true; // q_proj yields the query and a sigmoid gate per head
     LinearShape &l = arch.linear;
@@ -80,11 +80,15 @@ Reading readQwen3Next(ConfigReader &r)
             kinds.push_back((i + 1) % interval ? LayerKind::GatedDeltaNet : LayerKind::Full);
     }
     arch.layerKinds = shortestPeriod(kinds);
+}
 
-    // Qwen3NextSparseMoeBlock: routed experts, one shared expert with a sigmoid gate.
-    arch.experts = r.integerOr({"num_experts"}, 512, 1, 4096);
-    arch.expertsPerToken = r.integerOr({"num_experts_per_tok"}, 10, 1, 4096);
-    arch.expertIntermediate = r.integerOr({"moe_intermediate_size"}, 512, 1, kMaxVocab);
+/// Qwen3-Next / Qwen3.5-MoE sparse blocks: routed experts and one shared expert with a sigmoid
+/// gate (hidden x 1 per sparse layer, returned as extra parameters).
+std::int64_t readQwenNextExperts(ConfigReader &r, ModelArch &arch, int experts, int perToken, int width)
+{
+    arch.experts = r.integerOr({"num_experts"}, experts, 1, 4096);
+    arch.expertsPerToken = r.integerOr({"num_experts_per_tok"}, perToken, 1, 4096);
+    arch.expertIntermediate = r.integerOr({"moe_intermediate_size"}, width, 1, kMaxVocab);
     const int step = r.integerOr({"decoder_sparse_step"}, 1, 1, 1024);
     const std::vector<int> dense = [&] {
         std::vector<int> list;
@@ -107,18 +111,75 @@ Reading readQwen3Next(ConfigReader &r)
         mlps.push_back(sparse ? LayerMlp::Moe : LayerMlp::Dense);
     }
     arch.layerMlps = shortestPeriod(mlps);
-    const int shared = r.integerOr({"shared_expert_intermediate_size"}, 512, 0, kMaxVocab);
+    const int shared = r.integerOr({"shared_expert_intermediate_size"}, width, 0, kMaxVocab);
     if (shared > 0 && arch.experts > 1) {
         arch.sharedExperts = 1;
         arch.sharedExpertIntermediate = shared;
-        out.extraParams += std::int64_t(arch.hidden) * arch.moeLayers(); // shared_expert_gate
+        return std::int64_t(arch.hidden) * arch.moeLayers(); // shared_expert_gate
     }
-    if (const int mtp = r.integerOr({"num_nextn_predict_layers", "mtp_num_hidden_layers"}, 0, 0, 16))
-        out.import.notes.push_back("The checkpoint's " + std::to_string(mtp) +
-                                   " multi-token-prediction layer(s) are not counted: Transformers does "
-                                   "not load them, vLLM only for speculative decoding.");
+    return 0;
+}
+
+/// The checkpoint's multi-token-prediction module of Qwen3-Next and Qwen3.5 (mtp.*, which
+/// Transformers skips on load): per layer mtp.fc (2 x hidden -> hidden), two pre-fc norms and
+/// one full-attention decoder block with the model's MLP kind; then mtp.norm. It shares the
+/// model's embeddings and head unless mtp_use_dedicated_embeddings.
+void readQwenNextMtp(ConfigReader &r, Reading &out)
+{
+    ModelArch &arch = out.import.arch;
+    const int mtp = r.integerOr({"mtp_num_hidden_layers", "num_nextn_predict_layers"}, 0, 0, 16);
+    if (mtp == 0)
+        return;
+    if (r.flag({"mtp_use_dedicated_embeddings"}, false))
+        r.invalid("mtp_use_dedicated_embeddings", "(the MTP module's own embedding table) is not modelled");
+    ModelArch block = arch;
+    block.layers = 1;
+    block.layerKinds = {LayerKind::Full};
+    const bool moe = arch.moeLayers() > 0;
+    block.layerMlps = {moe ? LayerMlp::Moe : LayerMlp::Dense};
+    block.tiedEmbeddings = true;
+    block.visionParams = 0;
+    block.mtpParams = 0;
+    block.params.reset();
+    const ParamCounts c = countParams(block);
+    const std::uint64_t h = std::uint64_t(arch.hidden);
+    // The block: all of the one-layer model but its embeddings and final norm; a shared gate.
+    const std::uint64_t layer = c.derived - c.embeddings - h + (moe && arch.sharedExperts ? h : 0);
+    arch.mtpLayers = mtp;
+    arch.mtpParams = std::uint64_t(mtp) * (2 * h * h + 2 * h + layer) + h;
+    out.import.notes.push_back("The checkpoint's " + std::to_string(mtp) + " multi-token-prediction layer(s) (" +
+                               std::to_string(arch.mtpParams) +
+                               " parameters) are counted apart: Transformers does not load them, vLLM and "
+                               "SGLang only for speculative decoding.");
+}
+
+Reading readQwen3Next(ConfigReader &r)
+{
+    // Qwen3NextConfig (transformers configuration_qwen3_next.py): its defaults are the
+    // Qwen3-Next-80B-A3B shape.
+    Reading out = readLlamaLike(r, {false, 32768, 256, 2});
+    ModelArch &arch = out.import.arch;
+    readGatedDeltaNet(r, arch);
+    out.extraParams += readQwenNextExperts(r, arch, 512, 10, 512);
+    readQwenNextMtp(r, out);
     return out;
 }
+
+/// Qwen3.5 and Qwen3.6 (modeling_qwen3_5.py, modeling_qwen3_5_moe.py): Qwen3-Next's Gated
+/// DeltaNet and gated attention layers with a dense MLP, or its mixture of experts.
+Reading readQwen35(ConfigReader &r, bool moe)
+{
+    Reading out = readLlamaLike(r, {false, 262144, 256, 2});
+    ModelArch &arch = out.import.arch;
+    readGatedDeltaNet(r, arch);
+    if (moe)
+        out.extraParams += readQwenNextExperts(r, arch, 256, 8, 512);
+    readQwenNextMtp(r, out);
+    return out;
+}
+
+Reading readQwen35Dense(ConfigReader &r) { return readQwen35(r, false); }
+Reading readQwen35Moe(ConfigReader &r) { return readQwen35(r, true); }
 
 Reading readNemotronH(ConfigReader &r)
 {
@@ -215,6 +276,81 @@ Reading readNemotronH(ConfigReader &r)
     return out;
 }
 
+Reading readGraniteMoeHybrid(ConfigReader &r)
+{
+    // GraniteMoeHybridConfig / modeling_granitemoehybrid.py (Granite 4.0): every layer has a
+    // mixer, Mamba-2 or attention (layer_types), and the MLP: routed experts (input_linear of
+    // 2 x intermediate_size, output_linear, a bias-free router) beside a shared gated MLP of
+    // shared_intermediate_size; with num_local_experts 0 only the shared MLP (Granite 4.0 Micro).
+    // The muP multipliers change no tensor.
+    Reading out;
+    ModelArch &arch = out.import.arch;
+    arch.layers = r.integer({"num_hidden_layers"}, 1, 1024);
+    arch.hidden = r.integer({"hidden_size"}, 1, kMaxHidden);
+    arch.heads = r.integer({"num_attention_heads"}, 1, 65536);
+    arch.vocab = r.integer({"vocab_size"}, 1, kMaxVocab);
+    const int experts = r.integer({"num_local_experts"}, 0, 4096);
+    const int shared = r.integer({"shared_intermediate_size"}, 0, kMaxVocab);
+    r.finish();
+    arch.kvHeads = r.integerOr({"num_key_value_heads"}, arch.heads, 1, 65536);
+    arch.headDim = readHeadDim(r, arch, 0);
+    arch.maxPositions = r.integerOr({"max_position_embeddings"}, 2048, 1, kMaxPositions);
+    arch.tiedEmbeddings = r.flag({"tie_word_embeddings"}, true);
+    arch.mlp = Mlp::Gated;
+    arch.norm = Norm::RmsNorm;
+    arch.position = Position::Rope; // "nope" layers have no rotary tensor either
+    arch.normsPerLayer = 2;
+    arch.bias = Bias::None;
+    std::vector<LayerKind> kinds = readNamedList<LayerKind>(
+        r, "layer_types", {{"mamba", LayerKind::Mamba2}, {"attention", LayerKind::Full}}, arch.layers);
+    if (kinds.empty())
+        r.invalid("layer_types", "is needed: it says which layers are Mamba-2 and which attention");
+    arch.layerKinds = shortestPeriod(kinds);
+    if (r.flag({"attention_bias"}, false)) {
+        arch.bias = Bias::Qkv; // q, k, v; the o bias is an extra
+        out.extraParams += std::int64_t(arch.hidden) * arch.layersOfKind(LayerKind::Full);
+    }
+    if (experts == 1)
+        r.invalid("num_local_experts", "must be 0 (a dense model) or at least 2");
+    if (experts > 1) {
+        arch.experts = experts;
+        arch.expertsPerToken = r.integerOr({"num_experts_per_tok"}, 2, 1, 4096);
+        arch.intermediate = arch.expertIntermediate = r.integer({"intermediate_size"}, 1, kMaxVocab);
+        r.finish();
+        arch.layerMlps = {LayerMlp::Moe};
+        if (shared > 0) {
+            arch.sharedExperts = 1;
+            arch.sharedExpertIntermediate = shared;
+        }
+    } else {
+        if (shared == 0)
+            r.invalid("shared_intermediate_size", "must be above 0 when num_local_experts is 0 (the only MLP)");
+        arch.experts = arch.expertsPerToken = 1;
+        arch.intermediate = shared;
+    }
+    if (arch.hasKind(LayerKind::Mamba2)) {
+        LinearShape &l = arch.linear;
+        const int expand = r.integerOr({"mamba_expand"}, 2, 1, 64);
+        l.heads = r.integerOr({"mamba_n_heads"}, 128, 1, 65536);
+        const json *headDim = r.find({"mamba_d_head"});
+        const std::int64_t inner = std::int64_t(expand) * arch.hidden;
+        if (headDim && headDim->is_string() && headDim->get<std::string>() == "auto")
+            l.valueDim = static_cast<int>(inner / l.heads);
+        else
+            l.valueDim = r.integerOr({"mamba_d_head"}, static_cast<int>(inner / l.heads), 1, 65536);
+        if (std::int64_t(l.heads) * l.valueDim != inner)
+            r.invalid("mamba_d_head", "x mamba_n_heads must be mamba_expand x hidden_size (" + std::to_string(inner) + ")");
+        l.keyDim = r.integerOr({"mamba_d_state"}, 256, 1, 65536);
+        l.groups = r.integerOr({"mamba_n_groups"}, 1, 1, 65536);
+        l.convKernel = r.integerOr({"mamba_d_conv"}, 4, 2, 64);
+        l.convBias = r.flag({"mamba_conv_bias"}, true);
+        l.projBias = r.flag({"mamba_proj_bias"}, false);
+        if (l.heads % l.groups != 0)
+            r.invalid("mamba_n_groups", "must divide mamba_n_heads (" + std::to_string(l.heads) + ")");
+    }
+    return out;
+}
+
 } // namespace
 
 const std::vector<Family> &hybridFamilies()
@@ -222,6 +358,9 @@ const std::vector<Family> &hybridFamilies()
     static const std::vector<Family> families = {
         {"qwen3_next", readQwen3Next},
         {"nemotron_h", readNemotronH},
+        {"qwen3_5_text", readQwen35Dense},
+        {"qwen3_5_moe_text", readQwen35Moe},
+        {"granitemoehybrid", readGraniteMoeHybrid},
     };
     return families;
 }

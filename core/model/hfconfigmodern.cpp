@@ -354,6 +354,43 @@ Reading readMimo(ConfigReader &r)
     return out;
 }
 
+Reading readMinimaxM2(ConfigReader &r)
+{
+    // MiniMaxM2Config / modeling_minimax_m2.py (MiniMax-M2, M2.1): every layer softmax attention
+    // (attn_type_list all 1) with q/k RMSNorms over the whole projection ("per_layer") or per head,
+    // partial RoPE (no tensor), then routed experts of intermediate_size with a sigmoid router and
+    // its e_score_correction_bias; a shared expert only with shared_intermediate_size.
+    Reading out = readLlamaLike(r, {false, 196608, 0, 2});
+    ModelArch &arch = out.import.arch;
+    if (r.flag({"use_qk_norm"}, true)) {
+        const json *type = r.find({"qk_norm_type"});
+        const std::string kind = type && type->is_string() ? type->get<std::string>() : "per_layer";
+        if (kind != "per_layer" && kind != "per_head")
+            r.invalid("qk_norm_type", "must be \"per_layer\" or \"per_head\" (got " + quoteJson(*type) + ")");
+        arch.qkNorm = kind == "per_layer" ? QkNorm::Full : QkNorm::Head;
+    }
+    if (const json *types = r.find({"attn_type_list"})) {
+        if (!types->is_array())
+            r.invalid("attn_type_list", "must be a list of 0 and 1 (got " + quoteJson(*types) + ")");
+        for (const json &type : *types)
+            if (!type.is_number_integer() || type.get<long long>() != 1)
+                r.invalid("attn_type_list", "has " + quoteJson(type) +
+                                                ": lightning-attention layers (0) are MiniMax-01/M1's, not modelled");
+    }
+    arch.experts = r.integerOr({"num_local_experts"}, 256, 2, 4096);
+    arch.expertsPerToken = r.integerOr({"num_experts_per_tok"}, 8, 1, 4096);
+    arch.expertIntermediate = arch.intermediate;
+    arch.routerBias = r.flag({"use_routing_bias"}, true);
+    if (const int shared = r.integerOr({"shared_intermediate_size"}, 0, 0, kMaxVocab); shared > 0) {
+        arch.sharedExperts = 1;
+        arch.sharedExpertIntermediate = shared;
+    }
+    if (r.flag({"use_mtp"}, false))
+        out.import.notes.push_back("use_mtp: the multi-token-prediction modules are not counted (the published "
+                                   "MiniMax-M2 checkpoint's total holds none).");
+    return out;
+}
+
 Reading readGranite(ConfigReader &r)
 {
     return readLlamaLike(r, {true, 4096, 0, 2});
@@ -371,6 +408,9 @@ const std::vector<Family> &modernFamilies()
         {"seed_oss", readSeedOss},     {"glm4_moe", readGlm4Moe},     {"ernie4_5", readErnie45},
         {"cohere2", readCohere2},      {"mimo", readMimo},
         {"olmo2", readOlmo2},         {"granite", readGranite},
+        // Qwen3-VL's language models: Qwen3 and Qwen3-MoE blocks (the vision tower: hfvision.cpp).
+        {"qwen3_vl_text", readQwen3}, {"qwen3_vl_moe_text", readQwen3Moe},
+        {"minimax_m2", readMinimaxM2},
     };
     return families;
 }

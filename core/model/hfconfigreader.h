@@ -21,7 +21,8 @@ using nlohmann::json;
 class ConfigReader
 {
   public:
-    ConfigReader(const json &config, std::string type) : m_config(config), m_type(std::move(type))
+    ConfigReader(const json &config, std::string type, std::string prefix = "")
+        : m_config(config), m_type(std::move(type)), m_prefix(std::move(prefix))
     {
     }
 
@@ -46,7 +47,7 @@ class ConfigReader
     {
         if (const json *value = find(names))
             return checkedInt(*names.begin(), *value, low, high);
-        m_missing.emplace_back(*names.begin());
+        m_missing.emplace_back(m_prefix + *names.begin());
         return low;
     }
 
@@ -81,7 +82,7 @@ class ConfigReader
 
     [[noreturn]] void invalid(const std::string &name, const std::string &what) const
     {
-        throw HfConfigError("config.json (model_type \"" + m_type + "\"): " + name + " " + what,
+        throw HfConfigError("config.json (model_type \"" + m_type + "\"): " + m_prefix + name + " " + what,
                             m_type, {});
     }
 
@@ -100,6 +101,7 @@ class ConfigReader
 
     const json &m_config;
     std::string m_type;
+    std::string m_prefix; ///< "vision_config." when reading a nested config
     std::vector<std::string> m_missing;
 };
 
@@ -147,6 +149,14 @@ const std::vector<Family> &modernFamilies();
 /// The checkpoint's storage format from quantization_config (hfquant.cpp): at the top of
 /// `outer` or inside `text` (the text_config). Throws HfConfigError naming the key.
 void readQuantization(const json &outer, const json &text, HfImport &import);
+
+/// The vision tower and projector of a vision-language checkpoint (hfvision.cpp), counted from
+/// the outer config's vision_config: Qwen2.5-VL, Qwen3-VL (and its MoE), Gemma 3's SigLIP. 0 for
+/// an outer model_type without a vision tower Headroom counts. Throws HfConfigError naming the
+/// vision_config key.
+std::uint64_t readVisionTower(const json &outer, const std::string &outerType, int textHidden);
+/// The outer model_types whose vision tower readVisionTower counts.
+bool countsVisionTower(const std::string &outerType);
 
 /// The hybrid linear-attention / Mamba families (hfconfighybrid.cpp).
 const std::vector<Family> &hybridFamilies();

@@ -103,6 +103,10 @@ void applyIgnoreList(const std::vector<std::string> &ignored, const ModelArch &a
         import.storedModules = QuantizedModules::Experts;
         import.notes.push_back(std::string("quantization_config.") + key +
                                " keeps attention in 16 bit: only the experts' matrices are quantized.");
+        if (arch.sharedExperts > 0 && mentions(ignored, {"shared_expert"}))
+            import.notes.push_back(std::string("quantization_config.") + key +
+                                   " also keeps the shared experts in 16 bit; Headroom sizes them quantized "
+                                   "with the routed experts (their weights come out about 3/4 too small).");
     } else if (attentionKept) {
         import.unmodelledFormat = std::string("a ") + key + " list that keeps attention in 16 bit";
     } else {
@@ -131,13 +135,22 @@ void readCompressedTensors(const QuantReader &q, const json &config, const Model
     const std::string strategy = w.text("strategy", "tensor");
     const long long group = w.integer("group_size", 0, 0, 1 << 20);
     const bool symmetric = w.flag("symmetric", true);
-    const std::string format = q.text("format", "");
+    std::string format = q.text("format", "");
+    if (const auto it = scheme.find("format"); it != scheme.end() && it->is_string())
+        format += " " + it->get<std::string>();
     if (type == "float" && bits == 8) {
         import.storedWeights = DType::FP8;
         import.storedScales = strategy == "block" ? WeightScales::Block : WeightScales::Tensor;
         if (strategy == "channel")
             import.storedGroupSize = -1;
         import.notes.push_back("quantization_config: compressed-tensors fp8 weights (" + strategy + " scales).");
+    } else if (bits == 4 && (format.find("mxfp4") != std::string::npos ||
+                             w.text("format", "").find("mxfp4") != std::string::npos) &&
+               (group == 32 || group == 0)) {
+        // mxfp4-pack-quantized: fp4 values with an e8m0 scale per 32 (Kimi K3's experts).
+        import.storedWeights = DType::MXFP4;
+        import.notes.push_back("quantization_config: compressed-tensors MXFP4 (fp4 values, a shared 8-bit "
+                               "exponent per 32).");
     } else if (type == "float" && bits == 4 && strategy == "tensor_group" && group == 16) {
         import.storedWeights = DType::NVFP4;
         import.notes.push_back("quantization_config: compressed-tensors NVFP4 (fp4 values, an fp8 scale per 16, "
@@ -201,6 +214,11 @@ void readQuantization(const json &outer, const json &text, HfImport &import)
     const ModelArch &arch = import.arch;
     std::string method = q.text("quant_method", "");
     std::transform(method.begin(), method.end(), method.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    // ModelOpt writes quant_algo with no quant_method in hf_quant_config.json ("quantization":
+    // {"quant_algo": ...}) and in some config.json exports; vLLM then treats the weights as
+    // unquantized, Headroom reads them as ModelOpt's.
+    if (method.empty() && (q.find("quant_algo") || q.find("quantization")))
+        method = "modelopt";
     if (method == "fp8") {
         import.storedWeights = DType::FP8;
         const json *block = q.find("weight_block_size");
@@ -249,7 +267,11 @@ void readQuantization(const json &outer, const json &text, HfImport &import)
             return;
         }
         import.notes.push_back("quantization_config: NVIDIA ModelOpt " + algo + " weights.");
-        applyIgnoreList(m.names("exclude_modules"), arch, import, "exclude_modules");
+        // hf_quant_config.json says exclude_modules, the newer config.json form ignore.
+        if (m.find("exclude_modules"))
+            applyIgnoreList(m.names("exclude_modules"), arch, import, "exclude_modules");
+        else
+            applyIgnoreList(m.names("ignore"), arch, import, "ignore");
     } else if (method == "torchao") {
         const json *type = q.find("quant_type");
         std::string name;

@@ -112,6 +112,34 @@ private slots:
                  qPrintable(missing.err));
     }
 
+    // NVIDIA ModelOpt checkpoints keep their format in hf_quant_config.json beside config.json
+    // (nvidia/*-FP8 exports: {"producer": {"name": "modelopt"}, "quantization": {"quant_algo":
+    // "FP8", "exclude_modules": ["lm_head"]}}): the weights are fp8, not silently bf16. Llama 2
+    // 7B: 6,476,005,376 block-matrix params x 1 B + 262,410,240 others x 2 B.
+    void modelOptQuantConfigBesideTheConfig()
+    {
+        QFile source(configFixture("llama-2-7b.json"));
+        QVERIFY(source.open(QIODevice::ReadOnly));
+        const QByteArray llama = source.readAll();
+        const QString config = write(QStringLiteral("modelopt/config.json"), llama);
+        write(QStringLiteral("modelopt/hf_quant_config.json"), R"({"producer": {"name": "modelopt", "version": "0.19.0"},
+            "quantization": {"quant_algo": "FP8", "kv_cache_quant_algo": null, "exclude_modules": ["lm_head"]}})");
+        const QString scenario = write(QStringLiteral("modelopt.headroom.json"), kScenario);
+        const Run run = runHeadroom({QStringLiteral("estimate"), scenario, QStringLiteral("--model-config"), config});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(run.out.contains(QLatin1String("NVIDIA ModelOpt FP8")) && run.out.contains(QLatin1String("fp8 weights")),
+                 qPrintable(run.out));
+        QVERIFY(run.out.contains(QLatin1String("6,476,005,376 block-matrix params x 1 B (fp8)")));
+
+        // A sibling that links out of the checkpoint folder is refused, not read.
+        write(QStringLiteral("outside.json"), R"({"quantization": {"quant_algo": "FP8"}})");
+        const QString linked = write(QStringLiteral("linked/config.json"), llama);
+        QVERIFY(QFile::link(m_dir.filePath(QStringLiteral("outside.json")), m_dir.filePath(QStringLiteral("linked/hf_quant_config.json"))));
+        const Run refused = runHeadroom({QStringLiteral("estimate"), scenario, QStringLiteral("--model-config"), linked});
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains(QLatin1String("leads outside")), qPrintable(refused.err));
+    }
+
     void modelWeightsGiveTheExactTotal()
     {
         const QString scenario = write(QStringLiteral("s.headroom.json"), kScenario);

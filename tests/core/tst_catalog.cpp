@@ -55,6 +55,13 @@ private slots:
         QTest::newRow("h200") << QStringLiteral("h200") << 143771ull;
         QTest::newRow("l40s") << QStringLiteral("l40s") << 0ull;
         QTest::newRow("mi300x") << QStringLiteral("mi300x") << 0ull;
+        // The GPUs users name in logs (issue 24), at the totals nvidia-smi / rocm-smi print:
+        // 'RTX 3090 Ti, 24564 MiB', 'RTX 3070, 8192 MiB', 'H20-3e, 143771 MiB', and the Radeon
+        // 8060S's 96 GB carve-out 'VRAM total: 103,079,215,104 bytes' = 98,304 MiB.
+        QTest::newRow("rtx-3090-ti") << QStringLiteral("rtx-3090-ti") << 24564ull;
+        QTest::newRow("rtx-3070") << QStringLiteral("rtx-3070") << 8192ull;
+        QTest::newRow("h20-141gb") << QStringLiteral("h20-141gb") << 143771ull;
+        QTest::newRow("ryzen-ai-max-395-128gb") << QStringLiteral("ryzen-ai-max-395-128gb") << 103'079'215'104ull / (1ull << 20);
     }
     void requiredGpus()
     {

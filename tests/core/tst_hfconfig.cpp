@@ -9,6 +9,8 @@
 
 #include <QFile>
 
+#include <algorithm>
+
 using namespace headroom;
 using nlohmann::json;
 
@@ -77,7 +79,6 @@ private slots:
         QTest::newRow("deepseek-r1-latent-attention") << QByteArray("deepseek-r1.json") << QByteArray("deepseek-v3");
         QTest::newRow("gpt-oss-20b-sinks-alternating") << QByteArray("gpt-oss-20b.json") << QByteArray("gpt-oss-20b");
         QTest::newRow("llama-4-maverick-text-config") << QByteArray("llama-4-maverick.json") << QByteArray("llama-4-maverick");
-        QTest::newRow("gemma-3-27b-text-config") << QByteArray("gemma-3-27b.json") << QByteArray("gemma-3-27b");
     }
     void catalogModels()
     {
@@ -100,6 +101,15 @@ private slots:
         QTest::newRow("llama-1-7b-no-kv-heads") << QByteArray("llama-1-7b.json") << quint64(6'738'415'616);
         QTest::newRow("opt-350m-projection-post-norm") << QByteArray("opt-350m.json") << quint64(331'196'416);
         QTest::newRow("bert-base-uncased") << QByteArray("bert-base-uncased.json") << quint64(109'482'240);
+        // MiniMax-M2: 62 layers of q, o 3072 x 6144, k, v 3072 x 1024, q/k norms over the
+        // projections 6144 + 1024, 256 experts of 3 x 3072 x 1536, router 3072 x 256 and its
+        // correction bias 256, two norms: 3,668,718,848; embeddings and head 2 x 200,064 x 3072,
+        // final norm: 228,689,764,864 (llama.cpp's model_n_params for the GGUF; the Hub's total).
+        QTest::newRow("minimax-m2") << QByteArray("minimax-m2.json") << quint64(228'689'764'864);
+        // SmolLM3-3B: 36 layers of q, o 2048^2, k, v 2048 x 512, MLP 3 x 2048 x 11,008, two norms
+        // (78,123,008), tied embeddings 128,256 x 2048, final norm: 3,075,098,624 (the Hub API's
+        // safetensors total for HuggingFaceTB/SmolLM3-3B, quoted in a model survey).
+        QTest::newRow("smollm3-3b") << QByteArray("smollm3-3b.json") << quint64(3'075'098'624);
     }
     void modelsOutsideTheCatalog()
     {
@@ -108,6 +118,221 @@ private slots:
         const HfImport imported = importHfConfig(fixture(file));
         QCOMPARE(countParams(imported.arch).total, published);
         QVERIFY(!imported.arch.rough);
+    }
+
+    // Vision-language checkpoints: the language model from text_config (or the top level) and the
+    // vision tower from vision_config, against the checkpoints' published totals (the Hub's
+    // safetensors parameter count, sum(p.numel()) as users print it). Vision towers by hand:
+    //  Qwen2.5-VL-7B: patch Conv3d 3 x 2 x 14 x 14 x 1280 = 1,505,280; 32 blocks of norms 2 x 1280,
+    //   qkv 1280 x 3840 + 3840, proj 1280 x 1280 + 1280, gate/up 2 x (1280 x 3420 + 3420),
+    //   down 3420 x 1280 + 1280 = 19,702,200; merger ln_q 1280 + 5120 x 5120 + 5120 + 5120 x 3584
+    //   + 3584 = 44,574,464; 676,550,144 in all (the count printed for model.visual).
+    //  Qwen3-VL-8B: Conv3d 3 x 2 x 16 x 16 x 1152 + 1152 = 1,770,624; positions 2304 x 1152 =
+    //   2,654,208; 27 blocks of LayerNorms 4 x 1152, qkv 1152 x 3456 + 3456, proj 1152 x 1152 +
+    //   1152, fc1 1152 x 4304 + 4304, fc2 4304 x 1152 + 1152 = 15,239,504; merger LayerNorm
+    //   2 x 1152 + 4608 x 4608 + 4608 + 4608 x 4096 + 4096 = 40,119,040; three DeepStack mergers
+    //   with LayerNorms of 2 x 4608: 3 x 40,125,952; 576,388,336 in all.
+    //  Qwen3-VL-30B-A3B: the same with out_hidden_size 2048: merger 30,679,808, DeepStack
+    //   3 x 30,686,720; 538,631,408.
+    //  Gemma 3 (SigLIP so400m at 896 px): Conv2d 3 x 14 x 14 x 1152 + 1152 = 678,528; positions
+    //   64 x 64 x 1152 = 4,718,592; 27 layers of 15,239,504 (4 biased 1152 x 1152 projections
+    //   instead of qkv + proj); post_layernorm 2304: 416,866,032; projector 1152 x hidden + 1152.
+    void visionLanguage_data()
+    {
+        QTest::addColumn<QByteArray>("file");
+        QTest::addColumn<quint64>("published");
+        QTest::addColumn<quint64>("vision");
+        QTest::addColumn<quint64>("text");
+        QTest::newRow("qwen2.5-vl-7b") << QByteArray("qwen2.5-vl-7b.json") << quint64(8'292'166'656)
+                                       << quint64(676'550'144) << quint64(7'615'616'512); // = catalog qwen2.5-7b
+        QTest::newRow("qwen3-vl-8b") << QByteArray("qwen3-vl-8b.json") << quint64(8'767'123'696)
+                                     << quint64(576'388'336) << quint64(8'190'735'360); // = catalog qwen3-8b
+        QTest::newRow("qwen3-vl-30b-a3b") << QByteArray("qwen3-vl-30b-a3b.json") << quint64(31'070'754'032)
+                                          << quint64(538'631'408) << quint64(30'532'122'624); // = qwen3-30b-a3b
+        QTest::newRow("gemma-3-4b") << QByteArray("gemma-3-4b.json") << quint64(4'300'079'472)
+                                    << quint64(416'866'032 + 1152 * 2560 + 1152) << quint64(3'880'263'168);
+        QTest::newRow("gemma-3-27b") << QByteArray("gemma-3-27b.json") << quint64(27'432'406'640)
+                                     << quint64(416'866'032 + 1152 * 5376 + 1152) << quint64(27'009'346'304);
+    }
+    void visionLanguage()
+    {
+        QFETCH(QByteArray, file);
+        QFETCH(quint64, published);
+        QFETCH(quint64, vision);
+        QFETCH(quint64, text);
+        const HfImport imported = importHfConfig(fixture(file));
+        const ParamCounts counts = countParams(imported.arch);
+        QCOMPARE(counts.total, std::uint64_t(published));
+        QCOMPARE(counts.vision, std::uint64_t(vision));
+        QCOMPARE(counts.total - counts.vision, std::uint64_t(text));
+        QVERIFY(counts.active <= counts.total - counts.vision); // a token never runs the vision tower
+        QVERIFY(std::any_of(imported.notes.begin(), imported.notes.end(), [](const std::string &note) {
+            return note.find("vision tower") != std::string::npos;
+        }));
+    }
+
+    // Qwen3.5 / Qwen3.6 (Gated DeltaNet and gated attention, 3 to 1; a vision tower without
+    // DeepStack; one MTP layer in the checkpoint) and Qwen3-Next, against the Hub's safetensors
+    // totals, which hold the MTP module too. By hand (vocab 248,320, untied, heads of 256):
+    //  Qwen3.5-9B, hidden 4096: embeddings 2 x 248,320 x 4096 = 2,034,237,440; 8 full layers of
+    //   q 4096 x 8192 (query and gate), k, v 4096 x 1024, o 4096 x 4096, q/k norms 512, MLP
+    //   3 x 4096 x 12,288, two norms: 209,723,904; 24 Gated DeltaNet layers of in_proj_qkvz
+    //   4096 x 12,288, in_proj_ba 4096 x 64, out_proj 4096 x 4096, conv 8192 x 4, dt_bias and
+    //   A_log 2 x 32, norm 128, the MLP and norms: 218,407,104; final norm 4096: 8,953,803,264.
+    //   Vision: Qwen3-VL's tower without DeepStack, merger to 4096: 456,010,480. MTP: fc
+    //   2 x 4096 x 4096, two pre-fc norms, one full layer, its norm: 243,290,624.
+    //  Qwen3.6-27B, hidden 5120, 64 layers, 24 heads, 48 value heads, MLP 17,408: full layer
+    //   372,255,232 (x 16), linear layer 383,273,184 (x 48), embeddings 2,542,796,800:
+    //   26,895,998,464; vision 460,730,096; MTP 2 x 5120^2 + 3 x 5120 + 372,255,232 = 424,699,392.
+    //  Qwen3.6-35B-A3B, hidden 2048, 40 layers, 256 experts of 512 (8 per token), a shared expert
+    //   of 512 and its gate: MoE block 808,978,432; full layer 836,246,016 (x 10), linear layer
+    //   842,700,992 (x 30): 34,660,610,688; vision 446,571,248; MTP 844,640,768.
+    void gatedDeltaNetCheckpoints_data()
+    {
+        QTest::addColumn<QByteArray>("file");
+        QTest::addColumn<quint64>("safetensors");
+        QTest::addColumn<quint64>("vision");
+        QTest::addColumn<quint64>("mtp");
+        QTest::newRow("qwen3.5-9b") << QByteArray("qwen3.5-9b.json") << quint64(9'653'104'368) << quint64(456'010'480)
+                                    << quint64(243'290'624);
+        QTest::newRow("qwen3.6-27b") << QByteArray("qwen3.6-27b.json") << quint64(27'781'427'952)
+                                     << quint64(460'730'096) << quint64(424'699'392);
+        QTest::newRow("qwen3.6-35b-a3b") << QByteArray("qwen3.6-35b-a3b.json") << quint64(35'951'822'704)
+                                         << quint64(446'571'248) << quint64(844'640'768);
+    }
+    void gatedDeltaNetCheckpoints()
+    {
+        QFETCH(QByteArray, file);
+        QFETCH(quint64, safetensors);
+        QFETCH(quint64, vision);
+        QFETCH(quint64, mtp);
+        const HfImport imported = importHfConfig(fixture(file));
+        const ParamCounts counts = countParams(imported.arch);
+        QCOMPARE(counts.vision, std::uint64_t(vision));
+        QCOMPARE(counts.mtp, std::uint64_t(mtp));
+        QCOMPARE(counts.total + counts.mtp, std::uint64_t(safetensors));
+        QCOMPARE(imported.arch.layersOfKind(LayerKind::Full) * 3, imported.arch.layersOfKind(LayerKind::GatedDeltaNet));
+    }
+
+    // Qwen3-Next-80B-A3B with its one MTP layer (a full-attention MoE block, fc, three norms):
+    // 79,674,391,296 + 2 x 2048^2 + 3 x 2048 + 27,263,488 + 1,614,813,184 = 81,324,862,720, the
+    // Hub's safetensors total for Qwen/Qwen3-Next-80B-A3B-Instruct.
+    void qwen3NextWithMtp()
+    {
+        const HfImport imported = importHfConfig(json{{"model_type", "qwen3_next"}, {"mtp_num_hidden_layers", 1}});
+        const ParamCounts counts = countParams(imported.arch);
+        QCOMPARE(counts.total, 79'674'391'296ull);
+        QCOMPARE(counts.total + counts.mtp, 81'324'862'720ull);
+        json dedicated = {{"model_type", "qwen3_next"}, {"mtp_num_hidden_layers", 1}, {"mtp_use_dedicated_embeddings", true}};
+        QVERIFY_THROWS_EXCEPTION(HfConfigError, importHfConfig(dedicated));
+    }
+
+    // Granite 4.0 (granitemoehybrid), by hand (vocab 100,352, tied):
+    //  H-Small, hidden 4096: 4 attention layers of q, o 4096^2 and k, v 4096 x 1024 =
+    //   41,943,040; 36 Mamba-2 layers (128 heads of 64, one group, d_state 128) of in_proj
+    //   4096 x (2 x 8192 + 2 x 128 + 128), out_proj 8192 x 4096, conv 8448 x 4 + 8448, dt_bias,
+    //   A_log and D 3 x 128, gated norm 8192 = 102,286,976; every layer 72 experts of
+    //   3 x 4096 x 768, a router 4096 x 72, the shared MLP 3 x 4096 x 1536 = 698,646,528, two
+    //   norms; embeddings 411,041,792, final norm: 32,207,337,984.
+    //  Micro (every layer attention, no experts): 40 x (q, o 2560^2, k, v 2560 x 512, MLP
+    //   3 x 2560 x 8192, two norms) + 256,901,120 + 2560 = 3,402,836,480.
+    void graniteHybridCheckpoints_data()
+    {
+        QTest::addColumn<QByteArray>("file");
+        QTest::addColumn<quint64>("published");
+        QTest::addColumn<int>("mamba");
+        QTest::newRow("granite-4.0-h-small") << QByteArray("granite-4.0-h-small.json") << quint64(32'207'337'984) << 36;
+        QTest::newRow("granite-4.0-micro") << QByteArray("granite-4.0-micro.json") << quint64(3'402'836'480) << 0;
+    }
+    void graniteHybridCheckpoints()
+    {
+        QFETCH(QByteArray, file);
+        QFETCH(quint64, published);
+        QFETCH(int, mamba);
+        const ModelArch m = importHfConfig(fixture(file)).arch;
+        QCOMPARE(countParams(m).total, std::uint64_t(published));
+        QCOMPARE(m.layersOfKind(LayerKind::Mamba2), mamba);
+    }
+
+    void graniteHybridRefusals_data()
+    {
+        QTest::addColumn<QByteArray>("change");
+        QTest::addColumn<QString>("named");
+        QTest::newRow("no-layer-types") << QByteArray(R"({"layer_types": null})") << "layer_types is needed";
+        QTest::newRow("unknown-layer") << QByteArray(R"({"layer_types": ["mamba", "retention"]})") << "layer_types has \"retention\"";
+        QTest::newRow("head-width") << QByteArray(R"({"mamba_d_head": 96})") << "mamba_d_head x mamba_n_heads";
+        QTest::newRow("one-expert") << QByteArray(R"({"num_local_experts": 1})") << "num_local_experts must be 0";
+        QTest::newRow("no-shared-width") << QByteArray(R"({"shared_intermediate_size": null})") << "lacks shared_intermediate_size";
+    }
+    void graniteHybridRefusals()
+    {
+        QFETCH(QByteArray, change);
+        QFETCH(QString, named);
+        json config = fixture(QStringLiteral("granite-4.0-h-small.json"));
+        config.merge_patch(json::parse(change.toStdString()));
+        try {
+            importHfConfig(config);
+            QFAIL("accepted");
+        } catch (const HfConfigError &error) {
+            QVERIFY2(QString::fromUtf8(error.what()).contains(named), error.what());
+        }
+    }
+
+    // The language models match the catalog's text-only presets shape for shape.
+    void visionLanguageTextModels()
+    {
+        for (const auto &[file, preset] : {std::pair{"qwen2.5-vl-7b.json", "qwen2.5-7b"}, {"gemma-3-27b.json", "gemma-3-27b"}}) {
+            ModelArch imported = importHfConfig(fixture(QString::fromUtf8(file))).arch;
+            imported.visionParams = 0;
+            ModelArch expected = builtinCatalog().findModel(preset)->arch;
+            expected.preset.clear();
+            // The VL checkpoint's own context limit (Qwen2.5-VL: 128,000).
+            expected.maxPositions = imported.maxPositions;
+            QVERIFY2(imported == expected, describe(imported) + "\nexpected\n" + describe(expected));
+        }
+        // Qwen2.5-VL configs before transformers 4.53 keep the language model at the top level.
+        json flat = fixture(QStringLiteral("qwen2.5-vl-7b.json"));
+        flat.erase("text_config");
+        QCOMPARE(countParams(importHfConfig(flat).arch).total, std::uint64_t(8'292'166'656));
+        // Qwen3-VL's small checkpoints tie their embeddings by the outer config's key.
+        json tied = fixture(QStringLiteral("qwen3-vl-8b.json"));
+        tied["tie_word_embeddings"] = true;
+        QVERIFY(importHfConfig(tied).arch.tiedEmbeddings);
+    }
+
+    void visionLanguageRefusals_data()
+    {
+        QTest::addColumn<QByteArray>("file");
+        QTest::addColumn<QByteArray>("change"); // a JSON merge into the config
+        QTest::addColumn<QString>("named");
+        QTest::newRow("no-vision-config") << QByteArray("qwen3-vl-8b.json") << QByteArray(R"({"vision_config": null})")
+                                          << "vision_config is needed";
+        QTest::newRow("merger-width") << QByteArray("qwen2.5-vl-7b.json")
+                                      << QByteArray(R"({"vision_config": {"out_hidden_size": 2048}})")
+                                      << "vision_config.out_hidden_size (2048) must be";
+        QTest::newRow("siglip-head") << QByteArray("gemma-3-4b.json") << QByteArray(R"({"vision_config": {"vision_use_head": true}})")
+                                     << "vision_config.vision_use_head";
+        QTest::newRow("deepstack-index") << QByteArray("qwen3-vl-8b.json")
+                                         << QByteArray(R"({"vision_config": {"deepstack_visual_indexes": [8, 27]}})")
+                                         << "vision_config.deepstack_visual_indexes";
+        QTest::newRow("depth-type") << QByteArray("qwen3-vl-30b-a3b.json") << QByteArray(R"({"vision_config": {"depth": "27"}})")
+                                    << "vision_config.depth must be a whole number";
+    }
+    void visionLanguageRefusals()
+    {
+        QFETCH(QByteArray, file);
+        QFETCH(QByteArray, change);
+        QFETCH(QString, named);
+        json config = fixture(file);
+        config.merge_patch(json::parse(change.toStdString()));
+        if (config.contains("vision_config") && config["vision_config"].is_null())
+            config.erase("vision_config");
+        try {
+            importHfConfig(config);
+            QFAIL("accepted");
+        } catch (const HfConfigError &error) {
+            QVERIFY2(QString::fromUtf8(error.what()).contains(named), error.what());
+        }
     }
 
     void bertIsApproximatedAndSaysSo()

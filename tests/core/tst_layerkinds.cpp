@@ -236,6 +236,27 @@ private slots:
         QCOMPARE(stateBytesPerSequence(layout), (96ull * 3 + 4 * 8 * 16) * 2);
     }
 
+    // Granite 4.0-H-Small's cache: 4 attention layers of 8 KV heads of 128 per token, and per
+    // sequence 36 Mamba-2 layers of a conv state (8192 + 2 x 128) x (4 - 1) and an SSM state
+    // 128 heads x 64 x 128, bf16: 16,384 bytes per token, 77,322,240 bytes per sequence.
+    void graniteHybridCache()
+    {
+        const json config = {{"model_type", "granitemoehybrid"}, {"hidden_size", 4096}, {"num_hidden_layers", 10},
+                             {"num_attention_heads", 32}, {"num_key_value_heads", 8}, {"vocab_size", 100352},
+                             {"num_local_experts", 72}, {"num_experts_per_tok", 10}, {"intermediate_size", 768},
+                             {"shared_intermediate_size", 1536}, {"mamba_n_heads", 128}, {"mamba_d_head", "auto"},
+                             {"mamba_d_state", 128}, {"mamba_n_groups", 1}, {"mamba_d_conv", 4},
+                             {"layer_types", {"mamba", "mamba", "mamba", "mamba", "mamba", "mamba", "mamba", "mamba",
+                                              "mamba", "attention"}}};
+        Scenario s = scenarioFrom(R"({"task": "inference"})");
+        s.model = importHfConfig(config).arch;
+        s.model.layers = 40; // the pattern of ten repeated four times
+        const KvLayout layout = kvLayout(s);
+        QCOMPARE(kvBytesPerToken(layout), 4ull * 2 * 8 * 128 * 2);
+        QCOMPARE(stateBytesPerSequence(layout), 36ull * ((8192 + 256) * 3 + 128 * 64 * 128) * 2);
+        QCOMPARE(stateBytesPerSequence(layout), 77'322'240ull);
+    }
+
     // The 2025 Llama-like families read by their config classes' keys (transformers
     // configuration_seed_oss.py, configuration_olmo3.py, configuration_smollm3.py), counted by
     // hand on a small shape: hidden 64, 4 heads of 16 (2 KV heads), MLP 128, vocab 100. One

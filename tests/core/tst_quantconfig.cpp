@@ -9,6 +9,8 @@
 
 #include <QFile>
 
+#include <algorithm>
+
 using namespace headroom;
 using nlohmann::json;
 
@@ -80,6 +82,24 @@ private slots:
         QTest::newRow("gptq-4bit-group-128") << QByteArray(R"({"bits": 4, "group_size": 128, "damp_percent": 0.01,
             "desc_act": true, "sym": true, "true_sequential": true, "quant_method": "gptq"})")
             << "int4" << 128 << true;
+        // fbgemm fp8 as Meta's FP8 checkpoints and the Transformers tests write it: one fp32
+        // scale per output row (FbgemmFp8Linear).
+        QTest::newRow("fbgemm-fp8") << QByteArray(R"({"quant_method": "fbgemm_fp8", "activation_scale_ub": 1200.0})")
+                                    << "fp8" << -1 << true;
+        // ModelOpt NVFP4 in config.json's newer flat form, key for key as vLLM's tests mirror
+        // nvidia/Qwen3-30B-A3B-NVFP4's config.json (ignore, targets inside the group).
+        QTest::newRow("modelopt-nvfp4-flat") << QByteArray(R"({"quant_method": "modelopt", "quant_algo": "NVFP4",
+            "producer": {"name": "modelopt"}, "ignore": ["lm_head"], "config_groups": {"group_0": {
+              "weights": {"dynamic": false, "num_bits": 4, "type": "float", "group_size": 16},
+              "input_activations": {"dynamic": false, "num_bits": 4, "type": "float", "group_size": 16},
+              "targets": ["Linear"]}}})")
+            << "nvfp4" << 0 << true;
+        // ModelOpt's hf_quant_config.json as an older export inlines it, without quant_method (as
+        // SGLang's legacy-config test gives it): read as ModelOpt, not refused nor left 16-bit.
+        QTest::newRow("modelopt-legacy-no-method") << QByteArray(R"({"quantization": {"quant_algo": "NVFP4",
+            "group_size": 16, "kv_cache_quant_algo": null, "exclude_modules": [],
+            "modelopt_quant_config": {"quant_cfg": {}}}})")
+            << "nvfp4" << 0 << true;
     }
     void formats()
     {
@@ -93,6 +113,50 @@ private slots:
         QCOMPARE(import.storedGroupSize, groupSize);
         QCOMPARE(import.storedZeroPoints, zeroPoints);
         QVERIFY(import.unmodelledFormat.empty());
+    }
+
+    // Expert-only formats on a mixture of experts (DeepSeek-V3's shape, as Kimi K2 has it):
+    // Kimi-K2.6 / K2-Thinking's compressed-tensors int4 in symmetric groups of 32 with attention,
+    // shared experts and dense MLPs ignored (the ignore list as vLLM's regression test copies
+    // it), and Kimi K3's mxfp4-pack-quantized experts.
+    void expertOnlyFormats_data()
+    {
+        QTest::addColumn<QByteArray>("quantization");
+        QTest::addColumn<QString>("weights");
+        QTest::addColumn<int>("groupSize");
+        QTest::newRow("kimi-k2-int4-experts") << QByteArray(R"({"config_groups": {"group_0": {"input_activations": null,
+            "output_activations": null, "targets": ["Linear"], "weights": {"actorder": null, "block_structure": null,
+            "dynamic": false, "group_size": 32, "num_bits": 4, "observer": "minmax", "observer_kwargs": {},
+            "strategy": "group", "symmetric": true, "type": "int"}}}, "format": "pack-quantized",
+            "ignore": ["re:.*self_attn.*", "re:.*shared_experts.*", "re:.*mlp\\.(gate|up|gate_up|down)_proj.*",
+              "re:.*lm_head.*", "re:vision_tower.*", "re:mm_projector.*"],
+            "kv_cache_scheme": null, "quant_method": "compressed-tensors", "quantization_status": "compressed"})")
+            << "int4" << 32;
+        QTest::newRow("kimi-k3-mxfp4-experts") << QByteArray(R"({"quant_method": "compressed-tensors",
+            "format": "mxfp4-pack-quantized", "ignore": ["re:.*self_attn.*", "re:.*shared_experts.*",
+              "re:.*mlp\\.(gate|up|gate_up|down)_proj.*", "re:.*lm_head.*"],
+            "config_groups": {"group_0": {"format": "mxfp4-pack-quantized", "targets": ["Linear"],
+              "input_activations": null, "weights": {"num_bits": 4, "group_size": 32}}}})")
+            << "mxfp4" << 0;
+    }
+    void expertOnlyFormats()
+    {
+        QFETCH(QByteArray, quantization);
+        QFETCH(QString, weights);
+        QFETCH(int, groupSize);
+        QFile file(QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/configs/deepseek-r1.json"));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        json config = json::parse(file.readAll().toStdString());
+        config["quantization_config"] = json::parse(quantization.toStdString());
+        const HfImport import = importHfConfig(config);
+        QVERIFY(import.storedWeights);
+        QCOMPARE(QString::fromLatin1(enumName(*import.storedWeights)), weights);
+        QCOMPARE(import.storedGroupSize, groupSize);
+        QCOMPARE(import.storedModules, QuantizedModules::Experts);
+        QVERIFY(import.unmodelledFormat.empty());
+        // The shared experts it keeps 16-bit are said to be sized with the routed ones.
+        QVERIFY(std::any_of(import.notes.begin(), import.notes.end(),
+                            [](const std::string &note) { return note.find("shared experts") != std::string::npos; }));
     }
 
     // GPTQ 4-bit in groups of 128: an fp16 scale and a packed 4-bit zero per group and output

@@ -21,7 +21,7 @@ QString tr(const char *text) { return QCoreApplication::translate("modelimport",
 /// Imports a config.json, asking for what it lacks until it imports or the user cancels.
 std::optional<HfImport> importConfig(const QString &path, const MissingFieldsPrompt &prompt)
 {
-    nlohmann::json config = readJsonFile(path, "model.config");
+    nlohmann::json config = readModelConfigJson(path);
     for (int attempt = 0;; ++attempt) {
         try {
             return importHfConfig(config);
