@@ -92,7 +92,10 @@ private slots:
         // cached token costs in every layer of one GPU: the cache layout must agree with the
         // engine's own numbers (within the 0.01 GiB the memory is printed to, one block, and
         // SGLang's padding page).
-        if (c.kvCacheBytes && c.kvTokens) {
+        // Models with sliding and full layers are left out: vLLM's hybrid allocator prints the
+        // tokens of one KV group, not of one token in every layer.
+        const bool hybrid = c.scenario.model.slidingWindow > 0 && c.scenario.model.globalEvery > 0;
+        if (c.kvCacheBytes && c.kvTokens && !hybrid) {
             const double printed = double(*c.kvCacheBytes) / double(*c.kvTokens);
             const double layout = double(e.serving->kvBytesPerToken);
             QVERIFY2(std::fabs(printed - layout) / layout < 0.02,
