@@ -30,7 +30,8 @@ HEADROOM_SERVING_ENUM(GgufType, {GgufType::F32, "f32"}, {GgufType::F16, "f16"},
                       {GgufType::Bf16, "bf16"}, {GgufType::Q8_0, "q8_0"}, {GgufType::Q6_K, "q6_k"},
                       {GgufType::Q5_K, "q5_k"}, {GgufType::Q5_0, "q5_0"}, {GgufType::Q4_K, "q4_k"},
                       {GgufType::Q4_0, "q4_0"}, {GgufType::Q3_K, "q3_k"}, {GgufType::Q2_K, "q2_k"})
-HEADROOM_SERVING_ENUM(Sampler, {Sampler::Pytorch, "pytorch"}, {Sampler::Flashinfer, "flashinfer"})
+HEADROOM_SERVING_ENUM(Sampler, {Sampler::Auto, "auto"}, {Sampler::Pytorch, "pytorch"},
+                      {Sampler::Flashinfer, "flashinfer"}, {Sampler::Triton, "triton"})
 HEADROOM_SERVING_ENUM(UsageContext, {UsageContext::Server, "server"},
                       {UsageContext::Offline, "offline"})
 HEADROOM_SERVING_ENUM(HfCacheImpl, {HfCacheImpl::Dynamic, "dynamic"}, {HfCacheImpl::Static, "static"},
