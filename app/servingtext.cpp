@@ -123,6 +123,25 @@ int runServingValidate(const QString &directory, const QStringList &files, bool 
     printSummary(o, tr("all"), report.bytes, report.tokens, groupWidth);
     for (const ServingGroup &g : report.groups)
         printSummary(o, q(g.name), g.bytes, g.tokens, groupWidth);
+    o << '\n' << tr("Every figure the engines printed (absolute error; relative, and in GiB for memory):") << '\n';
+    o << tr("figure").leftJustified(16) << "  " << tr("n").rightJustified(3) << "  " << tr("median").rightJustified(7)
+      << "  " << tr("p90").rightJustified(7) << "  " << tr("median GiB").rightJustified(10) << "  "
+      << tr("p90 GiB").rightJustified(8) << '\n';
+    for (const FigureSummary &f : report.figures) {
+        const std::size_t count = std::max(f.relative.count, f.gibCount);
+        if (!count)
+            continue;
+        const auto gibCell = [&](double v, int width) {
+            return (f.gibCount ? QString::number(v, 'f', 2) : QStringLiteral("-")).rightJustified(width);
+        };
+        o << q(f.key).leftJustified(16) << "  " << QString::number(count).rightJustified(3) << "  "
+          << (f.relative.count ? percent(f.relative.medianAbs) : QStringLiteral("-")).rightJustified(7) << "  "
+          << (f.relative.count ? percent(f.relative.p90Abs) : QStringLiteral("-")).rightJustified(7) << "  "
+          << gibCell(f.medianAbsGiB, 10) << "  " << gibCell(f.p90AbsGiB, 8) << '\n';
+    }
+    if (report.startCases)
+        o << tr("start-up or refusal predicted: %1 of %2 cases").arg(report.startPredicted).arg(report.startCases)
+          << '\n';
     o.flush();
     return ExitOk;
 }

@@ -40,6 +40,64 @@ std::optional<double> relative(std::uint64_t estimated, const std::optional<std:
     return (double(estimated) - double(*printed)) / double(*printed);
 }
 
+/// A printed figure in GiB (or x): a finite number, at least `lowest`.
+std::optional<double> number(const json &measured, const char *key, double lowest, const std::string &file)
+{
+    const auto it = measured.find(key);
+    if (it == measured.end())
+        return std::nullopt;
+    if (!it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() < lowest ||
+        it->get<double>() > 1e6)
+        throw ValidationError(file, std::string("measured.") + key,
+                              lowest < 0 ? "must be a number of GiB" : "must be a non-negative number");
+    return it->get<double>();
+}
+
+constexpr double kGiB = 1073741824.0;
+
+FigureError compare(const char *key, double printed, double estimated, bool memory)
+{
+    FigureError e;
+    e.key = key;
+    e.printed = printed;
+    e.estimated = estimated;
+    if (printed > 0)
+        e.relative = (estimated - printed) / printed;
+    if (memory)
+        e.gib = estimated - printed;
+    return e;
+}
+
+/// Every figure the log printed against the estimate, in kServingFigureKeys order.
+std::vector<FigureError> compareFigures(const ServingCase &c, const ServingFigures &f)
+{
+    std::vector<FigureError> out;
+    if (c.kvCacheBytes)
+        out.push_back(compare("kv_cache", double(*c.kvCacheBytes) / kGiB, double(f.kvCacheBytes) / kGiB, true));
+    if (c.kvTokens)
+        out.push_back(compare("kv_tokens", double(*c.kvTokens), double(f.kvCacheTokens), false));
+    const std::pair<const char *, std::pair<const std::optional<double> *, std::uint64_t>> memory[] = {
+        {"weights", {&c.weightsGiB, f.weightsBytes}},
+        {"activation", {&c.activationGiB, f.activationBytes}},
+        {"non_torch", {&c.nonTorchGiB, f.nonTorchBytes}},
+        {"cuda_graph", {&c.cudaGraphGiB, f.cudaGraphBytes}}};
+    for (const auto &[key, figure] : memory)
+        if (*figure.first)
+            out.push_back(compare(key, **figure.first, double(figure.second) / kGiB, true));
+    if (c.maxConcurrency)
+        out.push_back(compare("max_concurrency", *c.maxConcurrency, f.maxConcurrency, false));
+    return out;
+}
+
+json figureErrorJson(const FigureError &e)
+{
+    return {{"figure", e.key},
+            {"printed", e.printed},
+            {"estimated", e.estimated},
+            {"relative_error", e.relative ? json(*e.relative) : json(nullptr)},
+            {"gib_error", e.gib ? json(*e.gib) : json(nullptr)}};
+}
+
 } // namespace
 
 ServingCase parseServingCase(std::string_view text, const std::string &fileName)
@@ -59,8 +117,32 @@ ServingCase parseServingCase(std::string_view text, const std::string &fileName)
         throw ValidationError(fileName, "measured", "is required (an object)");
     c.kvCacheBytes = positive(doc["measured"], "kv_cache_bytes", fileName);
     c.kvTokens = positive(doc["measured"], "kv_tokens", fileName);
-    if (!c.kvCacheBytes && !c.kvTokens)
-        throw ValidationError(fileName, "measured", "needs kv_cache_bytes or kv_tokens");
+    const json &measured = doc["measured"];
+    static const char *const kMeasuredKeys[] = {"kv_cache_bytes", "kv_cache_gib",   "kv_tokens",       "how",
+                                                "weights_gib",    "activation_gib", "non_torch_gib",   "cuda_graph_gib",
+                                                "max_concurrency", "started",       "refusal"};
+    for (auto it = measured.begin(); it != measured.end(); ++it)
+        if (std::find_if(std::begin(kMeasuredKeys), std::end(kMeasuredKeys),
+                         [&](const char *k) { return it.key() == k; }) == std::end(kMeasuredKeys))
+            throw ValidationError(fileName, "measured." + it.key().substr(0, 40), "is not a known measured figure");
+    c.weightsGiB = number(measured, "weights_gib", 0, fileName);
+    c.activationGiB = number(measured, "activation_gib", 0, fileName);
+    c.nonTorchGiB = number(measured, "non_torch_gib", 0, fileName);
+    c.cudaGraphGiB = number(measured, "cuda_graph_gib", -1e6, fileName); // vLLM has printed -0.45 GiB
+    c.maxConcurrency = number(measured, "max_concurrency", 0, fileName);
+    if (measured.contains("started")) {
+        if (!measured["started"].is_boolean())
+            throw ValidationError(fileName, "measured.started", "must be true or false");
+        c.started = measured["started"].get<bool>();
+    }
+    if (measured.contains("refusal")) {
+        if (!measured["refusal"].is_string() || c.started.value_or(true))
+            throw ValidationError(fileName, "measured.refusal",
+                                  "must be the engine's message (a string), with started false");
+        c.refusal = measured["refusal"].get<std::string>();
+    }
+    if (!c.kvCacheBytes && !c.kvTokens && c.started.value_or(true))
+        throw ValidationError(fileName, "measured", "needs kv_cache_bytes or kv_tokens (or started false)");
     c.engineVersion = r.string("engine_version");
     c.confidence = r.string("confidence");
     if (c.confidence != "high" && c.confidence != "medium" && c.confidence != "low")
@@ -98,6 +180,7 @@ ServingReport validateServing(const std::vector<ServingCase> &cases)
     ServingReport report;
     std::vector<double> bytes, tokens;
     std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> groups;
+    std::map<std::string, std::vector<double>> relErrors, gibErrors;
     std::vector<std::string> order;
     for (const ServingCase &c : cases) {
         ServingCaseResult r;
@@ -107,6 +190,18 @@ ServingReport validateServing(const std::vector<ServingCase> &cases)
             r.figures = *e.serving;
         r.bytesError = relative(r.figures.kvCacheBytes, c.kvCacheBytes);
         r.tokensError = relative(r.figures.kvCacheTokens, c.kvTokens);
+        r.errors = compareFigures(c, r.figures);
+        if (c.started) {
+            r.refusalPredicted = e.serving && r.figures.startsOk == *c.started;
+            ++report.startCases;
+            report.startPredicted += *r.refusalPredicted ? 1 : 0;
+        }
+        for (const FigureError &fe : r.errors) {
+            if (fe.relative)
+                relErrors[fe.key].push_back(*fe.relative);
+            if (fe.gib)
+                gibErrors[fe.key].push_back(*fe.gib);
+        }
         const std::string group = servingGroupName(c.scenario);
         if (!groups.count(group))
             order.push_back(group);
@@ -125,6 +220,16 @@ ServingReport validateServing(const std::vector<ServingCase> &cases)
     std::sort(order.begin(), order.end());
     for (const std::string &name : order)
         report.groups.push_back({name, summarize(groups[name].first), summarize(groups[name].second)});
+    for (const char *key : kServingFigureKeys) {
+        FigureSummary fs;
+        fs.key = key;
+        fs.relative = summarize(relErrors[key]);
+        const ErrorSummary gib = summarize(gibErrors[key]);
+        fs.gibCount = gib.count;
+        fs.medianAbsGiB = gib.medianAbs;
+        fs.p90AbsGiB = gib.p90Abs;
+        report.figures.push_back(fs);
+    }
     return report;
 }
 
@@ -144,12 +249,27 @@ json servingReportToJson(const ServingReport &report)
         item["printed_kv_tokens"] = r.log.kvTokens ? json(*r.log.kvTokens) : json(nullptr);
         item["kv_cache_bytes_error"] = r.bytesError ? json(*r.bytesError) : json(nullptr);
         item["kv_tokens_error"] = r.tokensError ? json(*r.tokensError) : json(nullptr);
+        json figures = json::array();
+        for (const FigureError &e : r.errors)
+            figures.push_back(figureErrorJson(e));
+        item["figures"] = figures;
+        item["estimated_starts"] = r.figures.startsOk;
+        item["printed_started"] = r.log.started ? json(*r.log.started) : json(nullptr);
         cases.push_back(item);
     }
     json groups = json::array();
     for (const ServingGroup &g : report.groups)
         groups.push_back({{"name", g.name}, {"kv_cache_bytes", summaryJson(g.bytes)}, {"kv_tokens", summaryJson(g.tokens)}});
+    json figures = json::array();
+    for (const FigureSummary &f : report.figures) {
+        json item = {{"figure", f.key}, {"relative", summaryJson(f.relative)}};
+        if (f.gibCount)
+            item["gib"] = {{"count", f.gibCount}, {"median_abs", f.medianAbsGiB}, {"p90_abs", f.p90AbsGiB}};
+        figures.push_back(item);
+    }
     return {{"format", "headroom-serving-validation"},
+            {"figures", figures},
+            {"starts", {{"cases", report.startCases}, {"predicted", report.startPredicted}}},
             {"version", 1},
             {"cases", cases},
             {"kv_cache_bytes", summaryJson(report.bytes)},

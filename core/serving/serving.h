@@ -28,9 +28,11 @@ enum class GgufType {
     Mxfp4_Moe,
 };
 
-/// vLLM's top-k/top-p sampler: PyTorch's sort-based one or FlashInfer's kernels (its log line
-/// "Using FlashInfer for top-p & top-k sampling").
-enum class Sampler { Pytorch, Flashinfer };
+/// vLLM's top-k/top-p sampler: the release's default (auto: PyTorch's sort before 0.17, the
+/// Triton pivot kernel from 0.17 for batches of 8 rows or more), PyTorch's sort-based one,
+/// FlashInfer's kernels (its log line "Using FlashInfer for top-p & top-k sampling") or the
+/// Triton kernel (vllm/v1/sample/ops/topk_topp_triton.py).
+enum class Sampler { Auto, Pytorch, Flashinfer, Triton };
 
 /// How vLLM was started: `vllm serve` (the OpenAI server) or the `LLM` class (offline); the
 /// default batch sizes differ.
@@ -73,7 +75,7 @@ struct ServingConfig
     EngineKvType kvCacheDtype = EngineKvType::Auto;
     std::uint32_t blockSize = 16;
     bool enforceEager = false;
-    Sampler sampler = Sampler::Pytorch;
+    Sampler sampler = Sampler::Auto;
     UsageContext usage = UsageContext::Server;
     std::optional<bool> v1Engine;           ///< default: V1 from 0.8.0 on (VLLM_USE_V1)
     std::optional<double> nonTorchMiB;      ///< measured non-torch increase; default in docs

@@ -11,6 +11,9 @@
 #include "scenario/units.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <optional>
 
 namespace headroom::detail {
 
@@ -33,6 +36,59 @@ double defaultFraction(std::uint64_t tensor)
     return 0.88;
 }
 
+/// What SGLang's server arguments default to on this GPU.
+struct SglangDefaults
+{
+    std::uint64_t chunk = 0;   ///< chunked_prefill_size
+    std::uint64_t graphBs = 0; ///< cuda_graph_max_bs (0: not part of this release's rule)
+    double fraction = 0;       ///< mem_fraction_static
+    bool closedForm = false;   ///< derived from the reserved memory (PR #10975)
+};
+
+/// ServerArgs._handle_gpu_memory_settings (python/sglang/srt/server_args.py, PR #10975 "General
+/// heuristics for --mem-fraction-static", October 2025; modelled from 0.5.4 and for an unstated
+/// version): chunked_prefill_size and cuda_graph_max_bs by GPU-memory bucket, then
+///   reserved_mem = 512 + max(chunk, 2048) x 1.5 + cuda_graph_max_bs x 2 + tp x pp / 8 x 1024 MiB,
+///   at least 10,240 MiB above 60 GiB; mem_fraction_static = round((gpu_mem - reserved) / gpu_mem, 3).
+/// Earlier releases: the fraction by tensor-parallel size, chunks of 2,048 under 25 GiB, else 8,192.
+SglangDefaults sglangDefaults(const ServingConfig &cfg, std::uint64_t totalBytes, std::uint64_t tensor,
+                              std::uint64_t pipeline)
+{
+    SglangDefaults d;
+    const std::optional<EngineVersion> v = parseEngineVersion(cfg.version);
+    d.closedForm = cfg.version.empty() || !v || *v >= EngineVersion{0, 5, 4};
+    const double gpuMiB = double(totalBytes) / double(kMiB);
+    if (!d.closedForm) {
+        d.chunk = cfg.chunkedPrefillSize ? cfg.chunkedPrefillSize : (totalBytes < 25 * kGiB ? 2048 : 8192);
+        d.fraction = cfg.memFractionStatic > 0 ? cfg.memFractionStatic : defaultFraction(tensor);
+        return d;
+    }
+    std::uint64_t chunk = 0, graphs = 0;
+    if (gpuMiB < 20 * 1024) {
+        chunk = 2048, graphs = 8; // T4, 4080
+    } else if (gpuMiB < 35 * 1024) {
+        chunk = 2048, graphs = tensor < 4 ? 24 : 80; // A10, 4090, 5090
+    } else if (gpuMiB < 60 * 1024) {
+        chunk = 4096, graphs = tensor < 4 ? 32 : 160; // A100 40GB, L40
+    } else if (gpuMiB < 160 * 1024) {
+        chunk = 8192, graphs = tensor < 4 ? 256 : 512; // H100, A100 80GB, H20, H200
+    } else {
+        chunk = 16384, graphs = 512; // B200, MI300
+    }
+    d.chunk = cfg.chunkedPrefillSize ? cfg.chunkedPrefillSize : chunk;
+    d.graphBs = graphs;
+    if (cfg.memFractionStatic > 0) {
+        d.fraction = cfg.memFractionStatic;
+        return d;
+    }
+    double reserved = 512 + double(std::max<std::uint64_t>(d.chunk, 2048)) * 1.5 + double(graphs) * 2 +
+                      double(tensor * pipeline) / 8 * 1024;
+    if (gpuMiB > 60 * 1024)
+        reserved = std::max(reserved, 10.0 * 1024);
+    d.fraction = std::round((gpuMiB - reserved) / gpuMiB * 1000) / 1000;
+    return d;
+}
+
 } // namespace
 
 EnginePhases sglangPhases(const EstimateContext &c, const Gpu &gpu)
@@ -49,7 +105,8 @@ EnginePhases sglangPhases(const EstimateContext &c, const Gpu &gpu)
                              : cudaTotalBytes(gpu.id, gpu.capacityBytes());
     const std::uint64_t context = cudaContextBytes(s);
     const std::uint64_t before = f.deviceTotalBytes > context ? f.deviceTotalBytes - context : 0;
-    const double fraction = cfg.memFractionStatic > 0 ? cfg.memFractionStatic : defaultFraction(c.parallel.tensor);
+    const SglangDefaults defaults = sglangDefaults(cfg, f.deviceTotalBytes, c.parallel.tensor, c.parallel.pipeline);
+    const double fraction = defaults.fraction;
     f.budgetBytes = roundedBytes(double(before) * fraction, "GPU memory");
 
     const Term weights = weightsTerm(c);
@@ -88,8 +145,7 @@ EnginePhases sglangPhases(const EstimateContext &c, const Gpu &gpu)
                     (!cfg.maxNumSeqs || cfg.requests.concurrency <= cfg.maxNumSeqs);
 
     // Outside the fraction: a chunked-prefill forward and the CUDA graph pool.
-    const std::uint64_t chunk = cfg.chunkedPrefillSize ? cfg.chunkedPrefillSize
-                                                       : (f.deviceTotalBytes < 25 * kGiB ? 2048 : 8192);
+    const std::uint64_t chunk = defaults.chunk;
     Term activation;
     activation.bytes = mulChecked(chunk, engineForwardBytesPerToken(c), "activations");
     f.activationBytes = activation.bytes;
@@ -126,11 +182,20 @@ EnginePhases sglangPhases(const EstimateContext &c, const Gpu &gpu)
     at(serve, ConsumerId::KvCacheFree) = free;
     out.serve = serve;
     if (formulas) {
-        const std::uint64_t half = f.kvCacheBytes / 2;
-        f.notes.push_back("KV Cache is allocated. #tokens: " + n(f.kvCacheTokens) + ", K size: " +
-                          formatBytes(half, Unit::GiB) + ", V size: " + formatBytes(half, Unit::GiB));
-        f.notes.push_back("max_total_num_tokens=" + n(f.kvCacheTokens) + ", mem_fraction_static " +
-                          formatDecimal(fraction) + (cfg.memFractionStatic > 0 ? "" : " (default for this tensor-parallel size)"));
+        // memory_pool.py's line as SGLang prints it: GB = 2^30 bytes, two decimals, no digit groups.
+        char half[32];
+        std::snprintf(half, sizeof half, "%.2f", double(f.kvCacheBytes / 2) / double(kGiB));
+        f.notes.push_back("KV Cache is allocated. #tokens: " + std::to_string(f.kvCacheTokens) + ", K size: " + std::string(half) +
+                          " GB, V size: " + std::string(half) + " GB");
+        f.notes.push_back(
+            "max_total_num_tokens=" + std::to_string(f.kvCacheTokens) + ", chunked_prefill_size=" +
+            std::to_string(chunk) + ", mem_fraction_static " + formatDecimal(fraction) +
+            (cfg.memFractionStatic > 0 ? std::string()
+             : defaults.closedForm
+                 ? " (the default: (GPU memory - reserved) / GPU memory, reserved from chunked prefill " +
+                       std::to_string(chunk) + ", CUDA graph batch " + std::to_string(defaults.graphBs) +
+                       " and tensor x pipeline size)"
+                 : std::string(" (default for this tensor-parallel size)")));
         if (!f.startsOk)
             f.notes.push_back("SGLang refuses to start: not enough memory for the token pool; raise "
                               "--mem-fraction-static.");

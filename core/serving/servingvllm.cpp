@@ -124,6 +124,47 @@ std::uint64_t blocksFor(const KvKind &kind, std::uint64_t tokens, std::uint64_t 
 
 std::string gib(std::uint64_t bytes) { return formatBytes(bytes, Unit::GiB); }
 
+/// The top-k/top-p sampler the profile's dummy sampler run uses. Auto is the release's default:
+/// apply_top_k_top_p (vllm/v1/sample/ops/topk_topp_sampler.py) sends batches of 8 rows or more
+/// to the Triton pivot kernel from 0.17 (PR #33538; the llm-d-planner sweep's Qwen3-14B peak
+/// drops from 5.64 GiB on 0.16.0 to 2.23 GiB on 0.17.0), PyTorch's sort before.
+Sampler vllmSampler(Sampler chosen, const EngineVersion &v, std::uint64_t rows)
+{
+    if (chosen != Sampler::Auto)
+        return chosen;
+    return v >= EngineVersion{0, 17, 0} && rows >= 8 ? Sampler::Triton : Sampler::Pytorch;
+}
+
+/// Streaming multiprocessors (the GPUs' datasheets): the Triton sampler runs min(SMs, rows)
+/// programs, each with one fp32 row of the vocabulary. Others: 132 (an H100's).
+std::uint64_t streamingMultiprocessors(const std::string &gpuId)
+{
+    struct Sms { const char *id; std::uint64_t sms; };
+    static constexpr Sms table[] = {
+        {"h100-80gb", 132}, {"h100-pcie", 114}, {"h100-nvl", 132}, {"h200", 132}, {"h200-nvl", 132},
+        {"h800", 132},      {"h20", 78},        {"gh200-96gb", 132}, {"a100-80gb", 108}, {"a100-40gb", 108},
+        {"a800-80gb", 108}, {"b200", 148},      {"l40s", 142},     {"l4", 58},        {"a10", 72},
+        {"a10g", 80},       {"a40", 84},        {"rtx-a6000", 84}, {"rtx-6000-ada", 142}, {"rtx-4090", 128},
+        {"rtx-3090", 82},   {"rtx-5090", 170},  {"t4", 40},        {"v100-16gb", 80}, {"v100-32gb", 80}};
+    for (const Sms &entry : table)
+        if (gpuId == entry.id)
+            return entry.sms;
+    return 132;
+}
+
+/// Non-torch memory of the profile run by release, as measured (not derived): 128 MiB at tensor
+/// parallel 1 and 560 MiB above (llm-d's 0.10 H100 runs); 256 MiB at tensor parallel 1 from 0.18
+/// (the llm-d-planner sweep: 0.13 GiB on 0.15-0.17, 0.25 GiB on 0.18 and 0.19.0); 2,140 MiB above
+/// from 0.19, when the FlashInfer all-reduce + RMSNorm fusion's IPC workspace (AllReduceFusionPass,
+/// vllm/compilation/collective_fusion.py; on for 2, 4 and 8 GPUs, PR #37756) is allocated during
+/// the profile (2.06 to 2.21 GiB in the 0.19.0 logs at tensor parallel 2 and 4).
+double vllmNonTorchMiB(const EngineVersion &v, std::uint64_t tensor)
+{
+    if (tensor > 1)
+        return v >= EngineVersion{0, 19, 0} ? 2140 : 560;
+    return v >= EngineVersion{0, 18, 0} ? 256 : 128;
+}
+
 } // namespace
 
 EnginePhases vllmPhases(const EstimateContext &c, const Gpu &gpu)
@@ -180,33 +221,46 @@ EnginePhases vllmPhases(const EstimateContext &c, const Gpu &gpu)
     const bool allTokenLogits = gen.v1 && v < EngineVersion{0, 7, 2};
     const bool logitsOnly = gen.v1 && v < EngineVersion{0, 8, 0};
     const std::uint64_t logitRows = allTokenLogits ? batched : rows;
-    std::uint64_t samplerPerLogit = logitsOnly ? a : a + (cfg.sampler == Sampler::Pytorch ? 36 : 12);
+    const Sampler sampler = vllmSampler(cfg.sampler, v, rows);
+    std::uint64_t samplerPerLogit = logitsOnly ? a : a + (sampler == Sampler::Pytorch ? 36 : 12);
     if (gen.v1 && !logitsOnly && v < EngineVersion{0, 9, 0})
         samplerPerLogit += 8; // prompt_token_ids = torch.ones_like(logits, dtype=torch.int64)
     const std::uint64_t hiddenBytes = productChecked(
         "activations", addChecked(batched, logitsOnly ? 0 : 2 * rows, "activations"), m.hidden, a);
     const std::uint64_t logits = productChecked("logits", logitRows, std::uint64_t(m.vocab), samplerPerLogit);
-    const std::uint64_t sampler = addChecked(hiddenBytes, logits, "activations");
+    // The Triton kernel's scratch: one fp32 row of the vocabulary per program, min(SMs, rows)
+    // programs (apply_top_k_top_p_triton's _TRITON_BUFFER_CACHE).
+    const std::uint64_t tritonBuffer =
+        !logitsOnly && sampler == Sampler::Triton
+            ? productChecked("logits", std::min<std::uint64_t>(streamingMultiprocessors(gpu.id), rows),
+                             std::uint64_t(m.vocab), 4)
+            : 0;
+    const std::uint64_t samplerBytes =
+        addChecked(addChecked(hiddenBytes, logits, "activations"), tritonBuffer, "activations");
     Term activation, samplerTerm;
     if (!cfg.kvCacheMemoryBytes) {
-        if (forward >= sampler) {
+        if (forward >= samplerBytes) {
             activation.bytes = forward;
             if (formulas)
                 activation.expression = n(batched) + " profiled tokens (max_num_batched_tokens) x " +
                                         n(engineForwardBytesPerToken(c)) + " B (a layer's working set)";
         } else {
-            samplerTerm.bytes = sampler;
+            samplerTerm.bytes = samplerBytes;
             if (formulas) {
                 samplerTerm.expression =
                     n(logitRows) + (allTokenLogits ? " profiled tokens" : " dummy requests") + " x " +
                     n(m.vocab) + " vocab x " + n(samplerPerLogit) +
                     (logitsOnly ? std::string(" B (logits)")
                                 : std::string(" B (logits, fp32 copy, ") +
-                                      (cfg.sampler == Sampler::Pytorch ? "top-k/top-p sort: values, int64 "
-                                                                         "indices, their scratch)"
-                                                                       : "FlashInfer top-k mask and "
-                                                                         "probabilities)")) +
-                    " + " + n(batched + 2 * rows) + " hidden states x " + n(m.hidden) + " x " + n(a) + " B";
+                                      (sampler == Sampler::Pytorch   ? "top-k/top-p sort: values, int64 "
+                                                                       "indices, their scratch)"
+                                       : sampler == Sampler::Triton  ? "probabilities and the exponential "
+                                                                       "draws; Triton top-k/top-p in place)"
+                                                                     : "FlashInfer top-k mask and "
+                                                                       "probabilities)")) +
+                    " + " + n(batched + 2 * rows) + " hidden states x " + n(m.hidden) + " x " + n(a) + " B" +
+                    (tritonBuffer ? " + " + n(tritonBuffer) + " B Triton scratch (one fp32 vocabulary row per SM)"
+                                  : std::string());
                 samplerTerm.notes.push_back(
                     "vLLM's profile run ends with a dummy sampler run over one row per request "
                     "slot (max_num_seqs); its peak is counted before the KV cache is sized.");
@@ -219,7 +273,7 @@ EnginePhases vllmPhases(const EstimateContext &c, const Gpu &gpu)
     // that from used memory, so the CUDA context was in it.
     Term workspace;
     if (gen.nonTorchCounted && !cfg.kvCacheMemoryBytes) {
-        const double defaultMiB = 128 + (s.parallel.tensor > 1 ? 432 : 0);
+        const double defaultMiB = vllmNonTorchMiB(v, s.parallel.tensor);
         f.nonTorchBytes = roundedBytes(cfg.nonTorchMiB.value_or(defaultMiB) * double(kMiB), "non-torch memory");
         if (gen.nonTorchHasContext)
             f.nonTorchBytes = addChecked(f.nonTorchBytes, cudaContextBytes(s), "non-torch memory");
