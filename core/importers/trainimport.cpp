@@ -6,6 +6,7 @@
 
 #include "importers/configreader.h"
 #include "io/inputpolicy.h"
+#include "io/tomltext.h"
 #include "io/yamltext.h"
 
 #include <algorithm>
@@ -32,15 +33,8 @@ constexpr FormatName kFormats[] = {
     {TrainConfigFormat::Deepspeed, "deepspeed", "DeepSpeed config"},
     {TrainConfigFormat::Accelerate, "accelerate", "Accelerate config"},
     {TrainConfigFormat::Axolotl, "axolotl", "Axolotl config"},
+    {TrainConfigFormat::LlamaFactory, "llamafactory", "LLaMA-Factory config"},
 };
-
-bool hasAny(const json &tree, std::initializer_list<const char *> keys)
-{
-    for (const char *key : keys)
-        if (tree.contains(key))
-            return true;
-    return false;
-}
 
 /// torchtune's `key=value` overrides (`~key` removes a key; a component path on a component
 /// sets its `_component_`), or LitGPT's `--key value` / `--key=value` flags.
@@ -121,6 +115,15 @@ void applyOverrides(json &tree, const std::vector<std::string> &arguments, Train
 
 } // namespace
 
+std::string importers::supportedFormatsText()
+{
+    std::string out;
+    for (const FormatName &f : kFormats)
+        if (f.format != TrainConfigFormat::Auto)
+            out += std::string(out.empty() ? "" : ", ") + f.display;
+    return out;
+}
+
 const char *formatName(TrainConfigFormat format)
 {
     for (const FormatName &f : kFormats)
@@ -150,37 +153,12 @@ json parseConfigText(std::string_view text, const std::string &file)
         std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
         if (lower.ends_with(".json"))
             return parseStrictJson(text, {limits::kTrainConfigBytes, limits::kJsonDepth});
+        if (lower.ends_with(".toml"))
+            return parseToml(text);
         return parseYaml(text);
     } catch (const InputError &error) {
         throw TrainConfigError(file, error.key, error.detail);
     }
-}
-
-TrainConfigFormat detectFormat(const json &tree, const std::string &file)
-{
-    if (!tree.is_object())
-        throw TrainConfigError(file, "", "must be a mapping of keys to values");
-    if (hasAny(tree, {"zero_optimization", "train_micro_batch_size_per_gpu", "train_batch_size"}))
-        return TrainConfigFormat::Deepspeed;
-    if (hasAny(tree, {"peft_type", "target_modules"}) || (tree.contains("r") && tree.contains("lora_alpha")))
-        return TrainConfigFormat::PeftAdapter;
-    if (hasAny(tree, {"distributed_type", "compute_environment"}))
-        return TrainConfigFormat::Accelerate;
-    if (tree.contains("model") && tree["model"].is_object() && tree["model"].contains("_component_"))
-        return TrainConfigFormat::Torchtune;
-    if (hasAny(tree, {"base_model", "sequence_len", "sample_packing", "adapter"}))
-        return TrainConfigFormat::Axolotl;
-    if (hasAny(tree, {"checkpoint_dir", "lora_r", "quantize"}) ||
-        (tree.contains("train") && tree["train"].is_object() && tree["train"].contains("micro_batch_size")))
-        return TrainConfigFormat::Litgpt;
-    if (hasAny(tree, {"per_device_train_batch_size", "optim", "gradient_accumulation_steps",
-                      "gradient_checkpointing", "output_dir", "deepspeed", "fsdp"}))
-        return TrainConfigFormat::TrainingArgs;
-    if (hasAny(tree, {"load_in_4bit", "load_in_8bit", "bnb_4bit_quant_type", "bnb_4bit_compute_dtype"}))
-        return TrainConfigFormat::BitsAndBytes;
-    throw TrainConfigError(file, "", "cannot tell which framework wrote this file (give --train-format "
-                                     "torchtune, litgpt, training_args, peft, bnb, deepspeed, "
-                                     "accelerate or axolotl)");
 }
 
 namespace {
@@ -206,7 +184,7 @@ TrainImport importText(std::string_view text, const std::string &file, TrainConf
     out.format = format;
     out.file = file;
     switch (format) {
-    case TrainConfigFormat::Torchtune: importTorchtune(tree, out); break;
+    case TrainConfigFormat::Torchtune: importTorchtune(tree, out, torchtuneLaunch(text)); break;
     case TrainConfigFormat::Litgpt: importLitgpt(tree, out); break;
     case TrainConfigFormat::TrainingArgs: importTrainingArgs(tree, out); break;
     case TrainConfigFormat::PeftAdapter: importPeftAdapter(tree, out); break;
@@ -214,6 +192,7 @@ TrainImport importText(std::string_view text, const std::string &file, TrainConf
     case TrainConfigFormat::Deepspeed: importDeepspeed(tree, out); break;
     case TrainConfigFormat::Accelerate: importAccelerate(tree, out); break;
     case TrainConfigFormat::Axolotl: importAxolotl(tree, out); break;
+    case TrainConfigFormat::LlamaFactory: importLlamaFactory(tree, out); break;
     case TrainConfigFormat::Auto: break;
     }
     return out;
