@@ -89,6 +89,18 @@ void importAxolotl(const json &tree, TrainImport &out);
 /// Maps a module name as frameworks write it (q_proj, output_proj, w1, c_attn, ...) to the
 /// scenario's LoRA targets; empty when unknown.
 std::vector<std::string> loraTargetsFor(std::string_view moduleName);
+/// The scenario's LoRA targets a PEFT target_modules pattern (a regular expression matched
+/// against whole module names) selects among a decoder layer's linear modules, under the names
+/// Transformers models use (model.layers.N.self_attn.q_proj, model.language_model.layers.N...);
+/// `someLayers` when it selects them in some layers only; `error` for a pattern that is not one.
+struct RegexTargets
+{
+    std::vector<std::string> targets;
+    bool someLayers = false;
+    std::string error;
+};
+RegexTargets regexLoraTargets(const std::string &pattern);
+
 /// TrainingArguments.optim -> the scenario's optimizer and step implementation; false if unknown.
 bool trainingArgsOptim(const std::string &optim, std::string &optimizer, std::string &impl);
 /// "bf16", "fp16", "fp32" from "bfloat16", "torch.float16", "float32", ... or empty.

@@ -150,8 +150,23 @@ void importAccelerate(const json &tree, TrainImport &out)
             else if (*sharding == "HYBRID_SHARD" || *sharding == "HYBRID_SHARD_ZERO2" || *sharding == "4")
                 r.warn("fsdp_config.fsdp_sharding_strategy", "hybrid sharding shards within a node only; modelled as full sharding");
         }
-        if (r.flag("fsdp_config.fsdp_reshard_after_forward") == false)
+        // FSDP2 takes a boolean; FSDP1 configs also write a sharding strategy's name here.
+        if (const json *reshard = r.find("fsdp_config.fsdp_reshard_after_forward"); reshard && reshard->is_string()) {
+            const std::string name = reshard->get<std::string>();
+            if (name == "SHARD_GRAD_OP")
+                strategy = "zero2";
+            else if (name == "NO_SHARD")
+                strategy = "ddp";
+            else if (name == "false" || name == "False")
+                strategy = "zero2";
+            else if (name != "FULL_SHARD" && name != "HYBRID_SHARD" && name != "HYBRID_SHARD_ZERO2" && name != "true" &&
+                     name != "True")
+                r.fail("fsdp_config.fsdp_reshard_after_forward",
+                       "must be true, false or a sharding strategy (FULL_SHARD, SHARD_GRAD_OP, NO_SHARD, "
+                       "HYBRID_SHARD; got " + quotedText(name) + ")");
+        } else if (r.flag("fsdp_config.fsdp_reshard_after_forward") == false) {
             strategy = "zero2";
+        }
         r.set("parallel.strategy", strategy, "distributed_type FSDP, fsdp_sharding_strategy");
         const bool origParams = r.flag("fsdp_config.fsdp_use_orig_params").value_or(false);
         r.set("parallel.flat_params", version == 1 && origParams,

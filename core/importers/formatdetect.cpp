@@ -116,6 +116,14 @@ TrainConfigFormat detectFormat(const json &tree, const std::string &file)
         (tree.contains("train") && tree["train"].is_object() && tree["train"].contains("micro_batch_size")))
         return TrainConfigFormat::Litgpt;
     refuseTrlPostTraining(tree, file);
+    // A TrlParser script config (trl/scripts/*.py: ModelConfig, ScriptArguments) with no
+    // trainer fields: which trainer runs it is on the command line, not in the file.
+    if (tree.contains("model_name_or_path") && tree.contains("dataset_name") &&
+        !hasAny(tree, {"per_device_train_batch_size", "gradient_accumulation_steps", "max_length", "max_seq_length",
+                       "gradient_checkpointing", "bf16"}))
+        throw TrainConfigError(file, "", "this is a TRL script config (model and dataset only): the trainer it runs "
+                                         "and its batch are not in the file; add them, or give --train-format "
+                                         "training_args for TRL's SFT defaults");
     if (hasAny(tree, {"per_device_train_batch_size", "optim", "gradient_accumulation_steps",
                       "gradient_checkpointing", "output_dir", "deepspeed", "fsdp"}))
         return TrainConfigFormat::TrainingArgs;

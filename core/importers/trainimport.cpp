@@ -280,16 +280,22 @@ const ModelPreset *findModelReference(const std::string &reference, const Catalo
         for (const char *prefix : {"qlora_", "lora_"})
             if (ref.starts_with(prefix))
                 ref.erase(0, std::string(prefix).size());
+        // The instruct and base builders share the architecture (qwen2_5_7b_instruct).
+        for (const char *suffix : {"_instruct", "_base"})
+            if (ref.ends_with(suffix))
+                ref.erase(ref.size() - std::string(suffix).size());
         static const std::pair<const char *, const char *> builders[] = {
             {"llama2_7b", "llama-2-7b"},     {"llama2_13b", "llama-2-13b"}, {"llama2_70b", "llama-2-70b"},
             {"llama3_8b", "llama-3-8b"},     {"llama3_70b", "llama-3-70b"}, {"llama3_1_8b", "llama-3.1-8b"},
             {"llama3_1_70b", "llama-3.1-70b"}, {"llama3_1_405b", "llama-3.1-405b"},
-            {"llama3_3_70b", "llama-3.1-70b"}, {"llama3_2_1b", "llama-3.2-1b"}, {"llama3_2_3b", "llama-3.2-3b"},
+            {"llama3_3_70b", "llama-3.3-70b"}, {"llama3_2_1b", "llama-3.2-1b"}, {"llama3_2_3b", "llama-3.2-3b"},
             {"mistral_7b", "mistral-7b"},    {"gemma_2b", "gemma-2b"},      {"gemma_7b", "gemma-7b"},
             {"gemma2_2b", "gemma-2-2b"},     {"gemma2_9b", "gemma-2-9b"},   {"gemma2_27b", "gemma-2-27b"},
             {"qwen2_5_0_5b", "qwen2.5-0.5b"}, {"qwen2_5_1_5b", "qwen2.5-1.5b"}, {"qwen2_5_3b", "qwen2.5-3b"},
             {"qwen2_5_7b", "qwen2.5-7b"},    {"qwen2_5_14b", "qwen2.5-14b"}, {"qwen2_5_32b", "qwen2.5-32b"},
-            {"qwen2_5_72b", "qwen2.5-72b"},  {"phi3_mini", "phi-3-mini"}};
+            {"qwen2_5_72b", "qwen2.5-72b"},  {"phi3_mini", "phi-3-mini"},   {"phi4_14b", "phi-4"},
+            {"qwen3_0_6b", "qwen3-0.6b"},    {"qwen3_8b", "qwen3-8b"},      {"qwen3_32b", "qwen3-32b"},
+            {"llama4_scout_17b_16e", "llama-4-scout"}, {"llama4_maverick_17b_128e", "llama-4-maverick"}};
         for (const auto &[builder, id] : builders)
             if (ref == builder)
                 return catalog.findModel(id);
@@ -297,13 +303,26 @@ const ModelPreset *findModelReference(const std::string &reference, const Catalo
     }
     if (const ModelPreset *preset = catalog.findModel(ref))
         return preset;
+    // A checkpoint's name without its owner and the words that do not change the architecture:
+    // Meta-Llama-3.1-8B-Instruct and Llama-3.1-8B; Llama-4-Scout-17B-16E-Linearized-bnb-nf4-bf16
+    // (a re-upload stored in another format) and Llama-4-Scout-17B-16E.
     auto stem = [&](std::string id) {
         id = lower(id);
         if (const auto slash = id.rfind('/'); slash != std::string::npos)
             id.erase(0, slash + 1);
-        for (const char *suffix : {"-instruct", "-chat", "-hf", "-base"})
-            if (id.ends_with(suffix))
-                id.erase(id.size() - std::string(suffix).size());
+        std::replace(id.begin(), id.end(), '_', '-');
+        if (id.starts_with("meta-llama-"))
+            id.erase(0, 5);
+        bool changed = true;
+        while (changed) {
+            changed = false;
+            for (const char *suffix : {"-instruct", "-chat", "-hf", "-base", "-it", "-bnb", "-nf4", "-bf16", "-fp16",
+                                       "-4bit", "-8bit", "-linearized"})
+                if (id.ends_with(suffix)) {
+                    id.erase(id.size() - std::string(suffix).size());
+                    changed = true;
+                }
+        }
         return id;
     };
     for (const ModelPreset &preset : catalog.models)
