@@ -300,6 +300,10 @@ CommandHelp estimateHelp()
                                 tr("An override for the torchtune or LitGPT config, as its launcher "
                                    "takes it (key=value; a leading dash pair is allowed)."),
                                 QStringLiteral("ARG")),
+             QCommandLineOption(QStringLiteral("gpus"),
+                                tr("With --train-config: the launcher's world size (torchrun "
+                                   "--nproc_per_node x nodes), for configs that do not say it."),
+                                QStringLiteral("N")),
              QCommandLineOption(QStringLiteral("train-format"),
                                 tr("The config format when it cannot be told from the file: "
                                    "torchtune, litgpt, training_args, peft, bnb, deepspeed, "
@@ -319,8 +323,25 @@ int runEstimate(const QStringList &arguments)
     const bool fromTrainConfig = parser.isSet(QStringLiteral("train-config"));
     if (!fromTrainConfig && parser.positionalArguments().size() < 2)
         return failUsage(estimateHelp().usage);
-    if (!fromTrainConfig && (parser.isSet(QStringLiteral("train-arg")) || parser.isSet(QStringLiteral("train-format"))))
-        return fail(tr("--train-arg and --train-format need --train-config"));
+    if (!fromTrainConfig && (parser.isSet(QStringLiteral("train-arg")) || parser.isSet(QStringLiteral("train-format")) ||
+                             parser.isSet(QStringLiteral("gpus"))))
+        return fail(tr("--train-arg, --train-format and --gpus need --train-config"));
+    // The world size: --gpus, or a --set of parallel.gpus (applied again after the import).
+    std::optional<int> worldSize;
+    for (const QString &set : parser.values(QStringLiteral("set")))
+        if (set.startsWith(QLatin1String("parallel.gpus="))) {
+            bool ok = false;
+            const int n = set.mid(14).toInt(&ok);
+            if (ok && n >= 1 && n <= 65536)
+                worldSize = n;
+        }
+    if (parser.isSet(QStringLiteral("gpus"))) {
+        bool ok = false;
+        const int n = parser.value(QStringLiteral("gpus")).toInt(&ok);
+        if (!ok || n < 1 || n > 65536)
+            return fail(tr("--gpus: must be a whole number from 1 to 65536 (got %1)").arg(parser.value(QStringLiteral("gpus")).left(40)));
+        worldSize = n;
+    }
     const QStringList positional = parser.positionalArguments();
     const QString format = parser.value(QStringLiteral("format"));
     if (format != QLatin1String("text") && format != QLatin1String("json") &&
@@ -375,7 +396,7 @@ int runEstimate(const QStringList &arguments)
                 base = parseJsonText(std::string_view(bytes.constData(), std::size_t(bytes.size())));
             }
             imported = importTrainConfigs(parser.values(QStringLiteral("train-config")), parser.values(QStringLiteral("train-arg")),
-                                          parser.value(QStringLiteral("train-format")), configPath, base);
+                                          parser.value(QStringLiteral("train-format")), configPath, base, std::nullopt, worldSize);
             scenario = scenarioFromDocument(imported->document, path.isEmpty() ? label : path,
                                             parser.values(QStringLiteral("set")), modelFiles.params, configPath);
         } else {

@@ -11,6 +11,8 @@
 #include <QFile>
 #include <QFileInfo>
 
+#include <algorithm>
+
 namespace headroom {
 
 namespace {
@@ -33,7 +35,7 @@ QByteArray readTrainConfigFile(const QString &path)
 ImportedRun importTrainConfigs(const QStringList &paths, const QStringList &arguments,
                                const QString &format, const QString &modelConfig,
                                const std::optional<nlohmann::json> &base,
-                               const std::optional<nlohmann::json> &fallbackModel)
+                               const std::optional<nlohmann::json> &fallbackModel, std::optional<int> gpus)
 {
     ImportedRun run;
     const TrainConfigFormat chosen =
@@ -65,6 +67,55 @@ ImportedRun importTrainConfigs(const QStringList &paths, const QStringList &argu
                                                 takesOverrides ? overrides : std::vector<std::string>{}));
         overridesUsed = overridesUsed || takesOverrides;
     }
+    // Files the configs name (a DeepSpeed JSON): read unless given.
+    for (std::size_t i = 0; i < run.imports.size(); ++i) {
+        const std::vector<std::pair<std::string, std::string>> references = run.imports[i].references;
+        const QString owner = QString::fromStdString(run.imports[i].file);
+        for (const auto &[key, reference] : references) {
+            const QString name = QFileInfo(QString::fromStdString(reference)).fileName();
+            const bool given = std::any_of(run.imports.begin(), run.imports.end(), [&](const TrainImport &other) {
+                return other.format == TrainConfigFormat::Deepspeed &&
+                       QFileInfo(QString::fromStdString(other.file)).fileName() == name;
+            });
+            if (given)
+                continue;
+            QString found;
+            const QString relative = QString::fromStdString(reference);
+            QStringList tried;
+            if (QFileInfo(relative).isAbsolute()) {
+                tried << relative;
+            } else {
+                tried << QDir::current().filePath(relative);
+                QDir dir = QFileInfo(owner).absoluteDir();
+                for (int up = 0; up < 4; ++up) {
+                    tried << dir.filePath(relative);
+                    if (!dir.cdUp())
+                        break;
+                }
+            }
+            for (const QString &candidate : tried)
+                if (QFileInfo(candidate).isFile()) {
+                    found = candidate;
+                    break;
+                }
+            if (found.isEmpty())
+                throw TrainConfigError(run.imports[i].file, key, "names " + quotedText(reference) +
+                                           ", which is not found from here or the config's folder: give it "
+                                           "as another --train-config");
+            if (run.imports.size() >= limits::kTrainConfigFiles)
+                throw TrainConfigError(run.imports[i].file, key, "too many files with the ones it names");
+            const QByteArray text = readTrainConfigFile(found);
+            totalBytes += std::uint64_t(text.size());
+            if (totalBytes > limits::kTrainConfigTotalBytes)
+                throw TrainConfigError(local(found), "", "the training configuration files hold more than " +
+                                                             groupDigits(limits::kTrainConfigTotalBytes) +
+                                                             " bytes together, the limit for one run");
+            TrainImport named = importTrainConfig(std::string_view(text.constData(), std::size_t(text.size())),
+                                                  local(found), TrainConfigFormat::Deepspeed);
+            named.mapped.insert(named.mapped.begin(), "(named by " + run.imports[i].file + " " + key + ")");
+            run.imports.push_back(std::move(named));
+        }
+    }
     if (!overridesUsed)
         throw TrainConfigError("--train-arg", "", "overrides apply to torchtune and LitGPT configs, and none was given");
 
@@ -72,6 +123,29 @@ ImportedRun importTrainConfigs(const QStringList &paths, const QStringList &argu
     if (!doc.is_object())
         throw ScenarioError("", "the scenario is not a JSON object");
     doc.merge_patch(mergeImports(run.imports));
+
+    // The world size: the launcher's (--gpus), else the files'; a sharded run needs one.
+    if (gpus) {
+        if (*gpus < 1 || *gpus > 65536)
+            throw TrainConfigError("--gpus", "", "must be a whole number from 1 to 65536 (got " + std::to_string(*gpus) + ")");
+        doc["parallel"]["gpus"] = *gpus;
+        if (*gpus > 1 && !(doc["parallel"].contains("strategy") && doc["parallel"]["strategy"].is_string()))
+            doc["parallel"]["strategy"] = "ddp";
+    } else if (doc.contains("parallel") && doc["parallel"].is_object() && doc["parallel"].contains("strategy") &&
+               doc["parallel"]["strategy"].is_string() && doc["parallel"]["strategy"] != "none" &&
+               !doc["parallel"].contains("gpus")) {
+        std::string file = local(paths.value(0)), from;
+        for (const TrainImport &import : run.imports)
+            for (const std::string &line : import.mapped)
+                if (line.find("-> parallel.strategy") != std::string::npos) {
+                    file = import.file;
+                    from = line.substr(0, line.find(" -> "));
+                }
+        throw TrainConfigError(file, "", "runs on several GPUs (parallel.strategy " +
+                                             doc["parallel"]["strategy"].get<std::string>() +
+                                             (from.empty() ? "" : ", from " + from) +
+                                             ") and no file says how many: give the count (--gpus N)");
+    }
 
     if (!modelConfig.isEmpty()) {
         doc["model"] = {{"config", QFileInfo(modelConfig).absoluteFilePath().toStdString()}};

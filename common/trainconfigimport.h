@@ -31,9 +31,17 @@ QByteArray readTrainConfigFile(const QString &path);
 /// the model: `modelConfig` (a config.json) if given, else the base's, else the catalog model the
 /// files name, else `fallbackModel` (the window's current model) when given. Throws
 /// TrainConfigError or ScenarioError naming the file and key.
+///
+/// A file that names another (LLaMA-Factory's `deepspeed: path`) has it read too: from the
+/// files given (same file name), else the path as written from the current folder, else from
+/// the config's folder and the folders above it; not found is an error naming the key.
+/// `gpus` is the launcher's world size (--gpus N): it wins over the files' counts. A run the
+/// files shard over several GPUs (ZeRO, FSDP, DDP) without saying how many is refused, asking
+/// for the count, never estimated as one GPU.
 ImportedRun importTrainConfigs(const QStringList &paths, const QStringList &arguments,
                                const QString &format, const QString &modelConfig,
                                const std::optional<nlohmann::json> &base,
-                               const std::optional<nlohmann::json> &fallbackModel = std::nullopt);
+                               const std::optional<nlohmann::json> &fallbackModel = std::nullopt,
+                               std::optional<int> gpus = std::nullopt);
 
 } // namespace headroom

@@ -7,7 +7,7 @@ set -euo pipefail
 
 HEADROOM_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 HEADROOM_PACKAGES=(build-essential cmake ninja-build pkg-config qt6-base-dev libqt6opengl6-dev
-    qt6-charts-dev qt6-svg-dev qt6-qpa-plugins nlohmann-json3-dev libyaml-cpp-dev fonts-dejavu-core)
+    qt6-charts-dev qt6-svg-dev qt6-qpa-plugins nlohmann-json3-dev libyaml-cpp-dev libtomlplusplus-dev fonts-dejavu-core)
 # What the packaging test checks the .deb with (lintian is optional: the test skips without it).
 HEADROOM_PACKAGING_PACKAGES=(dpkg-dev desktop-file-utils appstream shared-mime-info man-db)
 # The tree scripts/run and scripts/test share (same flags, built once).

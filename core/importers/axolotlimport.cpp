@@ -35,6 +35,9 @@ void importAxolotl(const json &tree, TrainImport &out)
 {
     ConfigReader r(tree, out);
     r.set("framework", json{{"name", "axolotl"}}, "(Axolotl config)");
+    if (const auto rl = r.text("rl"))
+        r.fail("rl", "post-training (" + quotedText(*rl) + ": a reference model, chosen and rejected or generated "
+                     "sequences) is not modelled; Headroom estimates Axolotl's supervised fine-tuning");
     if (const auto base = r.text("base_model"))
         out.model = *base;
     const std::string adapter = r.text("adapter").value_or("");
@@ -89,8 +92,28 @@ void importAxolotl(const json &tree, TrainImport &out)
         std::vector<std::string> targets;
         if (r.flag("lora_target_linear").value_or(false))
             targets = {"q", "k", "v", "o", "gate", "up", "down"};
-        if (const auto modules = r.strings("lora_target_modules"))
+        const json *modulesNode = r.find("lora_target_modules");
+        if (modulesNode && modulesNode->is_string()) {
+            // PEFT takes a string as a regular expression matched against whole module names.
+            const RegexTargets selected = regexLoraTargets(modulesNode->get<std::string>());
+            if (!selected.error.empty())
+                r.fail("lora_target_modules", selected.error);
+            if (selected.targets.empty())
+                r.fail("lora_target_modules", "the pattern matches none of a decoder layer's linear modules "
+                                              "(model.layers.N.self_attn.q_proj, ...)");
+            for (const std::string &t : selected.targets)
+                if (std::find(targets.begin(), targets.end(), t) == targets.end())
+                    targets.push_back(t);
+            if (selected.someLayers)
+                r.warn("lora_target_modules", "the pattern selects only some layers; the adapter is counted on every layer (an upper bound)");
+            out.mapped.push_back("lora_target_modules (a pattern, matched as PEFT does against model.layers.N.* names)");
+        } else if (const auto modules = r.strings("lora_target_modules"))
             for (const std::string &module : *modules) {
+                if (module.find("shared_expert") != std::string::npos) {
+                    r.warn("lora_target_modules", "LoRA on the shared expert (" + quotedText(module) +
+                                                      ") is not modelled; left out (one expert's small adapter)");
+                    continue;
+                }
                 const auto mapped = loraTargetsFor(module);
                 if (mapped.empty())
                     r.warn("lora_target_modules", "module " + quotedText(module) + " is not one the estimator knows; left out");
@@ -124,7 +147,22 @@ void importAxolotl(const json &tree, TrainImport &out)
         if (ao->is_string() && ao->get<std::string>() == "disk")
             r.warn("activation_offloading", "disk offloading is modelled as offload to CPU RAM");
     }
-    if (r.flag("flash_attention").value_or(false) || r.flag("xformers_attention").value_or(false))
+    if (const auto impl = r.text("attn_implementation")) {
+        // Transformers' attn_implementation as Axolotl passes it (flash_attention_2, sdpa, eager,
+        // flex_attention, a kernels-community flash kernel, xformers).
+        std::string kind;
+        if (*impl == "eager")
+            kind = "eager";
+        else if (*impl == "sdpa")
+            kind = "sdpa";
+        else if (impl->find("flash") != std::string::npos || *impl == "flex_attention" || *impl == "xformers")
+            kind = "flash";
+        if (kind.empty())
+            r.fail("attn_implementation", "is not an attention Headroom knows (eager, sdpa, flash_attention_2, "
+                                          "flex_attention, xformers; got " + quotedText(*impl) + ")");
+        r.set("kernels.attention", kind, "attn_implementation " + quoteText(*impl) +
+                                             (kind == "eager" ? " (materialises the scores)" : ""));
+    } else if (r.flag("flash_attention").value_or(false) || r.flag("xformers_attention").value_or(false))
         r.set("kernels.attention", "flash", r.has("flash_attention") ? "flash_attention" : "xformers_attention");
     else if (r.flag("eager_attention").value_or(false))
         r.set("kernels.attention", "eager", "eager_attention");
@@ -159,12 +197,19 @@ void importAxolotl(const json &tree, TrainImport &out)
     }
     if (const auto compile = r.flag("torch_compile"))
         r.set("train.compile", *compile, "torch_compile");
-    if (r.has("deepspeed"))
-        r.warn("deepspeed", "give the DeepSpeed JSON as another --train-config");
+    if (const json *deepspeed = r.find("deepspeed")) {
+        if (deepspeed->is_string())
+            out.references.push_back({"deepspeed", deepspeed->get<std::string>()});
+        else if (deepspeed->is_object())
+            importDeepspeed(*deepspeed, out, &r, "deepspeed.");
+        else
+            r.fail("deepspeed", "must be the path of a DeepSpeed JSON");
+    }
     if (const json *fsdp = r.find("fsdp_config"); fsdp && fsdp->is_object()) {
         r.set("parallel.strategy", "fsdp", "fsdp_config");
         const bool v2 = r.count("fsdp_config.fsdp_version", 1, 2).value_or(1) == 2 ||
-                        r.count("fsdp_config.version", 1, 2).value_or(1) == 2;
+                        r.count("fsdp_config.version", 1, 2).value_or(1) == 2 ||
+                        r.count("fsdp_version", 1, 2).value_or(1) == 2;
         r.set("parallel.flat_params", !v2 && !adapter.empty(), "fsdp_config (FSDP1 with use_orig_params for LoRA)");
         if (r.flag("fsdp_config.offload_params").value_or(false) ||
             r.flag("fsdp_config.fsdp_offload_params").value_or(false)) {
@@ -174,9 +219,16 @@ void importAxolotl(const json &tree, TrainImport &out)
         if (r.flag("fsdp_config.activation_checkpointing").value_or(false) ||
             r.flag("fsdp_config.fsdp_activation_checkpointing").value_or(false))
             r.set("train.gradient_checkpointing", "full", "fsdp_config.activation_checkpointing");
-        r.warn("fsdp_config", "the number of GPUs comes from the launcher; set parallel.gpus");
+        if (r.flag("fsdp_config.reshard_after_forward") == false)
+            r.set("parallel.strategy", "zero2", "fsdp_config.reshard_after_forward false (gathered parameters kept until backward)");
     }
-    r.noEffect({"model_type", "tokenizer_type", "base_model_config", "strict", "datasets", "dataset_prepared_path",
+    r.noEffect({"fsdp_version", "fsdp_config.fsdp_version", "fsdp_config.version",
+                "fsdp_config.auto_wrap_policy", "fsdp_config.transformer_layer_cls_to_wrap", "fsdp_config.state_dict_type",
+                "fsdp_config.cpu_ram_efficient_loading", "fsdp_config.fsdp_state_dict_type",
+                "fsdp_config.fsdp_auto_wrap_policy", "fsdp_config.fsdp_transformer_layer_cls_to_wrap",
+                "fsdp_config.fsdp_cpu_ram_efficient_loading", "fsdp_config.fsdp_sync_module_states",
+                "fsdp_config.fsdp_use_orig_params", "fsdp_config.sync_module_states", "fsdp_config.use_orig_params",
+                "model_type", "tokenizer_type", "base_model_config", "strict", "datasets", "dataset_prepared_path",
                 "val_set_size", "output_dir", "wandb_project", "wandb_entity", "wandb_watch", "wandb_name",
                 "wandb_log_model", "num_epochs", "lr_scheduler", "learning_rate", "tf32", "resume_from_checkpoint",
                 "logging_steps", "warmup_steps", "warmup_ratio", "evals_per_epoch", "saves_per_epoch",

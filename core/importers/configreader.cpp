@@ -5,6 +5,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <regex>
 
 namespace headroom::importers {
 
@@ -229,6 +230,55 @@ std::vector<std::string> loraTargetsFor(std::string_view name)
         if (alias.name == name)
             return alias.targets;
     return {};
+}
+
+RegexTargets regexLoraTargets(const std::string &pattern)
+{
+    RegexTargets out;
+    // A bounded pattern (std::regex backtracks; the frameworks' patterns are a few hundred bytes).
+    if (pattern.size() > 1000) {
+        out.error = "a pattern longer than 1,000 characters";
+        return out;
+    }
+    std::regex expression;
+    try {
+        expression = std::regex(pattern, std::regex::ECMAScript);
+    } catch (const std::regex_error &) {
+        out.error = "is not a regular expression Headroom can read (got " + quotedText(pattern) + ")";
+        return out;
+    }
+    struct Module { const char *name; const char *block; const char *target; };
+    static const Module modules[] = {
+        {"q_proj", "self_attn", "q"}, {"k_proj", "self_attn", "k"}, {"v_proj", "self_attn", "v"},
+        {"o_proj", "self_attn", "o"}, {"gate_proj", "mlp", "gate"}, {"up_proj", "mlp", "up"},
+        {"down_proj", "mlp", "down"}};
+    static const char *prefixes[] = {"model.layers.", "model.language_model.layers.", "language_model.model.layers.",
+                                     "model.text_model.layers.", "base_model.model.model.layers."};
+    constexpr int kLayers = 32;
+    try {
+        for (const Module &module : modules) {
+            int matched = 0;
+            for (int layer = 0; layer < kLayers; ++layer) {
+                bool any = false;
+                for (const char *prefix : prefixes) {
+                    const std::string name = std::string(prefix) + std::to_string(layer) + "." + module.block + "." + module.name;
+                    if (std::regex_match(name, expression)) {
+                        any = true;
+                        break;
+                    }
+                }
+                matched += any ? 1 : 0;
+            }
+            if (matched > 0)
+                out.targets.push_back(module.target);
+            if (matched > 0 && matched < kLayers)
+                out.someLayers = true;
+        }
+    } catch (const std::regex_error &) {
+        out.targets.clear();
+        out.error = "is a pattern too costly to match (got " + quotedText(pattern) + ")";
+    }
+    return out;
 }
 
 std::string dtypeName(std::string_view text)

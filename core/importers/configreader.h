@@ -58,8 +58,24 @@ private:
 /// Sets `doc[dotted.path] = value`, creating objects on the way.
 void setPath(json &doc, const std::string &dottedPath, const json &value);
 
+/// "torchtune recipe config, LitGPT config, ...": the formats Headroom reads, for messages.
+std::string supportedFormatsText();
+
+/// What a torchtune config's own launch line says (`# tune run --nproc_per_node 8
+/// lora_finetune_distributed --config ...`, in its header comment): the recipe and the count of
+/// processes, or empty / 0.
+struct TorchtuneLaunch
+{
+    std::string recipe;
+    std::int64_t processes = 0;
+    std::int64_t nodes = 0;
+    std::string line; ///< the command as written, shortened, for messages
+};
+TorchtuneLaunch torchtuneLaunch(std::string_view text);
+
 /// One importer per format; each fills `out` from `tree` (overrides already applied).
-void importTorchtune(const json &tree, TrainImport &out);
+void importTorchtune(const json &tree, TrainImport &out, const TorchtuneLaunch &launch = {});
+void importLlamaFactory(const json &tree, TrainImport &out);
 void importLitgpt(const json &tree, TrainImport &out);
 void importTrainingArgs(const json &tree, TrainImport &out);
 void importPeftAdapter(const json &tree, TrainImport &out);
@@ -73,6 +89,20 @@ void importAxolotl(const json &tree, TrainImport &out);
 /// Maps a module name as frameworks write it (q_proj, output_proj, w1, c_attn, ...) to the
 /// scenario's LoRA targets; empty when unknown.
 std::vector<std::string> loraTargetsFor(std::string_view moduleName);
+/// The scenario's LoRA targets a PEFT target_modules pattern (a regular expression matched
+/// against whole module names) selects among a decoder layer's linear modules, under the names
+/// Transformers models use (model.layers.N.self_attn.q_proj, model.language_model.layers.N...);
+/// `someLayers` when it selects them in some layers only; `error` for a pattern that is not one.
+struct RegexTargets
+{
+    std::vector<std::string> targets;
+    bool someLayers = false;
+    std::string error;
+};
+RegexTargets regexLoraTargets(const std::string &pattern);
+
+/// TrainingArguments.optim -> the scenario's optimizer and step implementation; false if unknown.
+bool trainingArgsOptim(const std::string &optim, std::string &optimizer, std::string &impl);
 /// "bf16", "fp16", "fp32" from "bfloat16", "torch.float16", "float32", ... or empty.
 std::string dtypeName(std::string_view text);
 

@@ -76,6 +76,22 @@ void importDeepspeed(const json &tree, TrainImport &out, ConfigReader *within, c
     if (const json *accum = r.find(key("gradient_accumulation_steps")); accum && !isAuto(accum))
         r.set("train.grad_accum", *r.count(key("gradient_accumulation_steps"), 1, 1'000'000),
               key("gradient_accumulation_steps"));
+    // The world size DeepSpeed checks: train_batch_size = micro x accumulation x GPUs.
+    const json *total = r.find(key("train_batch_size"));
+    if (total && !isAuto(total)) {
+        const std::int64_t batch = *r.count(key("train_batch_size"), 1, 1 << 30);
+        const json *micro = r.find(key("train_micro_batch_size_per_gpu"));
+        const json *accum = r.find(key("gradient_accumulation_steps"));
+        if (micro && !isAuto(micro) && accum && !isAuto(accum)) {
+            const std::int64_t perStep = *r.count(key("train_micro_batch_size_per_gpu"), 1, 1 << 20) *
+                                         *r.count(key("gradient_accumulation_steps"), 1, 1'000'000);
+            if (batch % perStep != 0)
+                r.fail(key("train_batch_size"), std::to_string(batch) + " is not micro-batch x accumulation (" +
+                                                    std::to_string(perStep) + ") x a number of GPUs");
+            r.set("parallel.gpus", batch / perStep,
+                  key("train_batch_size") + " / (train_micro_batch_size_per_gpu x gradient_accumulation_steps)");
+        }
+    }
     if (const auto type = r.text(key("optimizer.type"))) {
         if (*type != "AdamW" && *type != "Adam" && *type != "adamw" && *type != "adam")
             r.warn(key("optimizer.type"), "optimizer " + quotedText(*type) + " is not modelled; AdamW assumed");
@@ -89,7 +105,7 @@ void importDeepspeed(const json &tree, TrainImport &out, ConfigReader *within, c
     if (r.flag(key("activation_checkpointing.partition_activations")).value_or(false))
         r.warn(key("activation_checkpointing.partition_activations"), "partitioned checkpoints across model-parallel ranks are not modelled");
     r.noEffect({key("optimizer.params"), key("scheduler"), key("gradient_clipping"), key("steps_per_print"),
-                key("train_batch_size"), key("wall_clock_breakdown"), key("fp16.loss_scale"),
+                key("wall_clock_breakdown"), key("fp16.loss_scale"),
                 key("fp16.loss_scale_window"), key("fp16.initial_scale_power"), key("fp16.hysteresis"),
                 key("fp16.min_loss_scale"), key("fp16.auto_cast"), key("zero_optimization.contiguous_gradients"),
                 key("zero_optimization.reduce_scatter"), key("zero_optimization.round_robin_gradients"),
@@ -134,8 +150,23 @@ void importAccelerate(const json &tree, TrainImport &out)
             else if (*sharding == "HYBRID_SHARD" || *sharding == "HYBRID_SHARD_ZERO2" || *sharding == "4")
                 r.warn("fsdp_config.fsdp_sharding_strategy", "hybrid sharding shards within a node only; modelled as full sharding");
         }
-        if (r.flag("fsdp_config.fsdp_reshard_after_forward") == false)
+        // FSDP2 takes a boolean; FSDP1 configs also write a sharding strategy's name here.
+        if (const json *reshard = r.find("fsdp_config.fsdp_reshard_after_forward"); reshard && reshard->is_string()) {
+            const std::string name = reshard->get<std::string>();
+            if (name == "SHARD_GRAD_OP")
+                strategy = "zero2";
+            else if (name == "NO_SHARD")
+                strategy = "ddp";
+            else if (name == "false" || name == "False")
+                strategy = "zero2";
+            else if (name != "FULL_SHARD" && name != "HYBRID_SHARD" && name != "HYBRID_SHARD_ZERO2" && name != "true" &&
+                     name != "True")
+                r.fail("fsdp_config.fsdp_reshard_after_forward",
+                       "must be true, false or a sharding strategy (FULL_SHARD, SHARD_GRAD_OP, NO_SHARD, "
+                       "HYBRID_SHARD; got " + quotedText(name) + ")");
+        } else if (r.flag("fsdp_config.fsdp_reshard_after_forward") == false) {
             strategy = "zero2";
+        }
         r.set("parallel.strategy", strategy, "distributed_type FSDP, fsdp_sharding_strategy");
         const bool origParams = r.flag("fsdp_config.fsdp_use_orig_params").value_or(false);
         r.set("parallel.flat_params", version == 1 && origParams,

@@ -35,6 +35,11 @@ bool optimName(const std::string &optim, std::string &optimizer, std::string &im
 
 } // namespace
 
+bool trainingArgsOptim(const std::string &optim, std::string &optimizer, std::string &impl)
+{
+    return optimName(optim, optimizer, impl);
+}
+
 void importBitsAndBytes(const json &tree, TrainImport &out, ConfigReader *within, const std::string &prefix)
 {
     ConfigReader own(tree, out);

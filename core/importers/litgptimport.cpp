@@ -91,7 +91,8 @@ void importLitgpt(const json &tree, TrainImport &out)
         if (value->is_number_integer() && value->get<std::int64_t>() >= 1 && value->get<std::int64_t>() <= 65536)
             devices = value->get<std::int64_t>();
         else if (value->is_string() && (value->get<std::string>() == "auto" || value->get<std::string>() == "-1"))
-            r.warn("devices", "\"auto\" uses every GPU of the machine; set parallel.gpus (1 assumed)");
+            r.fail("devices", "\"auto\" uses every GPU of the machine, a count the file does not say: give it "
+                              "(--train-arg --devices=N)");
         else
             r.fail("devices", "must be a number of GPUs or \"auto\"");
     }

@@ -109,10 +109,105 @@ void readLoss(ConfigReader &r)
     r.noEffect({"loss.ignore_index"});
 }
 
+/// Configs of torchtune recipes that are not the fine-tuning recipes read here: refused naming
+/// what they are (a generation config estimated as a full fine-tune with AdamW would be four
+/// times its real need).
+void refuseOtherRecipes(const json &tree, const TorchtuneLaunch &launch, const std::string &file)
+{
+    auto has = [&](const char *key) { return tree.contains(key) && !tree[key].is_null(); };
+    auto refuse = [&](const std::string &what, const std::string &advice) {
+        throw TrainConfigError(file, "", "this is a torchtune " + what +
+                                             (launch.recipe.empty() ? "" : " (recipe " + launch.recipe + ")") +
+                                             ", not a fine-tuning recipe Headroom reads" +
+                                             (advice.empty() ? "" : ": " + advice));
+    };
+    const std::string recipe = launch.recipe;
+    auto recipeHas = [&](const char *part) { return recipe.find(part) != std::string::npos; };
+    if (has("policy_model") || has("reward_and_value_model") || has("ref_policy_model") || recipeHas("ppo"))
+        refuse("PPO config (policy, reference, reward and value models)", "");
+    if (recipeHas("grpo") || has("num_generations") || has("grpo_samples"))
+        refuse("GRPO config (online RL with generation)", "");
+    if (recipeHas("dpo") || (tree.contains("loss") && tree["loss"].is_object() && tree["loss"].contains("_component_") &&
+                             tree["loss"]["_component_"].is_string() &&
+                             tree["loss"]["_component_"].get<std::string>().find("rlhf") != std::string::npos))
+        refuse("preference-optimisation (DPO) config (chosen and rejected sequences, a reference model)", "");
+    if (has("teacher_model") || has("kd_loss") || recipeHas("knowledge_distillation"))
+        refuse("knowledge-distillation config (teacher weights and teacher logits are not modelled)", "");
+    const bool trains = has("optimizer") || has("loss");
+    if (!trains && (has("max_new_tokens") || has("prompt") || recipeHas("generate")))
+        refuse("generation config", "estimate inference with a scenario of task inference");
+    if (!trains && (has("tasks") || recipeHas("eval")))
+        refuse("evaluation config", "estimate inference with a scenario of task inference");
+    if (!trains && has("quantizer"))
+        refuse("quantization config (post-training quantization of a checkpoint)", "");
+    if (recipeHas("qat") || (trains && has("quantizer") && tree["quantizer"].is_object()))
+        refuse("quantization-aware training config (fake-quantized weights and activations are not modelled)", "");
+}
+
 } // namespace
 
-void importTorchtune(const json &tree, TrainImport &out)
+TorchtuneLaunch torchtuneLaunch(std::string_view text)
 {
+    // The first comment line of the header that runs `tune run`.
+    TorchtuneLaunch launch;
+    std::size_t start = 0;
+    for (int lines = 0; start < text.size() && lines < 200; ++lines) {
+        std::size_t end = text.find('\n', start);
+        if (end == std::string_view::npos)
+            end = text.size();
+        std::string_view line = text.substr(start, end - start);
+        start = end + 1;
+        const std::size_t hash = line.find_first_not_of(" \t");
+        if (hash == std::string_view::npos || line[hash] != '#')
+            continue;
+        const std::size_t run = line.find("tune run ");
+        if (run == std::string_view::npos)
+            continue;
+        std::vector<std::string> words;
+        std::size_t at = run + 9;
+        while (at < line.size() && words.size() < 16) {
+            const std::size_t begin = line.find_first_not_of(" \t", at);
+            if (begin == std::string_view::npos)
+                break;
+            std::size_t stop = line.find_first_of(" \t", begin);
+            if (stop == std::string_view::npos)
+                stop = line.size();
+            words.emplace_back(line.substr(begin, stop - begin));
+            at = stop;
+        }
+        for (std::size_t i = 0; i < words.size(); ++i) {
+            std::string word = words[i];
+            std::string value;
+            if (const auto eq = word.find('='); word.starts_with("--") && eq != std::string::npos) {
+                value = word.substr(eq + 1);
+                word.erase(eq);
+            } else if (word.starts_with("--") && i + 1 < words.size()) {
+                value = words[++i];
+            }
+            if (word.starts_with("--")) {
+                std::int64_t number = 0;
+                for (char c : value)
+                    number = (c >= '0' && c <= '9' && number < 100000) ? number * 10 + (c - '0') : -1;
+                if (value.empty() || number <= 0)
+                    continue;
+                if (word == "--nproc_per_node" || word == "--nproc-per-node")
+                    launch.processes = number;
+                else if (word == "--nnodes")
+                    launch.nodes = number;
+                continue;
+            }
+            launch.recipe = word.substr(0, 80);
+            break;
+        }
+        launch.line = std::string(line.substr(run, 120));
+        return launch;
+    }
+    return launch;
+}
+
+void importTorchtune(const json &tree, TrainImport &out, const TorchtuneLaunch &launch)
+{
+    refuseOtherRecipes(tree, launch, out.file);
     ConfigReader r(tree, out);
     r.set("framework", json{{"name", "torchtune"}}, "(torchtune recipe config)");
     readModel(r);
@@ -159,10 +254,30 @@ void importTorchtune(const json &tree, TrainImport &out)
     const bool cpuOffload = r.flag("fsdp_cpu_offload").value_or(false);
     const bool distributed = cpuOffload || r.has("custom_sharded_layers") || r.has("fsdp_reshard_after_forward") ||
                              r.has("memory_efficient_fsdp_wrap") || r.has("fsdp_sharding_strategy");
-    if (distributed) {
-        r.set("parallel.strategy", "fsdp", "fsdp_* keys (a distributed recipe)");
-        r.warn("(distributed recipe)", "the number of GPUs comes from tune run --nproc_per_node; set parallel.gpus");
+    // The recipe the file's own launch line runs: a *_distributed recipe shards with FSDP2 over
+    // the processes that line starts (--nproc_per_node x --nnodes).
+    const bool distributedRecipe = launch.recipe.find("distributed") != std::string::npos;
+    const bool singleRecipe = launch.recipe.find("single_device") != std::string::npos;
+    if (singleRecipe && (r.has("tensor_parallel_dim") || r.has("data_parallel_shard_dim")))
+        r.fail("tensor_parallel_dim", "a parallelism key in a config for the single-device recipe " + launch.recipe);
+    if (distributed || distributedRecipe) {
+        r.set("parallel.strategy", "fsdp",
+              distributedRecipe ? "the file's launch line (" + launch.line + ")" : "fsdp_* keys (a distributed recipe)");
+        if (distributedRecipe && launch.processes > 0) {
+            const std::int64_t nodes = launch.nodes > 0 ? launch.nodes : 1;
+            r.set("parallel.gpus", launch.processes * nodes,
+                  "--nproc_per_node" + std::string(nodes > 1 ? " x --nnodes" : "") + " of the file's launch line");
+        }
+    } else if (launch.recipe.empty()) {
+        r.warn("(recipe)", "the file names no recipe (no `tune run` line): read as a single-device recipe; "
+                           "give the GPU count for a distributed one");
     }
+    if (const auto tp = r.count("tensor_parallel_dim", 1, 65536); tp && *tp > 1)
+        r.set("parallel.tensor", *tp, "tensor_parallel_dim");
+    if (const auto replicate = r.count("data_parallel_replicate_dim", 1, 65536); replicate && *replicate > 1)
+        r.warn("data_parallel_replicate_dim", "hybrid sharding (replicas of shard groups) is modelled as sharding over every data-parallel rank");
+    if (const json *shard = r.find("data_parallel_shard_dim"); shard && !(shard->is_number_integer() && shard->get<std::int64_t>() == -1))
+        r.count("data_parallel_shard_dim", 1, 65536);
     if (cpuOffload) {
         r.set("parallel.offload_params", true, "fsdp_cpu_offload");
         r.set("parallel.offload_optimizer", true, "fsdp_cpu_offload");

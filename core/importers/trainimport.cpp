@@ -6,6 +6,7 @@
 
 #include "importers/configreader.h"
 #include "io/inputpolicy.h"
+#include "io/tomltext.h"
 #include "io/yamltext.h"
 
 #include <algorithm>
@@ -32,15 +33,8 @@ constexpr FormatName kFormats[] = {
     {TrainConfigFormat::Deepspeed, "deepspeed", "DeepSpeed config"},
     {TrainConfigFormat::Accelerate, "accelerate", "Accelerate config"},
     {TrainConfigFormat::Axolotl, "axolotl", "Axolotl config"},
+    {TrainConfigFormat::LlamaFactory, "llamafactory", "LLaMA-Factory config"},
 };
-
-bool hasAny(const json &tree, std::initializer_list<const char *> keys)
-{
-    for (const char *key : keys)
-        if (tree.contains(key))
-            return true;
-    return false;
-}
 
 /// torchtune's `key=value` overrides (`~key` removes a key; a component path on a component
 /// sets its `_component_`), or LitGPT's `--key value` / `--key=value` flags.
@@ -121,6 +115,15 @@ void applyOverrides(json &tree, const std::vector<std::string> &arguments, Train
 
 } // namespace
 
+std::string importers::supportedFormatsText()
+{
+    std::string out;
+    for (const FormatName &f : kFormats)
+        if (f.format != TrainConfigFormat::Auto)
+            out += std::string(out.empty() ? "" : ", ") + f.display;
+    return out;
+}
+
 const char *formatName(TrainConfigFormat format)
 {
     for (const FormatName &f : kFormats)
@@ -150,37 +153,12 @@ json parseConfigText(std::string_view text, const std::string &file)
         std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
         if (lower.ends_with(".json"))
             return parseStrictJson(text, {limits::kTrainConfigBytes, limits::kJsonDepth});
+        if (lower.ends_with(".toml"))
+            return parseToml(text);
         return parseYaml(text);
     } catch (const InputError &error) {
         throw TrainConfigError(file, error.key, error.detail);
     }
-}
-
-TrainConfigFormat detectFormat(const json &tree, const std::string &file)
-{
-    if (!tree.is_object())
-        throw TrainConfigError(file, "", "must be a mapping of keys to values");
-    if (hasAny(tree, {"zero_optimization", "train_micro_batch_size_per_gpu", "train_batch_size"}))
-        return TrainConfigFormat::Deepspeed;
-    if (hasAny(tree, {"peft_type", "target_modules"}) || (tree.contains("r") && tree.contains("lora_alpha")))
-        return TrainConfigFormat::PeftAdapter;
-    if (hasAny(tree, {"distributed_type", "compute_environment"}))
-        return TrainConfigFormat::Accelerate;
-    if (tree.contains("model") && tree["model"].is_object() && tree["model"].contains("_component_"))
-        return TrainConfigFormat::Torchtune;
-    if (hasAny(tree, {"base_model", "sequence_len", "sample_packing", "adapter"}))
-        return TrainConfigFormat::Axolotl;
-    if (hasAny(tree, {"checkpoint_dir", "lora_r", "quantize"}) ||
-        (tree.contains("train") && tree["train"].is_object() && tree["train"].contains("micro_batch_size")))
-        return TrainConfigFormat::Litgpt;
-    if (hasAny(tree, {"per_device_train_batch_size", "optim", "gradient_accumulation_steps",
-                      "gradient_checkpointing", "output_dir", "deepspeed", "fsdp"}))
-        return TrainConfigFormat::TrainingArgs;
-    if (hasAny(tree, {"load_in_4bit", "load_in_8bit", "bnb_4bit_quant_type", "bnb_4bit_compute_dtype"}))
-        return TrainConfigFormat::BitsAndBytes;
-    throw TrainConfigError(file, "", "cannot tell which framework wrote this file (give --train-format "
-                                     "torchtune, litgpt, training_args, peft, bnb, deepspeed, "
-                                     "accelerate or axolotl)");
 }
 
 namespace {
@@ -206,7 +184,7 @@ TrainImport importText(std::string_view text, const std::string &file, TrainConf
     out.format = format;
     out.file = file;
     switch (format) {
-    case TrainConfigFormat::Torchtune: importTorchtune(tree, out); break;
+    case TrainConfigFormat::Torchtune: importTorchtune(tree, out, torchtuneLaunch(text)); break;
     case TrainConfigFormat::Litgpt: importLitgpt(tree, out); break;
     case TrainConfigFormat::TrainingArgs: importTrainingArgs(tree, out); break;
     case TrainConfigFormat::PeftAdapter: importPeftAdapter(tree, out); break;
@@ -214,6 +192,7 @@ TrainImport importText(std::string_view text, const std::string &file, TrainConf
     case TrainConfigFormat::Deepspeed: importDeepspeed(tree, out); break;
     case TrainConfigFormat::Accelerate: importAccelerate(tree, out); break;
     case TrainConfigFormat::Axolotl: importAxolotl(tree, out); break;
+    case TrainConfigFormat::LlamaFactory: importLlamaFactory(tree, out); break;
     case TrainConfigFormat::Auto: break;
     }
     return out;
@@ -301,16 +280,22 @@ const ModelPreset *findModelReference(const std::string &reference, const Catalo
         for (const char *prefix : {"qlora_", "lora_"})
             if (ref.starts_with(prefix))
                 ref.erase(0, std::string(prefix).size());
+        // The instruct and base builders share the architecture (qwen2_5_7b_instruct).
+        for (const char *suffix : {"_instruct", "_base"})
+            if (ref.ends_with(suffix))
+                ref.erase(ref.size() - std::string(suffix).size());
         static const std::pair<const char *, const char *> builders[] = {
             {"llama2_7b", "llama-2-7b"},     {"llama2_13b", "llama-2-13b"}, {"llama2_70b", "llama-2-70b"},
             {"llama3_8b", "llama-3-8b"},     {"llama3_70b", "llama-3-70b"}, {"llama3_1_8b", "llama-3.1-8b"},
             {"llama3_1_70b", "llama-3.1-70b"}, {"llama3_1_405b", "llama-3.1-405b"},
-            {"llama3_3_70b", "llama-3.1-70b"}, {"llama3_2_1b", "llama-3.2-1b"}, {"llama3_2_3b", "llama-3.2-3b"},
+            {"llama3_3_70b", "llama-3.3-70b"}, {"llama3_2_1b", "llama-3.2-1b"}, {"llama3_2_3b", "llama-3.2-3b"},
             {"mistral_7b", "mistral-7b"},    {"gemma_2b", "gemma-2b"},      {"gemma_7b", "gemma-7b"},
             {"gemma2_2b", "gemma-2-2b"},     {"gemma2_9b", "gemma-2-9b"},   {"gemma2_27b", "gemma-2-27b"},
             {"qwen2_5_0_5b", "qwen2.5-0.5b"}, {"qwen2_5_1_5b", "qwen2.5-1.5b"}, {"qwen2_5_3b", "qwen2.5-3b"},
             {"qwen2_5_7b", "qwen2.5-7b"},    {"qwen2_5_14b", "qwen2.5-14b"}, {"qwen2_5_32b", "qwen2.5-32b"},
-            {"qwen2_5_72b", "qwen2.5-72b"},  {"phi3_mini", "phi-3-mini"}};
+            {"qwen2_5_72b", "qwen2.5-72b"},  {"phi3_mini", "phi-3-mini"},   {"phi4_14b", "phi-4"},
+            {"qwen3_0_6b", "qwen3-0.6b"},    {"qwen3_8b", "qwen3-8b"},      {"qwen3_32b", "qwen3-32b"},
+            {"llama4_scout_17b_16e", "llama-4-scout"}, {"llama4_maverick_17b_128e", "llama-4-maverick"}};
         for (const auto &[builder, id] : builders)
             if (ref == builder)
                 return catalog.findModel(id);
@@ -318,13 +303,26 @@ const ModelPreset *findModelReference(const std::string &reference, const Catalo
     }
     if (const ModelPreset *preset = catalog.findModel(ref))
         return preset;
+    // A checkpoint's name without its owner and the words that do not change the architecture:
+    // Meta-Llama-3.1-8B-Instruct and Llama-3.1-8B; Llama-4-Scout-17B-16E-Linearized-bnb-nf4-bf16
+    // (a re-upload stored in another format) and Llama-4-Scout-17B-16E.
     auto stem = [&](std::string id) {
         id = lower(id);
         if (const auto slash = id.rfind('/'); slash != std::string::npos)
             id.erase(0, slash + 1);
-        for (const char *suffix : {"-instruct", "-chat", "-hf", "-base"})
-            if (id.ends_with(suffix))
-                id.erase(id.size() - std::string(suffix).size());
+        std::replace(id.begin(), id.end(), '_', '-');
+        if (id.starts_with("meta-llama-"))
+            id.erase(0, 5);
+        bool changed = true;
+        while (changed) {
+            changed = false;
+            for (const char *suffix : {"-instruct", "-chat", "-hf", "-base", "-it", "-bnb", "-nf4", "-bf16", "-fp16",
+                                       "-4bit", "-8bit", "-linearized"})
+                if (id.ends_with(suffix)) {
+                    id.erase(id.size() - std::string(suffix).size());
+                    changed = true;
+                }
+        }
         return id;
     };
     for (const ModelPreset &preset : catalog.models)

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace headroom {
@@ -27,6 +28,7 @@ enum class TrainConfigFormat {
     Deepspeed,       ///< DeepSpeed config JSON
     Accelerate,      ///< Accelerate config YAML
     Axolotl,         ///< Axolotl config YAML
+    LlamaFactory,    ///< LLaMA-Factory (llamafactory-cli train) YAML
 };
 
 /// A configuration file that cannot be read: names the file and the key.
@@ -54,12 +56,15 @@ struct TrainImport
     std::vector<std::string> defaults; ///< framework defaults taken for keys the file leaves out
     std::vector<std::string> warnings; ///< memory-relevant keys that cannot be expressed
     std::vector<std::string> ignored;  ///< keys with no memory effect, and unknown keys
+    /// Other files this one names ({"deepspeed", "examples/deepspeed/ds_z3_config.json"}): the
+    /// caller reads them (or refuses) as if given as further files.
+    std::vector<std::pair<std::string, std::string>> references;
 };
 
 /// "torchtune", "TrainingArguments", ...
 const char *formatName(TrainConfigFormat format);
 /// Parses a --train-format value ("torchtune", "litgpt", "training_args", "peft", "bnb",
-/// "deepspeed", "accelerate", "axolotl", "auto"); throws TrainConfigError naming it otherwise.
+/// "deepspeed", "accelerate", "axolotl", "llamafactory", "auto"); throws TrainConfigError naming it otherwise.
 TrainConfigFormat formatFromName(std::string_view name);
 
 /// Reads a configuration file's text into a JSON value: a `.json` file as Python's json module
@@ -68,7 +73,9 @@ TrainConfigFormat formatFromName(std::string_view name);
 /// one document, the alias budget). Throws TrainConfigError naming the file, key and line.
 nlohmann::json parseConfigText(std::string_view text, const std::string &file);
 
-/// Recognises the format from the parsed tree and the file name.
+/// Recognises the format by the keys of the parsed tree. A format Headroom recognises but does
+/// not read (torchtitan, ms-swift, TRL post-training configs, LLaMA-Factory v1) is refused naming
+/// it; an unrecognised one is refused listing the formats read. Throws TrainConfigError.
 TrainConfigFormat detectFormat(const nlohmann::json &tree, const std::string &file);
 
 /// Reads one configuration file. `overrides` are torchtune's `key=value` arguments or LitGPT's
