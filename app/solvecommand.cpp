@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // `headroom solve FILE --for max-micro-batch|max-seq-len|max-context|max-concurrency|min-gpus|
-//  max-lora-rank --gpu ID [--margin 0.9] [--strategies zero3,tensor] [--format text|json]`
+//  max-lora-rank [--gpu ID] [--margin 0.9] [--strategies zero3,tensor] [--format text|json]`
 #include "servingcommands.h"
 
 #include "cli.h"
@@ -9,6 +9,7 @@
 #include "solvetext.h"
 #include "solve/solver.h"
 #include "accuracy/errorband.h"
+#include "estimate/verdict.h"
 
 #include <QCoreApplication>
 #include <optional>
@@ -22,14 +23,15 @@ CommandHelp solveHelp()
             tr("the exact limit of one setting on a GPU (value fits, value + 1 does not)"),
             tr("The exact limit of one setting on a GPU: the value that fits where one more does not, "
                "on the same estimator (min-gpus: the fewest GPUs that fit)."),
-            tr("headroom solve FILE --for VARIABLE --gpu ID [--margin 0.9] [--strategies a,b] "
+            tr("headroom solve FILE --for VARIABLE [--gpu ID] [--margin 0.9] [--strategies a,b] "
                "[--format text|json] [--unit GiB|GB] [--set key.path=value]..."),
             {{QStringLiteral("FILE"), tr("A .headroom.json scenario.")}},
             {QCommandLineOption(QStringLiteral("for"),
                                 tr("max-micro-batch, max-seq-len, max-context, max-concurrency, "
                                    "min-gpus or max-lora-rank."),
                                 QStringLiteral("variable")),
-             QCommandLineOption(QStringLiteral("gpu"), tr("A catalog GPU id, e.g. rtx-4090."),
+             QCommandLineOption(QStringLiteral("gpu"), tr("A catalog GPU id, e.g. rtx-4090 (default: the scenario's target_gpu, else the "
+                                   "largest of its gpus)."),
                                 QStringLiteral("id")),
              QCommandLineOption(QStringLiteral("margin"),
                                 tr("Share of the GPU a configuration may use (default 1)."),
@@ -54,7 +56,7 @@ int runSolve(const QStringList &arguments)
     const QString format = parser.value(QStringLiteral("format"));
     if (format != QLatin1String("text") && format != QLatin1String("json"))
         return fail(tr("--format: must be text or json (got %1)").arg(format));
-    if (!parser.isSet(QStringLiteral("for")) || !parser.isSet(QStringLiteral("gpu")))
+    if (!parser.isSet(QStringLiteral("for")))
         return failUsage(help.usage);
     const auto what = solveForFromKey(parser.value(QStringLiteral("for")).toStdString());
     if (!what)
@@ -79,7 +81,14 @@ int runSolve(const QStringList &arguments)
     const QString path = parser.positionalArguments().at(1);
     try {
         const Scenario scenario = loadScenario(path, parser.values(QStringLiteral("set")));
-        const std::string gpu = parser.value(QStringLiteral("gpu")).toStdString();
+        // Without --gpu: the GPU the verdict is about (target_gpu, else the largest of gpus).
+        std::string gpu = parser.value(QStringLiteral("gpu")).toStdString();
+        if (gpu.empty()) {
+            const Gpu *target = targetGpu(scenario);
+            if (!target)
+                return fail(tr("%1: no GPU to solve for: pass --gpu ID or list gpus in the scenario").arg(path));
+            gpu = target->id;
+        }
         const Solution answer = solve(scenario, *what, gpu, options);
         // The safe answer beside the exact one: the value whose band's upper edge fits, i.e. the
         // exact answer under a margin divided by (1 + band). Engines that size themselves have none.

@@ -24,6 +24,8 @@ QString limitText(const std::string &limit)
         return tr("the engine's sequence limit (max_num_seqs)");
     if (limit == "max_model_len")
         return tr("the engine's longest sequence (max_model_len)");
+    if (limit == "max_positions")
+        return tr("the model's learned positions (model.max_positions)");
     if (limit == "range")
         return tr("the largest value the scenario format allows");
     return tr("the GPU's memory");

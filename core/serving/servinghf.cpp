@@ -7,6 +7,7 @@
 
 #include "scenario/checked.h"
 #include "estimate/estimate.h"
+#include "estimate/verdict.h"
 #include "scenario/names.h"
 #include "training/runtimeterms.h"
 #include "scenario/units.h"
@@ -128,10 +129,7 @@ Estimate hfGenerateEstimate(const Scenario &scenario, Detail detail, const Catal
         std::clamp<std::uint64_t>(longestRequest(cfg.requests), 1, std::uint64_t(16) << 20));
     derived.inference.kvCache = KvCache::Preallocated;
     Estimate e = run(derived, detail, catalog);
-    const Gpu *gpu = nullptr;
-    for (const std::string &id : scenario.gpus)
-        if ((gpu = catalog.findGpu(id)))
-            break;
+    const Gpu *gpu = targetGpu(scenario, catalog); // the verdict's GPU
     if (!gpu)
         return e;
     ServingFigures f;

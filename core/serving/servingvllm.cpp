@@ -5,6 +5,7 @@
 // (blocks) and _report_kv_cache_config (the two lines it prints).
 #include "serving/servingengines.h"
 
+#include "estimate/verdict.h"
 #include "scenario/checked.h"
 #include "training/modelstate.h"
 #include "scenario/names.h"
@@ -502,10 +503,8 @@ KvValueType engineKvValueType(EngineKvType type, DType modelDType)
 
 const Gpu *engineGpu(const EstimateContext &c)
 {
-    for (const std::string &id : c.s.gpus)
-        if (const Gpu *gpu = c.catalog.findGpu(id))
-            return gpu;
-    return nullptr;
+    // The GPU the verdict is about (target_gpu, else the largest of gpus): one target GPU.
+    return targetGpu(c.s, c.catalog);
 }
 
 } // namespace headroom::detail

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "solve/solver.h"
 
+#include "estimate/verdict.h"
 #include "scenario/checked.h"
 #include "io/inputpolicy.h"
 #include "scenario/names.h"
@@ -29,12 +30,16 @@ constexpr Key kKeys[] = {{SolveFor::MaxMicroBatch, "max-micro-batch"}, {SolveFor
                          {SolveFor::MaxContext, "max-context"},        {SolveFor::MaxConcurrency, "max-concurrency"},
                          {SolveFor::MinGpus, "min-gpus"},              {SolveFor::MaxLoraRank, "max-lora-rank"}};
 
+/// A serving engine runs only for task inference (the estimator ignores a serving section on a
+/// training scenario, which the reader refuses).
+bool serves(const Scenario &s) { return s.task == Task::Inference && s.serving; }
+
 bool hasBudget(const Scenario &s)
 {
-    return s.serving && (s.serving->engine == Engine::Vllm || s.serving->engine == Engine::Sglang);
+    return serves(s) && (s.serving->engine == Engine::Vllm || s.serving->engine == Engine::Sglang);
 }
 
-bool isEngine(const Scenario &s) { return s.serving && s.serving->engine != Engine::HfGenerate; }
+bool isEngine(const Scenario &s) { return serves(s) && s.serving->engine != Engine::HfGenerate; }
 
 std::uint32_t u32(std::uint64_t value) { return static_cast<std::uint32_t>(std::min<std::uint64_t>(value, UINT32_MAX)); }
 
@@ -71,6 +76,7 @@ struct Point
 {
     bool valid = false;         ///< estimated without overflow
     bool engineOk = true;       ///< the engine starts and runs the requests (engines only)
+    bool positionsOk = true;    ///< within a model's learned positions (past them it cannot start)
     std::uint64_t demand = UINT64_MAX; ///< device bytes less a serving pool's free part
     std::array<std::uint64_t, kConsumerCount> bytes{};
     std::string engineLimit;
@@ -92,8 +98,11 @@ public:
             return it->second;
         Point p;
         try {
-            const Estimate e = estimate(withSolveValue(m_base, m_what, value), Detail::BytesOnly, m_catalog);
+            const Scenario trial = withSolveValue(m_base, m_what, value);
+            const Estimate e = estimate(trial, Detail::BytesOnly, m_catalog);
             p.valid = true;
+            if (const auto limit = positionLimit(trial); limit && limit->error)
+                p.positionsOk = false;
             // An engine that sizes its pool to what is left (vLLM, SGLang) needs only what the
             // requests use of it; llama.cpp's n_ctx cells are all allocated.
             p.demand = e.peak.deviceBytes - (hasBudget(m_base) ? e.bytes(ConsumerId::KvCacheFree) : 0);
@@ -180,7 +189,7 @@ Solution solveWith(Evaluator &eval, SolveFor what, const Gpu &gpu, const SolveOp
     const bool budget = hasBudget(base);
     auto fits = [&](std::uint64_t value) {
         const Point &p = eval.at(value);
-        return p.valid && p.engineOk && (budget || p.demand <= limit);
+        return p.valid && p.engineOk && p.positionsOk && (budget || p.demand <= limit);
     };
     const std::uint64_t max = maxValue(base, what);
     Solution s;
@@ -200,7 +209,7 @@ Solution solveWith(Evaluator &eval, SolveFor what, const Gpu &gpu, const SolveOp
         const Point &next = eval.at(s.value + 1);
         if (next.valid)
             s.nextPeakBytes = next.demand;
-        s.limit = !next.valid ? "range" : (!next.engineOk ? next.engineLimit : "memory");
+        s.limit = !next.valid ? "range" : !next.positionsOk ? "max_positions" : (!next.engineOk ? next.engineLimit : "memory");
         s.grows = mostGrowing(s.value ? eval.at(s.value) : Point{}, next, growing);
     } else {
         s.limit = "range";
@@ -254,7 +263,7 @@ std::vector<Family> families(const Scenario &s, const SolveOptions &options)
             out.push_back(std::move(f));
         }
     }
-    const bool engineTensor = s.serving && (s.serving->engine == Engine::Vllm || s.serving->engine == Engine::Sglang);
+    const bool engineTensor = hasBudget(s);
     if (tp > 1 || engineTensor || allowed("tensor")) {
         Family f;
         f.name = "tensor";
@@ -295,8 +304,10 @@ std::vector<Family> families(const Scenario &s, const SolveOptions &options)
 Solution solveMinGpus(const Scenario &base, const Gpu &gpu, const SolveOptions &options, const Catalog &catalog)
 {
     Scenario s = base;
-    if (hasBudget(s))
+    if (hasBudget(s)) { // the engine sizes its pool on the GPU solved for
         s.gpus = {gpu.id};
+        s.targetGpu.clear();
+    }
     const std::vector<Family> options_ = families(s, options);
     if (options_.empty())
         throw SolveError("min-gpus: the scenario splits across GPUs in no way (set parallel.strategy to zero1, "
@@ -340,7 +351,7 @@ Solution solveMinGpus(const Scenario &base, const Gpu &gpu, const SolveOptions &
         const std::size_t n = options_[f].size;
         auto fits = [&](std::size_t i) {
             const Point &p = evalAt(f, i);
-            return p.valid && p.engineOk && (budget || p.demand <= limit);
+            return p.valid && p.engineOk && p.positionsOk && (budget || p.demand <= limit);
         };
         // The smallest index that fits: doubling steps, then halving.
         std::optional<std::size_t> first;
@@ -378,8 +389,10 @@ Solution solveMinGpus(const Scenario &base, const Gpu &gpu, const SolveOptions &
     best.value = family.count(found->index);
     best.strategy = family.name;
     best.scenario = family.make(best.value);
-    if (hasBudget(base))
+    if (hasBudget(base)) {
         best.scenario.gpus = base.gpus;
+        best.scenario.targetGpu = base.targetGpu;
+    }
     const Point &at = evalAt(found->family, found->index);
     best.peakBytes = at.demand;
     if (found->index > 0) {
@@ -513,20 +526,43 @@ std::uint64_t solveValue(const Scenario &s, SolveFor what)
     return 0;
 }
 
+/// A scenario the estimator refuses has no limit to find: the refusal is the answer ("cannot
+/// answer: <reason>"), never read as "nothing fits" or "everything fits". An overflow at the
+/// scenario's own value is not a refusal: smaller values are still searched.
+void requireEstimable(const Scenario &scenario, const Catalog &catalog)
+{
+    try {
+        estimate(scenario, Detail::BytesOnly, catalog);
+    } catch (const OverflowError &) {
+    } catch (const InputError &error) {
+        throw SolveError(std::string("cannot answer: ") + error.what());
+    }
+    if (const auto limit = positionLimit(scenario); limit && limit->error)
+        throw SolveError(std::string("cannot answer: ") +
+                         (scenario.task == Task::Train ? "train.seq_len " : "inference.context ") +
+                         groupDigits(limit->tokens) + " is beyond the model's " + groupDigits(std::uint64_t(limit->maxPositions)) +
+                         " learned positions (model.max_positions): the run cannot start");
+}
+
 Solution solve(const Scenario &scenario, SolveFor what, const std::string &gpuId, const SolveOptions &options,
                const Catalog &catalog)
 {
     const Gpu &gpu = findGpu(catalog, gpuId);
+    requireEstimable(scenario, catalog);
     if (what == SolveFor::MinGpus)
         return solveMinGpus(scenario, gpu, options, catalog);
     withSolveValue(scenario, what, 1); // throws when the variable does not apply
     Scenario base = scenario;
-    if (hasBudget(base))
+    if (hasBudget(base)) { // the engine sizes its pool on the GPU solved for
         base.gpus = {gpu.id};
+        base.targetGpu.clear();
+    }
     Evaluator eval(base, what, catalog);
     Solution s = solveWith(eval, what, gpu, options);
-    if (hasBudget(scenario))
+    if (hasBudget(scenario)) {
         s.scenario.gpus = scenario.gpus;
+        s.scenario.targetGpu = scenario.targetGpu;
+    }
     return s;
 }
 
@@ -540,6 +576,7 @@ std::vector<Solution> solveForGpus(const Scenario &scenario, SolveFor what, cons
         return out;
     }
     withSolveValue(scenario, what, 1);
+    requireEstimable(scenario, catalog);
     // The GPU does not change the estimate: one memo serves every capacity.
     Evaluator eval(scenario, what, catalog);
     for (const std::string &id : gpuIds)

@@ -54,7 +54,8 @@ struct Solution
     std::optional<std::uint64_t> nextPeakBytes; ///< device bytes at nextValue; none when it does not exist
     std::uint64_t limitBytes = 0;               ///< capacity x margin (engines: their own budget)
     ConsumerId grows = ConsumerId::Activations; ///< what grows most from value to nextValue
-    /// What stops it: memory, kv_cache, max_num_seqs, max_model_len, or range (the format's maximum).
+    /// What stops it: memory, kv_cache, max_num_seqs, max_model_len, max_positions (a model's
+    /// learned positions), or range (the format's maximum).
     std::string limit = "memory";
     std::string strategy;                       ///< min-gpus: "zero3", "tensor", "pipeline"
     Scenario scenario;                          ///< the scenario with the answer applied

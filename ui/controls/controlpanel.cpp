@@ -9,6 +9,7 @@
 #include "document/scenariomodel.h"
 #include "controls/servinggroup.h"
 #include "controls/sliderfield.h"
+#include "training/framework.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -97,7 +98,10 @@ ControlPanel::ControlPanel(ScenarioModel *model, QWidget *parent) : QWidget(pare
     layout->addWidget(new ImplementationDetailsGroup(model, this));
     layout->addStretch(1);
     // The wheel scrolls the panel; it changes a value only in the field that has the focus.
+    // Scroll bars (the GPU list's own) are left alone: the wheel over one scrolls what it belongs to.
     for (QWidget *field : findChildren<QWidget *>()) {
+        if (qobject_cast<QScrollBar *>(field))
+            continue;
         if (!qobject_cast<QAbstractSpinBox *>(field) && !qobject_cast<QComboBox *>(field) &&
             !qobject_cast<QAbstractSlider *>(field))
             continue;
@@ -112,10 +116,13 @@ bool ControlPanel::eventFilter(QObject *watched, QEvent *event)
     if (event->type() == QEvent::Wheel) {
         auto *field = qobject_cast<QWidget *>(watched);
         if (field && !field->hasFocus()) {
-            // Not for this field: the scroll area around the panel scrolls instead.
-            for (QWidget *parent = field->parentWidget(); parent; parent = parent->parentWidget())
+            // Not for this field: the scroll area around the panel (not one inside it, such as
+            // the GPU list) scrolls instead. An event is never sent back to its own receiver.
+            for (QWidget *parent = parentWidget(); parent; parent = parent->parentWidget())
                 if (auto *area = qobject_cast<QAbstractScrollArea *>(parent)) {
-                    QCoreApplication::sendEvent(area->verticalScrollBar(), event);
+                    QScrollBar *bar = area->verticalScrollBar();
+                    if (bar && bar != watched && !bar->isAncestorOf(field))
+                        QCoreApplication::sendEvent(bar, event);
                     break;
                 }
             return true;
@@ -219,6 +226,11 @@ QWidget *ControlPanel::buildTaskGroup()
             s.task = choice == Inference ? Task::Inference : Task::Train;
             if (choice == Inference)
                 return;
+            // Keys of the other task go (undo restores them): a training file has no serving
+            // engine, which the reader refuses ("serving: needs task inference").
+            s.serving.reset();
+            if (isServingEngine(s.framework.name))
+                s.framework = {};
             s.train.method = choice == TrainFull ? Method::Full : choice == TrainLora ? Method::Lora : Method::Qlora;
             if (s.train.method == Method::Qlora && dtypeBits(s.precision.weights) != 4) {
                 s.precision.weights = DType::NF4;

@@ -2,6 +2,7 @@
 #include "controls/solvepanel.h"
 
 #include "document/scenariomodel.h"
+#include "estimate/verdict.h"
 #include "solvetext.h"
 
 #include <QComboBox>
@@ -56,7 +57,10 @@ SolvePanel::SolvePanel(ScenarioModel *model, QWidget *parent)
         const int value = m_lineVariable->currentData().toInt();
         m_model->setSolveFor(value < 0 ? std::nullopt : std::optional<SolveFor>(SolveFor(value)));
     });
-    connect(m_gpu, &QComboBox::activated, this, [this] { refresh(); });
+    connect(m_gpu, &QComboBox::activated, this, [this] {
+        m_gpuChosen = true;
+        refresh();
+    });
     connect(m_model, &ScenarioModel::changed, this, [this] {
         if (isVisible())
             refresh();
@@ -85,7 +89,15 @@ void SolvePanel::refresh()
         for (const std::string &id : s.gpus)
             if (const Gpu *gpu = m_model->catalog().findGpu(id))
                 m_gpu->addItem(QString::fromStdString(gpu->name), QString::fromStdString(gpu->id));
-        m_gpu->setCurrentIndex(std::max(0, m_gpu->findData(chosen)));
+        // The GPU the verdict is about, until the user picks another here.
+        const Gpu *target = targetGpu(s, m_model->catalog());
+        const QString targetId = target ? QString::fromStdString(target->id) : QString();
+        if (targetId != m_lastTarget)
+            m_gpuChosen = false;
+        m_lastTarget = targetId;
+        const int chosenIndex = m_gpuChosen ? m_gpu->findData(chosen) : -1;
+        const int targetIndex = m_gpu->findData(targetId);
+        m_gpu->setCurrentIndex(std::max(0, chosenIndex >= 0 ? chosenIndex : targetIndex));
     }
     const std::string gpu = m_gpu->currentData().toString().toStdString();
     for (SolveFor what : allSolveFors()) {
@@ -95,13 +107,25 @@ void SolvePanel::refresh()
         m_answers[i]->setVisible(applies);
         m_apply[i]->setVisible(applies);
         m_solutions[i].reset();
-        if (!applies || gpu.empty() || !m_model->estimateError().isEmpty())
+        m_apply[i]->setEnabled(false);
+        if (!applies)
             continue;
+        if (gpu.empty()) {
+            m_answers[i]->setText(tr("cannot answer: no GPU is ticked"));
+            continue;
+        }
+        // A refusal is shown as one, never as an answer (the estimator's reason, as in the status bar).
+        if (!m_model->estimateError().isEmpty()) {
+            m_answers[i]->setText(tr("cannot answer: %1").arg(m_model->estimateError()));
+            continue;
+        }
         try {
             m_solutions[i] = solve(s, what, gpu);
             m_answers[i]->setText(solveAnswerText(*m_solutions[i], m_model->unit()));
         } catch (const std::exception &error) {
-            m_answers[i]->setText(QString::fromStdString(error.what()));
+            const QString reason = QString::fromStdString(error.what());
+            m_answers[i]->setText(reason.startsWith(QLatin1String("cannot answer")) ? reason
+                                                                                   : tr("cannot answer: %1").arg(reason));
         }
         m_apply[i]->setEnabled(m_solutions[i] && m_solutions[i]->value > 0 &&
                                solveValue(s, what) != m_solutions[i]->value);

@@ -3,6 +3,7 @@
 
 #include "solve/solver.h"
 
+#include <QString>
 #include <QWidget>
 #include <array>
 
@@ -43,6 +44,8 @@ private:
     std::array<QLabel *, 6> m_answers{};
     std::array<QPushButton *, 6> m_apply{};
     std::array<std::optional<Solution>, 6> m_solutions;
+    bool m_gpuChosen = false; ///< the user picked a GPU here (else: the verdict's GPU)
+    QString m_lastTarget;     ///< the verdict's GPU at the last refresh: a new one is followed
 };
 
 } // namespace headroom

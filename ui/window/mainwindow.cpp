@@ -11,6 +11,7 @@
 #include "document/documentcontroller.h"
 #include "classroom/lessoncontroller.h"
 #include "document/preferences.h"
+#include "document/sessionrestore.h"
 #include "classroom/presenterview.h"
 #include "scenario/scenariojson.h"
 #include "document/scenariomodel.h"
@@ -127,11 +128,20 @@ MainWindow::MainWindow(QWidget *parent)
     // Ctrl+Z and Ctrl+Shift+Z undo the scenario whatever widget has the focus.
     qApp->installEventFilter(this);
     refresh();
+    QStringList notes;
+    if (m_restoreLost)
+        notes << tr("The last session's scenario could not be read (%1): the default scenario is shown")
+                     .arg(m_restoreProblems.join(QLatin1String("; ")));
+    else if (!m_restoreProblems.isEmpty())
+        notes << tr("The last session's scenario was restored; what could not be read went back to its "
+                    "default (%1)").arg(m_restoreProblems.join(QLatin1String("; ")));
+    resetPreferences().removeAll(prefs::scenario.key()); // said above, or the whole scenario
     if (!resetPreferences().isEmpty())
-        statusBar()->showMessage(tr("Some settings could not be read (another version wrote them, or "
-                                    "they are damaged) and were reset: %1")
-                                     .arg(resetPreferences().join(QLatin1String(", "))),
-                                 30000);
+        notes << tr("Some settings could not be read (another version wrote them, or "
+                    "they are damaged) and were reset: %1")
+                     .arg(resetPreferences().join(QLatin1String(", ")));
+    if (!notes.isEmpty())
+        statusBar()->showMessage(notes.join(QLatin1String(". ")), 30000);
     resetPreferences().clear();
 }
 
@@ -411,12 +421,15 @@ void MainWindow::restoreState()
 {
     const QString saved = prefs::scenario.get();
     if (!saved.isEmpty()) {
-        try {
-            m_model->assign(parseScenario(saved.toStdString()));
-        } catch (const std::exception &) {
-            // Saved by another version, or damaged: the default scenario, and the window says so.
+        // Saved by another version, or damaged: a refused section goes back to its default, the
+        // rest is kept, and the window says which (one message, with the settings reset).
+        const RestoredScenario restored = restoreScenario(saved.toStdString());
+        if (restored.scenario)
+            m_model->assign(*restored.scenario);
+        else
             prefs::scenario.reset();
-        }
+        m_restoreProblems = restored.resetSections;
+        m_restoreLost = !restored.scenario;
     }
     m_model->setUnit(prefs::unit.get() == QLatin1String("GB") ? Unit::GB : Unit::GiB);
     m_model->setView(chartViewFromName(prefs::view.get()).value_or(ChartView::Bars));

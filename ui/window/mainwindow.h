@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QMainWindow>
+#include <QStringList>
 #include <optional>
 
 class QAction;
@@ -105,6 +106,8 @@ private:
     SolvePanel *m_solvePanel = nullptr;
     QSplitter *m_mainSplitter;
     QSplitter *m_rightSplitter;
+    QStringList m_restoreProblems; ///< sections of the last session reset at start-up
+    bool m_restoreLost = false;    ///< the last session's scenario could not be read at all
     std::optional<bool> m_darkApplied; ///< the theme the application has (dark or not)
 };
 
