@@ -518,8 +518,6 @@ HfImport importHfConfig(const json &outer)
     return import;
 }
 
-namespace {
-
 /// Python's json module writes float('inf') and float('nan') as the bare words Infinity,
 /// -Infinity and NaN (NemotronH's "time_step_limit": [0.0, Infinity]). Outside strings they become
 /// the strings "Infinity", "-Infinity" and "NaN": a key Headroom sizes from then fails with its
@@ -560,8 +558,6 @@ std::string pythonJsonToJson(std::string_view text)
     }
     return out;
 }
-
-} // namespace
 
 HfImport importHfConfig(std::string_view text)
 {
