@@ -306,6 +306,8 @@ Reading readGraniteMoeHybrid(ConfigReader &r)
     if (kinds.empty())
         r.invalid("layer_types", "is needed: it says which layers are Mamba-2 and which attention");
     arch.layerKinds = shortestPeriod(kinds);
+    if (arch.layerKinds == std::vector<LayerKind>{LayerKind::Full})
+        arch.layerKinds.clear(); // every layer attention (Granite 4.0 Micro): the plain description
     if (r.flag({"attention_bias"}, false)) {
         arch.bias = Bias::Qkv; // q, k, v; the o bias is an extra
         out.extraParams += std::int64_t(arch.hidden) * arch.layersOfKind(LayerKind::Full);

@@ -79,6 +79,9 @@ private slots:
         QTest::newRow("qwen3-30b-a3b-moe") << QByteArray("qwen3-30b-a3b.json") << QByteArray("qwen3-30b-a3b");
         QTest::newRow("deepseek-r1-latent-attention") << QByteArray("deepseek-r1.json") << QByteArray("deepseek-v3");
         QTest::newRow("gpt-oss-20b-sinks-alternating") << QByteArray("gpt-oss-20b.json") << QByteArray("gpt-oss-20b");
+        QTest::newRow("minimax-m2-experts-qk-norm") << QByteArray("minimax-m2.json") << QByteArray("minimax-m2");
+        QTest::newRow("smollm3-3b-tied") << QByteArray("smollm3-3b.json") << QByteArray("smollm3-3b");
+        QTest::newRow("granite-4.0-micro-attention-only") << QByteArray("granite-4.0-micro.json") << QByteArray("granite-4.0-micro");
         QTest::newRow("llama-4-maverick-text-config") << QByteArray("llama-4-maverick.json") << QByteArray("llama-4-maverick");
     }
     void catalogModels()
