@@ -159,6 +159,45 @@ private slots:
                             [](const std::string &note) { return note.find("shared experts") != std::string::npos; }));
     }
 
+    // Ignore entries that keep nothing Headroom quantizes: a vision tower's blocks (attn.qkv),
+    // Gated DeltaNet's small in_proj_a / in_proj_b / in_proj_ba gates (the IGNORE list of a
+    // Qwen3.5 quantization script on GitHub), the router and its shared-expert gate. Every
+    // language-model matrix stays quantized; an entry for the language model's attention still
+    // keeps attention 16-bit.
+    void ignoreEntriesOutsideTheQuantizedMatrices_data()
+    {
+        QTest::addColumn<QByteArray>("file");
+        QTest::addColumn<QByteArray>("ignored");
+        QTest::addColumn<bool>("expertsOnly");
+        QTest::newRow("vision-tower-attn") << QByteArray("qwen3-vl-8b.json")
+                                           << QByteArray(R"(["lm_head", "model.visual.blocks.0.attn.qkv", "model.visual.merger.linear_fc1"])")
+                                           << false;
+        QTest::newRow("deltanet-gates-and-router") << QByteArray("qwen3.6-35b-a3b.json")
+                                                   << QByteArray(R"(["linear_attn.in_proj_a", "linear_attn.in_proj_b",
+                                                       "linear_attn.in_proj_ba", "lm_head", "embed_tokens", "model.layers.0.mlp.gate",
+                                                       "model.layers.0.mlp.shared_expert_gate"])")
+                                                   << false;
+        QTest::newRow("language-model-attention") << QByteArray("qwen3.6-35b-a3b.json")
+                                                  << QByteArray(R"(["lm_head", "model.language_model.layers.3.self_attn"])")
+                                                  << true;
+    }
+    void ignoreEntriesOutsideTheQuantizedMatrices()
+    {
+        QFETCH(QByteArray, file);
+        QFETCH(QByteArray, ignored);
+        QFETCH(bool, expertsOnly);
+        QFile source(QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/configs/") + QString::fromUtf8(file));
+        QVERIFY(source.open(QIODevice::ReadOnly));
+        json config = json::parse(source.readAll().toStdString());
+        config["quantization_config"] = {{"quant_method", "fp8"}, {"activation_scheme", "dynamic"},
+                                         {"weight_block_size", {128, 128}},
+                                         {"modules_to_not_convert", json::parse(ignored.toStdString())}};
+        const HfImport import = importHfConfig(config);
+        QCOMPARE(import.storedWeights, std::optional<DType>(DType::FP8));
+        QVERIFY2(import.unmodelledFormat.empty(), import.unmodelledFormat.c_str());
+        QCOMPARE(import.storedModules, expertsOnly ? QuantizedModules::Experts : QuantizedModules::Linear);
+    }
+
     // GPTQ 4-bit in groups of 128: an fp16 scale and a packed 4-bit zero per group and output
     // column, 2.5 B per 128 weights of every block matrix of Llama 2 7B.
     void gptqMetadataBytes()
