@@ -120,6 +120,23 @@ void applyIgnoreList(const std::vector<std::string> &ignored, const ModelArch &a
 {
     if (ignored.empty())
         return;
+    // Whole layers kept 16-bit ("model.layers.0.", as AWQ exports of DeepSeek list them).
+    std::vector<std::string> layers;
+    for (const std::string &name : ignored) {
+        const std::size_t at = name.find("layers.");
+        if (at == std::string::npos)
+            continue;
+        std::size_t end = at + 7;
+        while (end < name.size() && std::isdigit(static_cast<unsigned char>(name[end])))
+            ++end;
+        if (end > at + 7 && (end == name.size() || (end + 1 == name.size() && name[end] == '.')))
+            layers.push_back(name);
+    }
+    if (!layers.empty())
+        import.notes.push_back(std::string("quantization_config.") + key + " keeps " + std::to_string(layers.size()) +
+                               " whole layer(s) in 16 bit (" + quoteText(layers.front(), 40) +
+                               (layers.size() > 1 ? ", ..." : "") +
+                               "); Headroom sizes them quantized with the others (their weights come out too small).");
     const bool attentionKept = std::any_of(ignored.begin(), ignored.end(), keepsAttention);
     if (attentionKept && arch.moeLayers() > 0) {
         import.storedModules = QuantizedModules::Experts;
