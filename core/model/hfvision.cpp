@@ -4,11 +4,14 @@
 // Conv3d patch embedding, gated-MLP blocks with biases, a patch merger), Qwen3-VL and
 // Qwen3-VL-MoE (modeling_qwen3_vl.py: a biased Conv3d, learned positions, LayerNorm blocks with a
 // plain MLP, a merger and the DeepStack mergers), Gemma 3 (SiglipVisionModel without its pooling
-// head, and Gemma3MultiModalProjector). Absent keys take the vision configuration class's
+// head, and Gemma3MultiModalProjector), Mistral 3 (PixtralVisionModel and
+// Mistral3MultiModalProjector). Absent keys take the vision configuration class's
 // defaults; the tower is loaded with the model and kept 16-bit.
 #include "model/hfconfigreader.h"
 
 #include "scenario/checked.h"
+
+#include <algorithm>
 
 namespace headroom::hf {
 
@@ -120,12 +123,42 @@ u64 gemma3Vision(ConfigReader &r, int textHidden)
     return addChecked(total, mulChecked(h, u(textHidden), kWhat) + h, kWhat);
 }
 
+/// PixtralVisionModel (PixtralVisionConfig defaults) and Mistral3MultiModalProjector (Mistral
+/// Small 3.1 / 3.2): bias-free patch convolution, RMSNorms, attention and gated MLP; the
+/// projector's norm, patch merger and two linears (biased with multimodal_projector_bias).
+u64 pixtralVision(ConfigReader &r, const json &outer, int textHidden)
+{
+    const int layers = r.integerOr({"num_hidden_layers"}, 24, 1, 1024);
+    const int hidden = r.integerOr({"hidden_size"}, 1024, 1, kMaxHidden);
+    const int inner = r.integerOr({"intermediate_size"}, 4096, 1, kMaxVocab);
+    const int heads = r.integerOr({"num_attention_heads"}, 16, 1, 65536);
+    const int headDim = r.integerOr({"head_dim"}, hidden / heads, 1, 65536);
+    const int channels = r.integerOr({"num_channels"}, 3, 1, 64);
+    const int patch = r.integerOr({"patch_size"}, 16, 1, 1 << 16);
+    ConfigReader top(outer, "mistral3");
+    const int merge = top.integerOr({"spatial_merge_size"}, 2, 1, 16);
+    const bool bias = top.flag({"multimodal_projector_bias"}, false);
+    u64 featureLayers = 1;
+    if (const auto it = outer.find("vision_feature_layer"); it != outer.end() && it->is_array())
+        featureLayers = std::max<u64>(1, it->size());
+    const u64 h = u(hidden), width = u(heads) * u(headDim), t = u(textHidden);
+    // patch_conv (no bias), ln_pre; a layer: attention_norm, ffn_norm, q, k, v, o, w1, w2, w3.
+    u64 total = mulChecked(u(channels) * u(patch) * u(patch), h, kWhat) + h;
+    const u64 layer = 2 * h + 3 * linear(h, width, false) + linear(width, h, false) + 2 * linear(h, u(inner), false) +
+                      linear(u(inner), h, false);
+    total = addChecked(total, mulChecked(layer, u(layers), kWhat), kWhat);
+    // The projector: norm, patch_merger.merging_layer, linear_1, linear_2.
+    return addChecked(total, h + linear(h * u(merge) * u(merge), h, false) + linear(h * featureLayers, t, bias) +
+                                 linear(t, t, bias),
+                      kWhat);
+}
+
 } // namespace
 
 bool countsVisionTower(const std::string &outerType)
 {
     return outerType == "qwen2_5_vl" || outerType == "qwen3_vl" || outerType == "qwen3_vl_moe" ||
-           outerType == "qwen3_5" || outerType == "qwen3_5_moe" || outerType == "gemma3";
+           outerType == "qwen3_5" || outerType == "qwen3_5_moe" || outerType == "gemma3" || outerType == "mistral3";
 }
 
 std::uint64_t readVisionTower(const json &outer, const std::string &outerType, int textHidden)
@@ -144,6 +177,8 @@ std::uint64_t readVisionTower(const json &outer, const std::string &outerType, i
             return qwen25Vision(r, textHidden);
         if (outerType == "gemma3")
             return gemma3Vision(r, textHidden);
+        if (outerType == "mistral3")
+            return pixtralVision(r, outer, textHidden);
         return qwen3Vision(r, *it, textHidden, outerType.rfind("qwen3_5", 0) == 0);
     } catch (const OverflowError &) {
         r.invalid("hidden_size", "gives more vision parameters than Headroom can count");

@@ -162,6 +162,13 @@ private slots:
                                     << quint64(416'866'032 + 1152 * 2560 + 1152) << quint64(3'880'263'168);
         QTest::newRow("gemma-3-27b") << QByteArray("gemma-3-27b.json") << quint64(27'432'406'640)
                                      << quint64(416'866'032 + 1152 * 5376 + 1152) << quint64(27'009'346'304);
+        // Mistral Small 3.1 (mistral3): Pixtral's patch_conv 3 x 14 x 14 x 1024 = 602,112, ln_pre
+        // 1024, 24 layers of two norms, q, k, v, o 1024^2 and w1, w2, w3 1024 x 4096 (16,779,264);
+        // the projector's norm 1024, patch merger 4096 x 1024, linear_1 1024 x 5120 and linear_2
+        // 5120^2 without biases (35,652,608): 438,958,080. The text model: catalog
+        // mistral-small-3.1-24b's 23,572,403,200.
+        QTest::newRow("mistral-small-3.1-24b") << QByteArray("mistral-small-3.1-24b.json") << quint64(24'011'361'280)
+                                               << quint64(438'958'080) << quint64(23'572'403'200);
     }
     void visionLanguage()
     {
@@ -290,7 +297,8 @@ private slots:
     // The language models match the catalog's text-only presets shape for shape.
     void visionLanguageTextModels()
     {
-        for (const auto &[file, preset] : {std::pair{"qwen2.5-vl-7b.json", "qwen2.5-7b"}, {"gemma-3-27b.json", "gemma-3-27b"}}) {
+        for (const auto &[file, preset] : {std::pair{"qwen2.5-vl-7b.json", "qwen2.5-7b"}, {"gemma-3-27b.json", "gemma-3-27b"},
+                                         {"mistral-small-3.1-24b.json", "mistral-small-3.1-24b"}}) {
             ModelArch imported = importHfConfig(fixture(QString::fromUtf8(file))).arch;
             imported.visionParams = 0;
             ModelArch expected = builtinCatalog().findModel(preset)->arch;
