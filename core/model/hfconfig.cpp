@@ -486,7 +486,8 @@ HfImport importHfConfig(const json &outer)
     arch.activation = readActivation(*read, arch.mlp);
     import.modelType = type;
     const std::string outerType = outer.value("model_type", std::string());
-    if (countsVisionTower(outerType)) {
+    // A Llama 4 config stripped of its vision_config (a test copy) says nothing to count from.
+    if (countsVisionTower(outerType) && !(outerType == "llama4" && !outer.contains("vision_config"))) {
         arch.visionParams = readVisionTower(outer, outerType, arch.hidden);
         import.notes.push_back("The vision tower (vision_config) is counted: " + std::to_string(arch.visionParams) +
                                " parameters, loaded with the model and kept 16-bit; what it computes on "

@@ -5,7 +5,7 @@
 // Qwen3-VL-MoE (modeling_qwen3_vl.py: a biased Conv3d, learned positions, LayerNorm blocks with a
 // plain MLP, a merger and the DeepStack mergers), Gemma 3 (SiglipVisionModel without its pooling
 // head, and Gemma3MultiModalProjector), Mistral 3 (PixtralVisionModel and
-// Mistral3MultiModalProjector). Absent keys take the vision configuration class's
+// Mistral3MultiModalProjector), Llama 4 (Llama4VisionModel and its projector). Absent keys take the vision configuration class's
 // defaults; the tower is loaded with the model and kept 16-bit.
 #include "model/hfconfigreader.h"
 
@@ -153,12 +153,40 @@ u64 pixtralVision(ConfigReader &r, const json &outer, int textHidden)
                       kWhat);
 }
 
+/// Llama4VisionModel (Llama4VisionConfig defaults) and Llama4MultiModalProjector: an unfolded
+/// bias-free patch projection, a class embedding and learned positions, LayerNorms, biased
+/// attention and MLP layers, the pixel-shuffle MLP (fc1 from intermediate_size, fc2), and the
+/// projector's linear_1 to the language model's width.
+u64 llama4Vision(ConfigReader &r, int textHidden)
+{
+    const int layers = r.integerOr({"num_hidden_layers"}, 34, 1, 1024);
+    const int hidden = r.integerOr({"hidden_size"}, 768, 1, kMaxHidden);
+    const int inner = r.integerOr({"intermediate_size"}, 5632, 1, kMaxVocab);
+    const int channels = r.integerOr({"num_channels"}, 3, 1, 64);
+    const int image = r.integerOr({"image_size"}, 448, 1, 1 << 16);
+    const int patch = r.integerOr({"patch_size"}, 14, 1, 1 << 16);
+    const int projectorIn = r.integerOr({"projector_input_dim"}, 4096, 1, kMaxHidden);
+    const int projectorOut = r.integerOr({"projector_output_dim"}, 4096, 1, kMaxHidden);
+    const int output = r.integerOr({"vision_output_dim"}, 7680, 1, kMaxHidden);
+    if (r.flag({"multi_modal_projector_bias"}, false))
+        r.invalid("multi_modal_projector_bias", "is not modelled (Llama 4 checkpoints leave it false)");
+    const u64 h = u(hidden), side = u(image / patch);
+    u64 total = mulChecked(u(channels) * u(patch) * u(patch), h, kWhat); // patch_embedding.linear
+    total += h + mulChecked(side * side + 1, h, kWhat) + 4 * h;          // class, positions, two LayerNorms
+    const u64 layer = 4 * linear(h, h) + linear(h, u(inner)) + linear(u(inner), h) + 4 * h;
+    total = addChecked(total, mulChecked(layer, u(layers), kWhat), kWhat);
+    total = addChecked(total, linear(u(inner), u(projectorIn), false) + linear(u(projectorOut), u(projectorOut), false),
+                       kWhat);
+    return addChecked(total, linear(u(output), u(textHidden), false), kWhat);
+}
+
 } // namespace
 
 bool countsVisionTower(const std::string &outerType)
 {
     return outerType == "qwen2_5_vl" || outerType == "qwen3_vl" || outerType == "qwen3_vl_moe" ||
-           outerType == "qwen3_5" || outerType == "qwen3_5_moe" || outerType == "gemma3" || outerType == "mistral3";
+           outerType == "qwen3_5" || outerType == "qwen3_5_moe" || outerType == "gemma3" || outerType == "mistral3" ||
+           outerType == "llama4";
 }
 
 std::uint64_t readVisionTower(const json &outer, const std::string &outerType, int textHidden)
@@ -179,6 +207,8 @@ std::uint64_t readVisionTower(const json &outer, const std::string &outerType, i
             return gemma3Vision(r, textHidden);
         if (outerType == "mistral3")
             return pixtralVision(r, outer, textHidden);
+        if (outerType == "llama4")
+            return llama4Vision(r, textHidden);
         return qwen3Vision(r, *it, textHidden, outerType.rfind("qwen3_5", 0) == 0);
     } catch (const OverflowError &) {
         r.invalid("hidden_size", "gives more vision parameters than Headroom can count");

@@ -167,6 +167,12 @@ private slots:
         // the projector's norm 1024, patch merger 4096 x 1024, linear_1 1024 x 5120 and linear_2
         // 5120^2 without biases (35,652,608): 438,958,080. The text model: catalog
         // mistral-small-3.1-24b's 23,572,403,200.
+        // Llama 4 Scout: the unfolded patch projection 3 x 14 x 14 x 1408 = 827,904, the class
+        // embedding 1408 and 577 positions of 1408, two LayerNorms; 34 layers of biased q, k, v, o
+        // (1408^2 + 1408 each), fc1 / fc2 1408 x 5632 with biases, two LayerNorms (23,807,872);
+        // the pixel-shuffle MLP 5632 x 4096 + 4096^2; the projector 4096 x 5120: 871,932,416.
+        QTest::newRow("llama-4-scout") << QByteArray("llama-4-scout.json") << quint64(108'641'793'536)
+                                       << quint64(871'932'416) << quint64(107'769'861'120); // = catalog llama-4-scout
         QTest::newRow("mistral-small-3.1-24b") << QByteArray("mistral-small-3.1-24b.json") << quint64(24'011'361'280)
                                                << quint64(438'958'080) << quint64(23'572'403'200);
     }
@@ -298,7 +304,8 @@ private slots:
     void visionLanguageTextModels()
     {
         for (const auto &[file, preset] : {std::pair{"qwen2.5-vl-7b.json", "qwen2.5-7b"}, {"gemma-3-27b.json", "gemma-3-27b"},
-                                         {"mistral-small-3.1-24b.json", "mistral-small-3.1-24b"}}) {
+                                         {"mistral-small-3.1-24b.json", "mistral-small-3.1-24b"},
+                                         {"llama-4-scout.json", "llama-4-scout"}}) {
             ModelArch imported = importHfConfig(fixture(QString::fromUtf8(file))).arch;
             imported.visionParams = 0;
             ModelArch expected = builtinCatalog().findModel(preset)->arch;
@@ -307,6 +314,13 @@ private slots:
             expected.maxPositions = imported.maxPositions;
             QVERIFY2(imported == expected, describe(imported) + "\nexpected\n" + describe(expected));
         }
+        // Llama 4 Maverick has Scout's vision tower (the same vision_config): 400,711,848,960 +
+        // 871,932,416 = 401,583,781,376, the published total. The stripped test copy of its
+        // config has no vision_config, and then only the language model is counted.
+        json maverick = fixture(QStringLiteral("llama-4-maverick.json"));
+        QCOMPARE(countParams(importHfConfig(maverick).arch).total, std::uint64_t(400'711'848'960));
+        maverick["vision_config"] = fixture(QStringLiteral("llama-4-scout.json"))["vision_config"];
+        QCOMPARE(countParams(importHfConfig(maverick).arch).total, std::uint64_t(401'583'781'376));
         // Qwen2.5-VL configs before transformers 4.53 keep the language model at the top level.
         json flat = fixture(QStringLiteral("qwen2.5-vl-7b.json"));
         flat.erase("text_config");
