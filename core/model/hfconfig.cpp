@@ -356,7 +356,7 @@ const Family kFamilies[] = {
     {"falcon", readFalconNew}, {"RefinedWeb", readFalconRw}, {"RefinedWebModel", readFalconRwModel},
     {"opt", readOpt},          {"bert", readBert},
     // Qwen2.5-VL's language model is Qwen2's (q, k, v biases); older configs keep it at the top.
-    {"qwen2_5_vl", readQwen2}, {"qwen2_5_vl_text", readQwen2},
+    {"qwen2_5_vl", readQwen2}, {"qwen2_5_vl_text", readQwen2}, {"qwen2_vl", readQwen2}, {"qwen2_vl_text", readQwen2},
 };
 
 } // namespace hf
@@ -394,7 +394,8 @@ HfImport importHfConfig(const json &outer)
         // Older text_configs leave model_type out: the outer one names the family.
         static const std::pair<const char *, const char *> kTextTypes[] = {
             {"gemma3", "gemma3_text"}, {"llama4", "llama4_text"}, {"mistral3", "mistral"},
-            {"qwen2_5_vl", "qwen2_5_vl_text"}, {"qwen3_vl", "qwen3_vl_text"}, {"qwen3_vl_moe", "qwen3_vl_moe_text"},
+            {"qwen2_vl", "qwen2_vl_text"}, {"qwen2_5_vl", "qwen2_5_vl_text"}, {"qwen3_vl", "qwen3_vl_text"},
+            {"qwen3_vl_moe", "qwen3_vl_moe_text"},
             {"qwen3_5", "qwen3_5_text"}, {"qwen3_5_moe", "qwen3_5_moe_text"}};
         const std::string outerType = outer.value("model_type", std::string());
         for (const auto &[from, to] : kTextTypes)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The vision tower of a vision-language checkpoint, counted from its config.json's vision_config
-// the way the transformers modeling code builds it: Qwen2.5-VL (modeling_qwen2_5_vl.py: a
+// the way the transformers modeling code builds it: Qwen2-VL (LayerNorm blocks, a plain MLP),
+// Qwen2.5-VL (modeling_qwen2_5_vl.py: a
 // Conv3d patch embedding, gated-MLP blocks with biases, a patch merger), Qwen3-VL and
 // Qwen3-VL-MoE (modeling_qwen3_vl.py: a biased Conv3d, learned positions, LayerNorm blocks with a
 // plain MLP, a merger and the DeepStack mergers), Gemma 3 (SiglipVisionModel without its pooling
@@ -57,6 +58,29 @@ u64 qwen25Vision(ConfigReader &r, int textHidden)
     total = addChecked(total, mulChecked(block, u(depth), kWhat), kWhat);
     // merger: ln_q (RMSNorm over hidden), Linear(merged, merged), GELU, Linear(merged, out).
     return addChecked(total, h + linear(merged, merged) + linear(merged, u(out)), kWhat);
+}
+
+/// Qwen2VisionTransformerPretrainedModel (Qwen2VLVisionConfig defaults): LayerNorm blocks with a
+/// plain MLP of embed_dim x mlp_ratio, the merger to hidden_size (the language model's width).
+u64 qwen2Vision(ConfigReader &r, int textHidden)
+{
+    const int depth = r.integerOr({"depth"}, 32, 1, 1024);
+    const int embed = r.integerOr({"embed_dim"}, 1280, 1, kMaxHidden);
+    const int ratio = r.integerOr({"mlp_ratio"}, 4, 1, 64);
+    const int channels = r.integerOr({"in_channels", "in_chans"}, 3, 1, 64);
+    const int patch = r.integerOr({"patch_size", "spatial_patch_size"}, 14, 1, 1024);
+    const int temporal = r.integerOr({"temporal_patch_size"}, 2, 1, 64);
+    const int merge = r.integerOr({"spatial_merge_size"}, 2, 1, 16);
+    const int out = r.integerOr({"hidden_size"}, 3584, 1, kMaxHidden);
+    if (out != textHidden)
+        r.invalid("hidden_size", "(" + std::to_string(out) + ") must be the language model's hidden_size (" +
+                                     std::to_string(textHidden) + ")");
+    const u64 h = u(embed), inner = u(embed) * u(ratio), merged = u(embed) * u(merge) * u(merge);
+    u64 total = mulChecked(u(channels) * u(temporal) * u(patch) * u(patch), h, kWhat); // Conv3d, no bias
+    const u64 block = 4 * h + linear(h, 3 * h) + linear(h, h) + linear(h, inner) + linear(inner, h);
+    total = addChecked(total, mulChecked(block, u(depth), kWhat), kWhat);
+    // merger: ln_q (LayerNorm over embed_dim), Linear(merged, merged), GELU, Linear(merged, out).
+    return addChecked(total, 2 * h + linear(merged, merged) + linear(merged, u(out)), kWhat);
 }
 
 /// Qwen3VLVisionModel (Qwen3VLVisionConfig defaults); Qwen3-VL-MoE's tower is the same, and
@@ -184,7 +208,7 @@ u64 llama4Vision(ConfigReader &r, int textHidden)
 
 bool countsVisionTower(const std::string &outerType)
 {
-    return outerType == "qwen2_5_vl" || outerType == "qwen3_vl" || outerType == "qwen3_vl_moe" ||
+    return outerType == "qwen2_vl" || outerType == "qwen2_5_vl" || outerType == "qwen3_vl" || outerType == "qwen3_vl_moe" ||
            outerType == "qwen3_5" || outerType == "qwen3_5_moe" || outerType == "gemma3" || outerType == "mistral3" ||
            outerType == "llama4";
 }
@@ -203,6 +227,8 @@ std::uint64_t readVisionTower(const json &outer, const std::string &outerType, i
     try {
         if (outerType == "qwen2_5_vl")
             return qwen25Vision(r, textHidden);
+        if (outerType == "qwen2_vl")
+            return qwen2Vision(r, textHidden);
         if (outerType == "gemma3")
             return gemma3Vision(r, textHidden);
         if (outerType == "mistral3")

@@ -154,6 +154,11 @@ private slots:
         QTest::addColumn<quint64>("text");
         QTest::newRow("qwen2.5-vl-7b") << QByteArray("qwen2.5-vl-7b.json") << quint64(8'292'166'656)
                                        << quint64(676'550'144) << quint64(7'615'616'512); // = catalog qwen2.5-7b
+        // Qwen2-VL-7B: Conv3d 1,505,280; 32 blocks of LayerNorms 4 x 1280, qkv and proj as above,
+        // fc1 1280 x 5120 + 5120, fc2 5120 x 1280 + 1280 (19,677,440); merger LayerNorm 2 x 1280
+        // + 5120^2 + 5120 + 5120 x 3584 + 3584 (44,575,744): 675,759,104.
+        QTest::newRow("qwen2-vl-7b") << QByteArray("qwen2-vl-7b.json") << quint64(8'291'375'616)
+                                     << quint64(675'759'104) << quint64(7'615'616'512);
         QTest::newRow("qwen3-vl-8b") << QByteArray("qwen3-vl-8b.json") << quint64(8'767'123'696)
                                      << quint64(576'388'336) << quint64(8'190'735'360); // = catalog qwen3-8b
         QTest::newRow("qwen3-vl-30b-a3b") << QByteArray("qwen3-vl-30b-a3b.json") << quint64(31'070'754'032)
