@@ -4,6 +4,7 @@
 #include "model/architecture.h"
 #include "model/hfconfigreader.h"
 #include "io/inputpolicy.h"
+#include "scenario/units.h"
 
 #include <cmath>
 #include <initializer_list>
@@ -490,7 +491,7 @@ HfImport importHfConfig(const json &outer)
     // A Llama 4 config stripped of its vision_config (a test copy) says nothing to count from.
     if (countsVisionTower(outerType) && !(outerType == "llama4" && !outer.contains("vision_config"))) {
         arch.visionParams = readVisionTower(outer, outerType, arch.hidden);
-        import.notes.push_back("The vision tower (vision_config) is counted: " + std::to_string(arch.visionParams) +
+        import.notes.push_back("The vision tower (vision_config) is counted: " + groupDigits(arch.visionParams) +
                                " parameters, loaded with the model and kept 16-bit; what it computes on "
                                "images is not estimated.");
     } else if (nested) {
