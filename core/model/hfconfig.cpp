@@ -466,7 +466,9 @@ HfImport importHfConfig(const json &outer)
         fill(kGemma3);
     else if (type == "qwen3_next")
         fill(kQwen3Next);
-    if (type == "qwen3_5_moe_text" && !config.contains("intermediate_size") && !config.contains("mlp_only_layers") &&
+    const auto denseList = config.find("mlp_only_layers");
+    const bool noDenseLayers = denseList == config.end() || (denseList->is_array() && denseList->empty());
+    if (type == "qwen3_5_moe_text" && !config.contains("intermediate_size") && noDenseLayers &&
         config.contains("moe_intermediate_size")) {
         // Every layer of Qwen3.5-MoE is sparse: no dense width to read (the key is unused).
         if (read != &filled)

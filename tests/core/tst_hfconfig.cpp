@@ -239,6 +239,13 @@ private slots:
         QCOMPARE(counts.mtp, std::uint64_t(mtp));
         QCOMPARE(counts.total + counts.mtp, std::uint64_t(safetensors));
         QCOMPARE(imported.arch.layersOfKind(LayerKind::Full) * 3, imported.arch.layersOfKind(LayerKind::GatedDeltaNet));
+        // An empty mlp_only_layers list is no dense layer either (the MoE text config has no
+        // intermediate_size to read then).
+        json config = fixture(file);
+        if (config["text_config"].contains("num_experts")) {
+            config["text_config"]["mlp_only_layers"] = json::array();
+            QCOMPARE(countParams(importHfConfig(config).arch).total + counts.mtp, std::uint64_t(safetensors));
+        }
     }
 
     // Qwen3-Next-80B-A3B with its one MTP layer (a full-attention MoE block, fc, three norms):
