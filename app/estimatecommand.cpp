@@ -221,7 +221,9 @@ void printText(const Scenario &scenario, const Estimate &e, Unit unit)
               << '\n';
     }
     if (e.activeParams && e.activeParams != e.totalParams)
-        o << tr("Active parameters per token: %1 of %2 (mixture of experts)")
+        o << (scenario.model.moeLayers() > 0
+                  ? tr("Active parameters per token: %1 of %2 (mixture of experts; the input embedding left out)")
+                  : tr("Active parameters per token: %1 of %2 (the input embedding left out, as model cards count)"))
                  .arg(QString::fromStdString(groupDigits(e.activeParams)),
                       QString::fromStdString(groupDigits(e.totalParams)))
           << '\n';

@@ -175,7 +175,16 @@ nlohmann::json readJsonFile(const QString &path, const std::string &key, std::ui
 
 nlohmann::json readModelConfigJson(const QString &path)
 {
-    nlohmann::json config = readJsonFile(path, "model.config");
+    nlohmann::json config;
+    try {
+        const QByteArray text = readInputFile(path, limits::kConfigBytes);
+        // Python's json writes float('inf') as Infinity (Nemotron-H's time_step_limit): read as
+        // importHfConfig reads a config's text (the quotes may add a few bytes).
+        config = parseStrictJson(pythonJsonToJson(std::string_view(text.constData(), std::size_t(text.size()))),
+                                 {limits::kConfigBytes + std::uint64_t(text.size()) / 4, limits::kJsonDepth});
+    } catch (const InputError &error) {
+        throw ScenarioError("model.config", local(path) + ": " + error.what());
+    }
     addSiblingQuantConfig(config, path);
     return config;
 }

@@ -4,6 +4,7 @@
 #include "model/architecture.h"
 #include "model/hfconfigreader.h"
 #include "io/inputpolicy.h"
+#include "scenario/units.h"
 
 #include <cmath>
 #include <initializer_list>
@@ -356,7 +357,7 @@ const Family kFamilies[] = {
     {"falcon", readFalconNew}, {"RefinedWeb", readFalconRw}, {"RefinedWebModel", readFalconRwModel},
     {"opt", readOpt},          {"bert", readBert},
     // Qwen2.5-VL's language model is Qwen2's (q, k, v biases); older configs keep it at the top.
-    {"qwen2_5_vl", readQwen2}, {"qwen2_5_vl_text", readQwen2},
+    {"qwen2_5_vl", readQwen2}, {"qwen2_5_vl_text", readQwen2}, {"qwen2_vl", readQwen2}, {"qwen2_vl_text", readQwen2},
 };
 
 } // namespace hf
@@ -402,7 +403,8 @@ HfImport importHfConfig(const json &outer)
         // Older text_configs leave model_type out: the outer one names the family.
         static const std::pair<const char *, const char *> kTextTypes[] = {
             {"gemma3", "gemma3_text"}, {"llama4", "llama4_text"}, {"mistral3", "mistral"},
-            {"qwen2_5_vl", "qwen2_5_vl_text"}, {"qwen3_vl", "qwen3_vl_text"}, {"qwen3_vl_moe", "qwen3_vl_moe_text"},
+            {"qwen2_vl", "qwen2_vl_text"}, {"qwen2_5_vl", "qwen2_5_vl_text"}, {"qwen3_vl", "qwen3_vl_text"},
+            {"qwen3_vl_moe", "qwen3_vl_moe_text"},
             {"qwen3_5", "qwen3_5_text"}, {"qwen3_5_moe", "qwen3_5_moe_text"}};
         const std::string outerType = outer.value("model_type", std::string());
         for (const auto &[from, to] : kTextTypes)
@@ -472,7 +474,9 @@ HfImport importHfConfig(const json &outer)
         fill(kGemma3);
     else if (type == "qwen3_next")
         fill(kQwen3Next);
-    if (type == "qwen3_5_moe_text" && !config.contains("intermediate_size") && !config.contains("mlp_only_layers") &&
+    const auto denseList = config.find("mlp_only_layers");
+    const bool noDenseLayers = denseList == config.end() || (denseList->is_array() && denseList->empty());
+    if (type == "qwen3_5_moe_text" && !config.contains("intermediate_size") && noDenseLayers &&
         config.contains("moe_intermediate_size")) {
         // Every layer of Qwen3.5-MoE is sparse: no dense width to read (the key is unused).
         if (read != &filled)
@@ -494,9 +498,10 @@ HfImport importHfConfig(const json &outer)
     arch.activation = readActivation(*read, arch.mlp);
     import.modelType = type;
     const std::string outerType = outer.value("model_type", std::string());
-    if (countsVisionTower(outerType)) {
+    // A Llama 4 config stripped of its vision_config (a test copy) says nothing to count from.
+    if (countsVisionTower(outerType) && !(outerType == "llama4" && !outer.contains("vision_config"))) {
         arch.visionParams = readVisionTower(outer, outerType, arch.hidden);
-        import.notes.push_back("The vision tower (vision_config) is counted: " + std::to_string(arch.visionParams) +
+        import.notes.push_back("The vision tower (vision_config) is counted: " + groupDigits(arch.visionParams) +
                                " parameters, loaded with the model and kept 16-bit; what it computes on "
                                "images is not estimated.");
     } else if (nested) {
@@ -525,8 +530,6 @@ HfImport importHfConfig(const json &outer)
     }
     return import;
 }
-
-namespace {
 
 /// Python's json module writes float('inf') and float('nan') as the bare words Infinity,
 /// -Infinity and NaN (NemotronH's "time_step_limit": [0.0, Infinity]). Outside strings they become
@@ -568,8 +571,6 @@ std::string pythonJsonToJson(std::string_view text)
     }
     return out;
 }
-
-} // namespace
 
 HfImport importHfConfig(std::string_view text)
 {

@@ -55,6 +55,9 @@ struct HfImport
 HfImport importHfConfig(const nlohmann::json &config);
 /// Same, from the JSON text of a config.json.
 HfImport importHfConfig(std::string_view text);
+/// A config.json's text with Python's bare Infinity, -Infinity and NaN (outside strings) quoted,
+/// the form config.json files written by Python's json module take, ready for a strict parser.
+std::string pythonJsonToJson(std::string_view text);
 
 /// The model_type values importHfConfig understands.
 const std::vector<std::string> &supportedHfModelTypes();

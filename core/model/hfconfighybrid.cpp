@@ -7,6 +7,7 @@
 #include "model/hfconfigreader.h"
 
 #include "model/architecture.h"
+#include "scenario/units.h"
 
 #include <algorithm>
 #include <map>
@@ -148,7 +149,7 @@ void readQwenNextMtp(ConfigReader &r, Reading &out)
     arch.mtpLayers = mtp;
     arch.mtpParams = std::uint64_t(mtp) * (2 * h * h + 2 * h + layer) + h;
     out.import.notes.push_back("The checkpoint's " + std::to_string(mtp) + " multi-token-prediction layer(s) (" +
-                               std::to_string(arch.mtpParams) +
+                               groupDigits(arch.mtpParams) +
                                " parameters) are counted apart: Transformers does not load them, vLLM and "
                                "SGLang only for speculative decoding.");
 }
@@ -306,6 +307,8 @@ Reading readGraniteMoeHybrid(ConfigReader &r)
     if (kinds.empty())
         r.invalid("layer_types", "is needed: it says which layers are Mamba-2 and which attention");
     arch.layerKinds = shortestPeriod(kinds);
+    if (arch.layerKinds == std::vector<LayerKind>{LayerKind::Full})
+        arch.layerKinds.clear(); // every layer attention (Granite 4.0 Micro): the plain description
     if (r.flag({"attention_bias"}, false)) {
         arch.bias = Bias::Qkv; // q, k, v; the o bias is an extra
         out.extraParams += std::int64_t(arch.hidden) * arch.layersOfKind(LayerKind::Full);

@@ -90,6 +90,31 @@ bool mentions(const std::vector<std::string> &list, std::initializer_list<const 
     return false;
 }
 
+bool endsWith(const std::string &name, const char *tail)
+{
+    const std::string_view t(tail);
+    return name.size() >= t.size() && name.compare(name.size() - t.size(), t.size(), t) == 0;
+}
+
+/// Whether an ignore-list entry keeps a language-model attention matrix in 16 bit. Entries for
+/// the vision tower (its blocks' attn.qkv), the small Gated DeltaNet gates (in_proj_a / _b /
+/// _ba), convolutions and norms keep nothing Headroom counts as quantized: the vision tower, the
+/// norms and gates are 16-bit in its count already.
+bool keepsAttention(const std::string &name)
+{
+    for (const char *part : {"visual", "vision", "mm_projector", "multi_modal_projector", "patch_embed", "merger",
+                             "conv1d", "norm"})
+        if (name.find(part) != std::string::npos)
+            return false;
+    for (const char *gate : {"in_proj_ba", "in_proj_a", "in_proj_b", ".gate", "shared_expert_gate"})
+        if (endsWith(name, gate))
+            return false;
+    for (const char *part : {"attn", "q_proj", "k_proj", "v_proj", "o_proj", "qkv_proj", "in_proj_qkv", "mixer"})
+        if (name.find(part) != std::string::npos)
+            return true;
+    return false;
+}
+
 /// Which block matrices the format covers, from the modules it leaves alone: attention kept in
 /// 16 bit means only the experts are quantized (gpt-oss, Kimi-K2-Thinking). The lm_head, the
 /// embeddings, norms and routers are always 16 bit in Headroom's count.
@@ -98,7 +123,24 @@ void applyIgnoreList(const std::vector<std::string> &ignored, const ModelArch &a
 {
     if (ignored.empty())
         return;
-    const bool attentionKept = mentions(ignored, {"self_attn", "attn", "q_proj", "linear_attn", "mixer"});
+    // Whole layers kept 16-bit ("model.layers.0.", as AWQ exports of DeepSeek list them).
+    std::vector<std::string> layers;
+    for (const std::string &name : ignored) {
+        const std::size_t at = name.find("layers.");
+        if (at == std::string::npos)
+            continue;
+        std::size_t end = at + 7;
+        while (end < name.size() && std::isdigit(static_cast<unsigned char>(name[end])))
+            ++end;
+        if (end > at + 7 && (end == name.size() || (end + 1 == name.size() && name[end] == '.')))
+            layers.push_back(name);
+    }
+    if (!layers.empty())
+        import.notes.push_back(std::string("quantization_config.") + key + " keeps " + std::to_string(layers.size()) +
+                               " whole layer(s) in 16 bit (" + quoteText(layers.front(), 40) +
+                               (layers.size() > 1 ? ", ..." : "") +
+                               "); Headroom sizes them quantized with the others (their weights come out too small).");
+    const bool attentionKept = std::any_of(ignored.begin(), ignored.end(), keepsAttention);
     if (attentionKept && arch.moeLayers() > 0) {
         import.storedModules = QuantizedModules::Experts;
         import.notes.push_back(std::string("quantization_config.") + key +

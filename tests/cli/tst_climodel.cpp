@@ -140,6 +140,17 @@ private slots:
         QVERIFY2(refused.err.contains(QLatin1String("leads outside")), qPrintable(refused.err));
     }
 
+    // A config.json written by Python's json (Nemotron-H's "time_step_limit": [0.0, Infinity])
+    // is read from a file as from text.
+    void pythonJsonConfigFile()
+    {
+        const Run run = runHeadroom({QStringLiteral("estimate"), write(QStringLiteral("nemo.headroom.json"), kScenario),
+                                     QStringLiteral("--format=json"), QStringLiteral("--model-config"),
+                                     configFixture("nemotron-nano-9b-v2.json")});
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(totalParams(run), 8'888'227'328ull);
+    }
+
     void modelWeightsGiveTheExactTotal()
     {
         const QString scenario = write(QStringLiteral("s.headroom.json"), kScenario);

@@ -21,7 +21,8 @@ json fixture(const QString &name)
     QFile file(QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/configs/") + name);
     if (!file.open(QIODevice::ReadOnly))
         return json();
-    return json::parse(file.readAll().toStdString(), nullptr, false);
+    // As Headroom reads a config file: Python's bare Infinity and NaN quoted first.
+    return json::parse(pythonJsonToJson(file.readAll().toStdString()), nullptr, false);
 }
 
 json fixture(const QByteArray &name) { return fixture(QString::fromUtf8(name)); }
@@ -78,6 +79,9 @@ private slots:
         QTest::newRow("qwen3-30b-a3b-moe") << QByteArray("qwen3-30b-a3b.json") << QByteArray("qwen3-30b-a3b");
         QTest::newRow("deepseek-r1-latent-attention") << QByteArray("deepseek-r1.json") << QByteArray("deepseek-v3");
         QTest::newRow("gpt-oss-20b-sinks-alternating") << QByteArray("gpt-oss-20b.json") << QByteArray("gpt-oss-20b");
+        QTest::newRow("minimax-m2-experts-qk-norm") << QByteArray("minimax-m2.json") << QByteArray("minimax-m2");
+        QTest::newRow("smollm3-3b-tied") << QByteArray("smollm3-3b.json") << QByteArray("smollm3-3b");
+        QTest::newRow("granite-4.0-micro-attention-only") << QByteArray("granite-4.0-micro.json") << QByteArray("granite-4.0-micro");
         QTest::newRow("llama-4-maverick-text-config") << QByteArray("llama-4-maverick.json") << QByteArray("llama-4-maverick");
     }
     void catalogModels()
@@ -110,6 +114,11 @@ private slots:
         // (78,123,008), tied embeddings 128,256 x 2048, final norm: 3,075,098,624 (the Hub API's
         // safetensors total for HuggingFaceTB/SmolLM3-3B, quoted in a model survey).
         QTest::newRow("smollm3-3b") << QByteArray("smollm3-3b.json") << quint64(3'075'098'624);
+        // NVIDIA-Nemotron-Nano-9B-v2 (nemotron_h, 56 layers: 27 Mamba-2 of 128 heads of 80 with 8
+        // groups of d_state 128, 4 attention, 25 relu2 MLPs of 15,680, hidden 4480, untied):
+        // 8,888,227,328, the published total (a model list's entry); its time_step_limit holds
+        // Python's Infinity, which the fixture keeps.
+        QTest::newRow("nemotron-nano-9b-v2") << QByteArray("nemotron-nano-9b-v2.json") << quint64(8'888'227'328);
     }
     void modelsOutsideTheCatalog()
     {
@@ -145,6 +154,11 @@ private slots:
         QTest::addColumn<quint64>("text");
         QTest::newRow("qwen2.5-vl-7b") << QByteArray("qwen2.5-vl-7b.json") << quint64(8'292'166'656)
                                        << quint64(676'550'144) << quint64(7'615'616'512); // = catalog qwen2.5-7b
+        // Qwen2-VL-7B: Conv3d 1,505,280; 32 blocks of LayerNorms 4 x 1280, qkv and proj as above,
+        // fc1 1280 x 5120 + 5120, fc2 5120 x 1280 + 1280 (19,677,440); merger LayerNorm 2 x 1280
+        // + 5120^2 + 5120 + 5120 x 3584 + 3584 (44,575,744): 675,759,104.
+        QTest::newRow("qwen2-vl-7b") << QByteArray("qwen2-vl-7b.json") << quint64(8'291'375'616)
+                                     << quint64(675'759'104) << quint64(7'615'616'512);
         QTest::newRow("qwen3-vl-8b") << QByteArray("qwen3-vl-8b.json") << quint64(8'767'123'696)
                                      << quint64(576'388'336) << quint64(8'190'735'360); // = catalog qwen3-8b
         QTest::newRow("qwen3-vl-30b-a3b") << QByteArray("qwen3-vl-30b-a3b.json") << quint64(31'070'754'032)
@@ -153,6 +167,19 @@ private slots:
                                     << quint64(416'866'032 + 1152 * 2560 + 1152) << quint64(3'880'263'168);
         QTest::newRow("gemma-3-27b") << QByteArray("gemma-3-27b.json") << quint64(27'432'406'640)
                                      << quint64(416'866'032 + 1152 * 5376 + 1152) << quint64(27'009'346'304);
+        // Mistral Small 3.1 (mistral3): Pixtral's patch_conv 3 x 14 x 14 x 1024 = 602,112, ln_pre
+        // 1024, 24 layers of two norms, q, k, v, o 1024^2 and w1, w2, w3 1024 x 4096 (16,779,264);
+        // the projector's norm 1024, patch merger 4096 x 1024, linear_1 1024 x 5120 and linear_2
+        // 5120^2 without biases (35,652,608): 438,958,080. The text model: catalog
+        // mistral-small-3.1-24b's 23,572,403,200.
+        // Llama 4 Scout: the unfolded patch projection 3 x 14 x 14 x 1408 = 827,904, the class
+        // embedding 1408 and 577 positions of 1408, two LayerNorms; 34 layers of biased q, k, v, o
+        // (1408^2 + 1408 each), fc1 / fc2 1408 x 5632 with biases, two LayerNorms (23,807,872);
+        // the pixel-shuffle MLP 5632 x 4096 + 4096^2; the projector 4096 x 5120: 871,932,416.
+        QTest::newRow("llama-4-scout") << QByteArray("llama-4-scout.json") << quint64(108'641'793'536)
+                                       << quint64(871'932'416) << quint64(107'769'861'120); // = catalog llama-4-scout
+        QTest::newRow("mistral-small-3.1-24b") << QByteArray("mistral-small-3.1-24b.json") << quint64(24'011'361'280)
+                                               << quint64(438'958'080) << quint64(23'572'403'200);
     }
     void visionLanguage()
     {
@@ -212,6 +239,13 @@ private slots:
         QCOMPARE(counts.mtp, std::uint64_t(mtp));
         QCOMPARE(counts.total + counts.mtp, std::uint64_t(safetensors));
         QCOMPARE(imported.arch.layersOfKind(LayerKind::Full) * 3, imported.arch.layersOfKind(LayerKind::GatedDeltaNet));
+        // An empty mlp_only_layers list is no dense layer either (the MoE text config has no
+        // intermediate_size to read then).
+        json config = fixture(file);
+        if (config["text_config"].contains("num_experts")) {
+            config["text_config"]["mlp_only_layers"] = json::array();
+            QCOMPARE(countParams(importHfConfig(config).arch).total + counts.mtp, std::uint64_t(safetensors));
+        }
     }
 
     // Qwen3-Next-80B-A3B with its one MTP layer (a full-attention MoE block, fc, three norms):
@@ -281,7 +315,9 @@ private slots:
     // The language models match the catalog's text-only presets shape for shape.
     void visionLanguageTextModels()
     {
-        for (const auto &[file, preset] : {std::pair{"qwen2.5-vl-7b.json", "qwen2.5-7b"}, {"gemma-3-27b.json", "gemma-3-27b"}}) {
+        for (const auto &[file, preset] : {std::pair{"qwen2.5-vl-7b.json", "qwen2.5-7b"}, {"gemma-3-27b.json", "gemma-3-27b"},
+                                         {"mistral-small-3.1-24b.json", "mistral-small-3.1-24b"},
+                                         {"llama-4-scout.json", "llama-4-scout"}}) {
             ModelArch imported = importHfConfig(fixture(QString::fromUtf8(file))).arch;
             imported.visionParams = 0;
             ModelArch expected = builtinCatalog().findModel(preset)->arch;
@@ -290,6 +326,13 @@ private slots:
             expected.maxPositions = imported.maxPositions;
             QVERIFY2(imported == expected, describe(imported) + "\nexpected\n" + describe(expected));
         }
+        // Llama 4 Maverick has Scout's vision tower (the same vision_config): 400,711,848,960 +
+        // 871,932,416 = 401,583,781,376, the published total. The stripped test copy of its
+        // config has no vision_config, and then only the language model is counted.
+        json maverick = fixture(QStringLiteral("llama-4-maverick.json"));
+        QCOMPARE(countParams(importHfConfig(maverick).arch).total, std::uint64_t(400'711'848'960));
+        maverick["vision_config"] = fixture(QStringLiteral("llama-4-scout.json"))["vision_config"];
+        QCOMPARE(countParams(importHfConfig(maverick).arch).total, std::uint64_t(401'583'781'376));
         // Qwen2.5-VL configs before transformers 4.53 keep the language model at the top level.
         json flat = fixture(QStringLiteral("qwen2.5-vl-7b.json"));
         flat.erase("text_config");

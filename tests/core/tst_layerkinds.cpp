@@ -35,6 +35,24 @@ Scenario inference(const std::string &model, const std::string &extra = "")
     return scenarioFrom(R"({"task": "inference", "model": )" + model + extra + "}");
 }
 
+/// Granite-4.0-H-Small's layers (granitemoehybrid): nine Mamba-2 layers to one attention
+/// layer, 40 in all, hidden 4096, 32 / 8 heads of 128, 128 Mamba heads of 64, d_state 128.
+Scenario graniteSmall(const std::string &scenario)
+{
+    json types = json::array();
+    for (int i = 0; i < 10; ++i)
+        types.push_back(i == 9 ? "attention" : "mamba");
+    const json config = {{"model_type", "granitemoehybrid"}, {"hidden_size", 4096}, {"num_hidden_layers", 10},
+                         {"num_attention_heads", 32}, {"num_key_value_heads", 8}, {"vocab_size", 100352},
+                         {"num_local_experts", 72}, {"num_experts_per_tok", 10}, {"intermediate_size", 768},
+                         {"shared_intermediate_size", 1536}, {"mamba_n_heads", 128}, {"mamba_d_head", "auto"},
+                         {"mamba_d_state", 128}, {"mamba_n_groups", 1}, {"mamba_d_conv", 4}, {"layer_types", types}};
+    Scenario s = scenarioFrom(scenario);
+    s.model = importHfConfig(config).arch;
+    s.model.layers = 40; // the pattern of ten, four times
+    return s;
+}
+
 Scenario qwen3Next(const std::string &extra = "")
 {
     Scenario s = scenarioFrom(R"({"task": "inference")" + extra + "}");
@@ -241,20 +259,48 @@ private slots:
     // 128 heads x 64 x 128, bf16: 16,384 bytes per token, 77,322,240 bytes per sequence.
     void graniteHybridCache()
     {
-        const json config = {{"model_type", "granitemoehybrid"}, {"hidden_size", 4096}, {"num_hidden_layers", 10},
-                             {"num_attention_heads", 32}, {"num_key_value_heads", 8}, {"vocab_size", 100352},
-                             {"num_local_experts", 72}, {"num_experts_per_tok", 10}, {"intermediate_size", 768},
-                             {"shared_intermediate_size", 1536}, {"mamba_n_heads", 128}, {"mamba_d_head", "auto"},
-                             {"mamba_d_state", 128}, {"mamba_n_groups", 1}, {"mamba_d_conv", 4},
-                             {"layer_types", {"mamba", "mamba", "mamba", "mamba", "mamba", "mamba", "mamba", "mamba",
-                                              "mamba", "attention"}}};
-        Scenario s = scenarioFrom(R"({"task": "inference"})");
-        s.model = importHfConfig(config).arch;
-        s.model.layers = 40; // the pattern of ten repeated four times
+        const Scenario s = graniteSmall(R"({"task": "inference"})");
         const KvLayout layout = kvLayout(s);
         QCOMPARE(kvBytesPerToken(layout), 4ull * 2 * 8 * 128 * 2);
         QCOMPARE(stateBytesPerSequence(layout), 36ull * ((8192 + 256) * 3 + 128 * 64 * 128) * 2);
         QCOMPARE(stateBytesPerSequence(layout), 77'322'240ull);
+    }
+
+    // Under Transformers' generate() (one sequence of 1,024 + 1,024 tokens): the 4 attention
+    // layers' K and V for 2,048 tokens and the Mamba-2 states in the model dtype.
+    void graniteHybridUnderHfGenerate()
+    {
+        const Estimate e = estimate(graniteSmall(R"({"task": "inference", "serving": {"engine": "hf_generate"}})"));
+        QCOMPARE(e.bytes(ConsumerId::KvCache), 2048ull * 16'384 + 77'322'240ull);
+    }
+
+    // vLLM's hybrid allocator on Granite-4.0-H-Small: the attention block grows to 16 x
+    // ceil(2,147,840 B of Mamba state per layer / (16 x 4,096 B per token and layer)) = 528
+    // tokens; the 4 attention layers form one KV group and the 36 Mamba layers nine more of 4,
+    // each request taking ceil(tokens / 528) blocks of the first and one block of each other.
+    void graniteHybridUnderVllm()
+    {
+        const Estimate e = estimate(graniteSmall(R"({"task": "inference", "serving": {"engine": "vllm",
+            "max_model_len": 32768}, "gpus": ["h100-80gb"]})"));
+        QVERIFY(e.serving);
+        QCOMPARE(e.serving->blockSize, 528u);
+        const std::uint64_t blockBytes = 4ull * 528 * 4096;
+        QCOMPARE(e.serving->kvCacheBytes % blockBytes, 0ull);
+        QCOMPARE(e.serving->kvCacheBytes / blockBytes, e.serving->blocks);
+        const double perRequest = double((32768 + 527) / 528 + 9);
+        QCOMPARE(e.serving->maxConcurrency, double(e.serving->blocks) / perRequest);
+    }
+
+    // llama.cpp's llama_memory_recurrent: the conv and SSM states in f32 for each of n_parallel
+    // sequences, beside an f16 KV cache of n_ctx cells for the 4 attention layers.
+    void graniteHybridUnderLlamaCpp()
+    {
+        const Estimate e = estimate(graniteSmall(R"({"task": "inference", "serving": {"engine": "llama_cpp",
+            "n_ctx": 4096, "n_parallel": 2, "cache_type_k": "f16", "cache_type_v": "f16"}, "gpus": ["h100-80gb"]})"));
+        QVERIFY(e.serving);
+        const std::uint64_t kv = 4096ull * 4 * 2 * 8 * 128 * 2;
+        const std::uint64_t states = 2ull * 36 * ((8192 + 256) * 3 + 128 * 64 * 128) * 4;
+        QCOMPARE(e.serving->kvCacheBytes, kv + states);
     }
 
     // The 2025 Llama-like families read by their config classes' keys (transformers

@@ -82,6 +82,18 @@ private slots:
         QTest::newRow("gptq-4bit-group-128") << QByteArray(R"({"bits": 4, "group_size": 128, "damp_percent": 0.01,
             "desc_act": true, "sym": true, "true_sequential": true, "quant_method": "gptq"})")
             << "int4" << 128 << true;
+        // AWQ as AutoAWQ writes it into config.json (quant_method, zero_point, group_size, bits,
+        // version), e.g. QuantTrio/DeepSeek-V3.2-Exp-AWQ's as quoted in a vLLM issue.
+        QTest::newRow("awq-gemm-128") << QByteArray(R"({"quant_method": "awq", "bits": 4, "group_size": 128,
+            "version": "gemm", "zero_point": true, "modules_to_not_convert": null})")
+            << "int4" << 128 << true;
+        // bitsandbytes NF4 as BitsAndBytesConfig.to_dict() writes it (unsloth/*-bnb-4bit config.json).
+        QTest::newRow("bnb-nf4-double-quant") << QByteArray(R"({"_load_in_4bit": true, "_load_in_8bit": false,
+            "bnb_4bit_compute_dtype": "bfloat16", "bnb_4bit_quant_storage": "uint8", "bnb_4bit_quant_type": "nf4",
+            "bnb_4bit_use_double_quant": true, "llm_int8_enable_fp32_cpu_offload": false, "llm_int8_has_fp16_weight": false,
+            "llm_int8_skip_modules": null, "llm_int8_threshold": 6.0, "load_in_4bit": true, "load_in_8bit": false,
+            "quant_method": "bitsandbytes"})")
+            << "nf4" << 0 << true;
         // fbgemm fp8 as Meta's FP8 checkpoints and the Transformers tests write it: one fp32
         // scale per output row (FbgemmFp8Linear).
         QTest::newRow("fbgemm-fp8") << QByteArray(R"({"quant_method": "fbgemm_fp8", "activation_scale_ub": 1200.0})")
@@ -157,6 +169,63 @@ private slots:
         // The shared experts it keeps 16-bit are said to be sized with the routed ones.
         QVERIFY(std::any_of(import.notes.begin(), import.notes.end(),
                             [](const std::string &note) { return note.find("shared experts") != std::string::npos; }));
+    }
+
+    // QuantTrio/DeepSeek-V3.2-Exp-AWQ keeps whole layers 16-bit (model.layers.0. to .2., .60.
+    // and the MTP layer .61.): the import says Headroom sizes them quantized.
+    void wholeLayersKeptAreSaid()
+    {
+        QFile file(QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/configs/deepseek-r1.json"));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        json config = json::parse(file.readAll().toStdString());
+        config["quantization_config"] = json::parse(R"({"quant_method": "awq", "bits": 4, "group_size": 128,
+            "version": "gemm", "zero_point": true, "modules_to_not_convert": ["mlp.gate.", "indexer", "model.layers.0.",
+            "model.layers.1.", "model.layers.2.", "model.layers.60.", "model.layers.61."]})");
+        const HfImport import = importHfConfig(config);
+        QCOMPARE(import.storedWeights, std::optional<DType>(DType::INT4));
+        QCOMPARE(import.storedModules, QuantizedModules::Linear);
+        QVERIFY(std::any_of(import.notes.begin(), import.notes.end(), [](const std::string &note) {
+            return note.find("keeps 5 whole layer(s) in 16 bit (model.layers.0., ...)") != std::string::npos;
+        }));
+    }
+
+    // Ignore entries that keep nothing Headroom quantizes: a vision tower's blocks (attn.qkv),
+    // Gated DeltaNet's small in_proj_a / in_proj_b / in_proj_ba gates (the IGNORE list of a
+    // Qwen3.5 quantization script on GitHub), the router and its shared-expert gate. Every
+    // language-model matrix stays quantized; an entry for the language model's attention still
+    // keeps attention 16-bit.
+    void ignoreEntriesOutsideTheQuantizedMatrices_data()
+    {
+        QTest::addColumn<QByteArray>("file");
+        QTest::addColumn<QByteArray>("ignored");
+        QTest::addColumn<bool>("expertsOnly");
+        QTest::newRow("vision-tower-attn") << QByteArray("qwen3-vl-8b.json")
+                                           << QByteArray(R"(["lm_head", "model.visual.blocks.0.attn.qkv", "model.visual.merger.linear_fc1"])")
+                                           << false;
+        QTest::newRow("deltanet-gates-and-router") << QByteArray("qwen3.6-35b-a3b.json")
+                                                   << QByteArray(R"(["linear_attn.in_proj_a", "linear_attn.in_proj_b",
+                                                       "linear_attn.in_proj_ba", "lm_head", "embed_tokens", "model.layers.0.mlp.gate",
+                                                       "model.layers.0.mlp.shared_expert_gate"])")
+                                                   << false;
+        QTest::newRow("language-model-attention") << QByteArray("qwen3.6-35b-a3b.json")
+                                                  << QByteArray(R"(["lm_head", "model.language_model.layers.3.self_attn"])")
+                                                  << true;
+    }
+    void ignoreEntriesOutsideTheQuantizedMatrices()
+    {
+        QFETCH(QByteArray, file);
+        QFETCH(QByteArray, ignored);
+        QFETCH(bool, expertsOnly);
+        QFile source(QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/configs/") + QString::fromUtf8(file));
+        QVERIFY(source.open(QIODevice::ReadOnly));
+        json config = json::parse(source.readAll().toStdString());
+        config["quantization_config"] = {{"quant_method", "fp8"}, {"activation_scheme", "dynamic"},
+                                         {"weight_block_size", {128, 128}},
+                                         {"modules_to_not_convert", json::parse(ignored.toStdString())}};
+        const HfImport import = importHfConfig(config);
+        QCOMPARE(import.storedWeights, std::optional<DType>(DType::FP8));
+        QVERIFY2(import.unmodelledFormat.empty(), import.unmodelledFormat.c_str());
+        QCOMPARE(import.storedModules, expertsOnly ? QuantizedModules::Experts : QuantizedModules::Linear);
     }
 
     // GPTQ 4-bit in groups of 128: an fp16 scale and a packed 4-bit zero per group and output
