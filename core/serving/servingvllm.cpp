@@ -152,16 +152,31 @@ std::uint64_t streamingMultiprocessors(const std::string &gpuId)
     return 132;
 }
 
+/// Hopper and Blackwell data-centre GPUs: PassConfig.flashinfer_max_size() looks the fusion's
+/// size up in FI_ALLREDUCE_FUSION_MAX_SIZE_MB by compute capability, which has Hopper and
+/// Blackwell entries only (PR #46392 adds world size 16 for SM 10.3); elsewhere the FlashInfer
+/// all-reduce fusion stays off.
+bool allReduceFusionGpu(const std::string &gpuId)
+{
+    static constexpr const char *ids[] = {"h100-80gb", "h100-pcie", "h100-nvl", "h200",  "h200-nvl", "h800",
+                                          "h20",       "gh200-96gb", "b200",    "b300-sxm", "gb200",  "gb300"};
+    for (const char *id : ids)
+        if (gpuId == id)
+            return true;
+    return false;
+}
+
 /// Non-torch memory of the profile run by release, as measured (not derived): 128 MiB at tensor
 /// parallel 1 and 560 MiB above (llm-d's 0.10 H100 runs); 256 MiB at tensor parallel 1 from 0.18
 /// (the llm-d-planner sweep: 0.13 GiB on 0.15-0.17, 0.25 GiB on 0.18 and 0.19.0); 2,140 MiB above
-/// from 0.19, when the FlashInfer all-reduce + RMSNorm fusion's IPC workspace (AllReduceFusionPass,
-/// vllm/compilation/collective_fusion.py; on for 2, 4 and 8 GPUs, PR #37756) is allocated during
-/// the profile (2.06 to 2.21 GiB in the 0.19.0 logs at tensor parallel 2 and 4).
-double vllmNonTorchMiB(const EngineVersion &v, std::uint64_t tensor)
+/// from 0.19 on Hopper and Blackwell GPUs, when the FlashInfer all-reduce + RMSNorm fusion's IPC
+/// workspace (AllReduceFusionPass, vllm/compilation/collective_fusion.py; on for 2, 4 and 8 GPUs,
+/// PR #37756) is allocated during the profile (2.06 to 2.21 GiB in the 0.19.0 H100 logs at
+/// tensor parallel 2 and 4).
+double vllmNonTorchMiB(const EngineVersion &v, std::uint64_t tensor, const std::string &gpuId)
 {
     if (tensor > 1)
-        return v >= EngineVersion{0, 19, 0} ? 2140 : 560;
+        return v >= EngineVersion{0, 19, 0} && allReduceFusionGpu(gpuId) ? 2140 : 560;
     return v >= EngineVersion{0, 18, 0} ? 256 : 128;
 }
 
@@ -273,7 +288,7 @@ EnginePhases vllmPhases(const EstimateContext &c, const Gpu &gpu)
     // that from used memory, so the CUDA context was in it.
     Term workspace;
     if (gen.nonTorchCounted && !cfg.kvCacheMemoryBytes) {
-        const double defaultMiB = vllmNonTorchMiB(v, s.parallel.tensor);
+        const double defaultMiB = vllmNonTorchMiB(v, s.parallel.tensor, gpu.id);
         f.nonTorchBytes = roundedBytes(cfg.nonTorchMiB.value_or(defaultMiB) * double(kMiB), "non-torch memory");
         if (gen.nonTorchHasContext)
             f.nonTorchBytes = addChecked(f.nonTorchBytes, cudaContextBytes(s), "non-torch memory");

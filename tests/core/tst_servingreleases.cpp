@@ -115,6 +115,10 @@ private slots:
         QCOMPARE(tp2.nonTorchBytes, 2140ull << 20);
         QVERIFY(std::fabs(double(tp2.nonTorchBytes) / kGiB - 2.07) < 0.1);
         QVERIFY(std::fabs(double(figures(llama31("0.19.0", {}, 4)).nonTorchBytes) / kGiB - 2.13) < 0.1);
+        // The fusion has sizes for Hopper and Blackwell only: an A100 keeps 560 MiB.
+        std::string a100 = llama31("0.19.0", {}, 2);
+        a100.replace(a100.find("h100-80gb"), 9, "a100-80gb");
+        QCOMPARE(figures(a100).nonTorchBytes, 560ull << 20);
     }
 
     // The whole budget on the 0.19.0 log (H100 CUDA total 79.18 GiB from the GPU table):
