@@ -180,6 +180,63 @@ double vllmNonTorchMiB(const EngineVersion &v, std::uint64_t tensor, const std::
     return v >= EngineVersion{0, 18, 0} ? 256 : 128;
 }
 
+/// The batch sizes vLLM captures CUDA graphs for, and how many graphs each size gets.
+/// - V0 (CUDAGraphRunner, worker/model_runner.py): one full-model graph per size of
+///   _BATCH_SIZES_TO_CAPTURE = [1, 2, 4] + [8 i for i in 1..32] up to max_num_seqs.
+/// - V1 0.9 to 0.11.0 (VllmConfig._set_cudagraph_sizes, vllm/config/__init__.py):
+///   [1, 2, 4] + range(8, min(2 x max_num_seqs, 512) + 1, 8), each at most
+///   max_num_batched_tokens; PIECEWISE graphs only up to 0.10.
+/// - 0.11.1 on (vllm/config/vllm.py): [1, 2, 4] + range(8, 256, 8) + range(256, max + 1, 16),
+///   max = min(2 x max_num_seqs, 512, max_num_batched_tokens) (51 sizes at 512).
+/// - FULL_AND_PIECEWISE (the default from 0.11): a piecewise graph for every size and a full
+///   decode graph for every size up to max_num_seqs (the log's "Profiling CUDA graph memory:
+///   PIECEWISE=51, FULL=35" with max_num_seqs 256).
+std::uint64_t vllmCudaGraphCount(const VllmGeneration &gen, std::uint64_t maxSeqs, std::uint64_t batched)
+{
+    const EngineVersion &v = gen.version;
+    std::vector<std::uint64_t> sizes;
+    auto add = [&](std::uint64_t size, std::uint64_t cap) {
+        if (size <= cap)
+            sizes.push_back(size);
+    };
+    if (!gen.v1) {
+        if (v < EngineVersion{0, 2, 6})
+            return 0; // CUDA graphs came with 0.2.6 (PR #1926)
+        for (std::uint64_t size : {1, 2, 4})
+            add(size, maxSeqs);
+        for (std::uint64_t size = 8; size <= 256; size += 8)
+            add(size, maxSeqs);
+        return sizes.size();
+    }
+    const std::uint64_t largest = std::min<std::uint64_t>({2 * maxSeqs, 512, batched});
+    for (std::uint64_t size : {1, 2, 4})
+        add(size, largest);
+    if (v >= EngineVersion{0, 11, 1}) {
+        for (std::uint64_t size = 8; size < 256; size += 8)
+            add(size, largest);
+        for (std::uint64_t size = 256; size <= largest; size += 16)
+            add(size, largest);
+    } else {
+        for (std::uint64_t size = 8; size <= largest; size += 8)
+            add(size, largest);
+    }
+    std::uint64_t graphs = sizes.size();
+    if (v >= EngineVersion{0, 11, 0})
+        graphs += std::uint64_t(std::count_if(sizes.begin(), sizes.end(),
+                                              [&](std::uint64_t size) { return size <= maxSeqs; }));
+    return graphs;
+}
+
+/// The CUDA graph pool, fitted on the 0.18 and 0.19 H100 logs of dense models (24 launches of
+/// 8 to 80 layers per rank, each with 51 piecewise and 51 full graphs; "Graph capturing finished
+/// ... took"): 340 MiB plus 166 KiB per captured graph and layer on the rank (kernel nodes grow
+/// with the layers a graph holds). Median error 0.08 GiB on those launches; mixture-of-experts
+/// layers capture more (0.3 to 1.1 GiB more in the logs) and are not modelled.
+double vllmCudaGraphMiB(std::uint64_t graphs, std::uint64_t layersOnRank)
+{
+    return 340.0 + 166.0 / 1024.0 * double(graphs) * double(layersOnRank);
+}
+
 } // namespace
 
 EnginePhases vllmPhases(const EstimateContext &c, const Gpu &gpu)
@@ -293,14 +350,21 @@ EnginePhases vllmPhases(const EstimateContext &c, const Gpu &gpu)
         if (gen.nonTorchHasContext)
             f.nonTorchBytes = addChecked(f.nonTorchBytes, cudaContextBytes(s), "non-torch memory");
     }
-    if (!cfg.enforceEager && gen.v1)
-        f.cudaGraphBytes = roundedBytes(cfg.cudaGraphMiB.value_or(512) * double(kMiB), "CUDA graphs");
+    const std::uint64_t graphs = cfg.enforceEager ? 0 : vllmCudaGraphCount(gen, maxSeqs, batched);
+    const std::uint64_t layersOnRank = ceilDiv(std::uint64_t(std::max(1, m.layers)),
+                                               std::max<std::uint64_t>(1, s.parallel.pipeline));
+    if (graphs)
+        f.cudaGraphBytes = roundedBytes(
+            cfg.cudaGraphMiB.value_or(vllmCudaGraphMiB(graphs, layersOnRank)) * double(kMiB), "CUDA graphs");
     f.cudaGraphInBudget = gen.graphsBeforeKv;
     workspace.bytes = addChecked(f.nonTorchBytes, f.cudaGraphBytes, "workspace");
     if (formulas) {
         workspace.expression = gib(f.nonTorchBytes) + " non-torch (cuBLAS, NCCL and all-reduce buffers)";
         if (f.cudaGraphBytes)
-            workspace.expression += " + " + gib(f.cudaGraphBytes) + " CUDA graph pool";
+            workspace.expression += " + " + gib(f.cudaGraphBytes) + " CUDA graph pool" +
+                                    (cfg.cudaGraphMiB ? std::string()
+                                                      : " (" + n(graphs) + " graphs x " + n(layersOnRank) +
+                                                            " layers x 166 KiB + 340 MiB)");
         workspace.notes.push_back(f.cudaGraphInBudget
                                       ? "CUDA graph memory is profiled before the KV cache is sized "
                                         "(vLLM 0.21 on)."
@@ -376,6 +440,35 @@ EnginePhases vllmPhases(const EstimateContext &c, const Gpu &gpu)
     }
     f.startsOk = gen.v1 ? requestBlocks(maxModelLen) <= f.blocks && f.blocks > 0
                         : maxModelLen <= mulChecked(f.blocks, blockSize, "KV cache") && f.blocks > 0;
+    // After the KV cache: compile_or_warm_up_model (vllm/v1/worker/gpu_worker.py) captures the
+    // graphs, then warms the sampler up over max_num_seqs dummy requests ("to avoid memory
+    // fragmentation", _dummy_sampler_run). The profile's activation peak was released
+    // (empty_cache) before the KV cache was allocated; what stays is the weights, the non-torch
+    // memory, the KV cache, the graph pool and the CUDA context (outside the measured non-torch
+    // memory from 0.9.2). The warm-up's logits must fit in the rest, or the engine stops with
+    // "CUDA out of memory occurred when warming up sampler with N dummy requests". Allocator
+    // fragmentation is not modelled: gpt-oss-20b at 0.95 on H100 failed with 1.78 GiB "reserved
+    // by PyTorch but unallocated" while this leaves room (docs/serving.md).
+    bool warmupFails = false;
+    if (gen.v1 && v >= EngineVersion{0, 9, 0} && f.startsOk && !cfg.kvCacheMemoryBytes) {
+        const std::uint64_t warmup = addChecked(
+            addChecked(logits, tritonBuffer, "activations"),
+            productChecked("activations", 2 * rows, m.hidden, a), "activations");
+        const std::uint64_t used = addChecked(
+            addChecked(addChecked(f.weightsBytes, f.nonTorchBytes, "GPU memory"), f.kvCacheBytes, "GPU memory"),
+            addChecked(gen.nonTorchHasContext ? 0 : cudaContextBytes(s), f.cudaGraphBytes, "GPU memory"),
+            "GPU memory");
+        const std::uint64_t left = f.deviceTotalBytes > used ? f.deviceTotalBytes - used : 0;
+        warmupFails = warmup > left;
+        if (warmupFails) {
+            f.startsOk = false;
+            if (formulas)
+                f.notes.push_back("vLLM fails after the KV cache is allocated: \"CUDA out of memory occurred "
+                                  "when warming up sampler with " + n(rows) + " dummy requests\" (the warm-up needs " +
+                                  gib(warmup) + ", " + gib(left) + " is left beside the KV cache, the CUDA graphs and "
+                                  "the CUDA context); lower max_num_seqs or gpu_memory_utilization.");
+        }
+    }
     // vLLM's estimate_max_model_len: the longest request whose blocks fit.
     std::uint64_t low = 0, high = std::uint64_t(16) << 20;
     while (low < high) {
@@ -449,7 +542,7 @@ EnginePhases vllmPhases(const EstimateContext &c, const Gpu &gpu)
         f.notes.push_back("GPU KV cache size: " + n(f.kvCacheTokens) + " tokens");
         f.notes.push_back("Maximum concurrency for " + n(maxModelLen) + " tokens per request: " +
                           formatDecimal(f.maxConcurrency, 2) + "x");
-        if (!f.startsOk)
+        if (!f.startsOk && !warmupFails)
             f.notes.push_back("vLLM refuses to start: one request of max_model_len (" + n(maxModelLen) +
                               ") needs more KV cache than is available; the estimated maximum model "
                               "length is " + n(f.maxLenThatFits) + ".");

@@ -121,6 +121,46 @@ private slots:
         QCOMPARE(figures(a100).nonTorchBytes, 560ull << 20);
     }
 
+    // The CUDA graph pool by release: capture sizes from vLLM's code, 166 KiB per graph and
+    // layer on the rank plus 340 MiB (fitted on the 0.18/0.19 H100 logs of dense models).
+    //   0.19.0, 1,024 sequences, 8,192 batched tokens: largest size min(2 x 1,024, 512, 8,192) =
+    //     512: [1, 2, 4] + 8..248 step 8 (31) + 256..512 step 16 (17) = 51 piecewise graphs, all
+    //     51 also as full decode graphs (sizes up to 1,024): 102 graphs.
+    //     32 layers: 340 + 166/1,024 x 102 x 32 = 869.125 MiB = 0.849 GiB (the log: "Graph
+    //     capturing finished in 3 secs, took 0.91 GiB");
+    //     pipeline 4 (8 layers a stage): 340 + 132.28125 = 472.28125 MiB = 0.461 GiB (log 0.51).
+    //   0.10.1.1 on an A100 80GB (256 sequences, 2,048 batched tokens, PIECEWISE only): [1, 2, 4] +
+    //     8..512 step 8 = 67 graphs; Qwen2-7B's 28 layers: 340 + 166/1,024 x 67 x 28 = 644.1 MiB =
+    //     0.629 GiB (the dennislee22 log: 0.5 GiB).
+    //   V0 (0.6): [1, 2, 4] + 8..256 step 8 up to max_num_seqs 256 = 35 full graphs; 32 layers:
+    //     340 + 166/1,024 x 35 x 32 = 521.5625 MiB, outside the budget (captured after the KV cache).
+    //   enforce_eager: no pool; cuda_graph_mib overrides.
+    void cudaGraphPool()
+    {
+        const auto mib = [](std::uint64_t bytes) { return double(bytes) / double(1ull << 20); };
+        const ServingFigures f = figures(llama31("0.19.0"));
+        QCOMPARE(mib(f.cudaGraphBytes), 869.125);
+        QVERIFY(!f.cudaGraphInBudget);
+        QVERIFY(std::fabs(double(f.cudaGraphBytes) / kGiB - 0.91) < 0.25);
+        const std::string pp4 = R"({"task": "inference", "model": {"preset": "llama-3.1-8b"}, "gpus": ["h100-80gb"],
+            "parallel": {"gpus": 4, "tensor": 1, "pipeline": 4},
+            "serving": {"engine": "vllm", "version": "0.19.0", "gpu_memory_utilization": 0.95, "max_model_len": 8192}})";
+        QCOMPARE(mib(figures(pp4).cudaGraphBytes), 472.28125);
+        const std::string qwen2 = R"({"task": "inference", "gpus": ["a100-80gb"],
+            "model": {"layers": 28, "hidden": 3584, "intermediate": 18944, "heads": 28, "kv_heads": 4,
+                      "head_dim": 128, "vocab": 152064, "tied_embeddings": false, "mlp": "gated",
+                      "norm": "rmsnorm", "bias": "qkv", "position": "rope", "max_positions": 32768},
+            "serving": {"engine": "vllm", "version": "0.10.1.1", "max_model_len": 8192}})";
+        const ServingFigures old = figures(qwen2);
+        QCOMPARE(mib(old.cudaGraphBytes), 340.0 + 166.0 / 1024.0 * 67 * 28);
+        QVERIFY(std::fabs(double(old.cudaGraphBytes) / kGiB - 0.5) < 0.25);
+        const ServingFigures v0 = figures(llama31("0.6.3", R"(, "max_num_seqs": 256)"));
+        QCOMPARE(mib(v0.cudaGraphBytes), 521.5625);
+        QVERIFY(!v0.cudaGraphInBudget);
+        QCOMPARE(figures(llama31("0.19.0", R"(, "enforce_eager": true)")).cudaGraphBytes, 0ull);
+        QCOMPARE(figures(llama31("0.19.0", R"(, "cuda_graph_mib": 100)")).cudaGraphBytes, 100ull << 20);
+    }
+
     // The whole budget on the 0.19.0 log (H100 CUDA total 79.18 GiB from the GPU table):
     //   requested 85,018,877,624 x 0.95                            = 80,767,933,743 B
     //   available - 16,060,522,496 weights - 1,990,283,264 - 268,435,456 = 62,448,692,527 B
