@@ -161,6 +161,24 @@ private slots:
         QCOMPARE(figures(llama31("0.19.0", R"(, "cuda_graph_mib": 100)")).cudaGraphBytes, 100ull << 20);
     }
 
+    // A multimodal checkpoint's vision encoder: loaded with the text model, split across the
+    // tensor-parallel ranks (mm_encoder_tp_mode "weights"). Mistral Small 3.1's Pixtral encoder
+    // and projector, 438,958,080 params in bf16: 877,916,160 B on one GPU, 438,958,080 B a rank
+    // at TP 2. The 0.19.0 log of its w8a8 checkpoint at TP 2 prints 12.11 GiB of weights (the
+    // case vllm-0.19-mistral-small-3.1-24b-w8a8-2xh100-tp2 is within 0.1 GiB).
+    void visionEncoderWeights()
+    {
+        const auto mistral = [](int tensor, bool vision) {
+            return R"({"task": "inference", "gpus": ["h100-80gb"],
+                "model": {"preset": "mistral-small-3.1-24b")" +
+                   std::string(vision ? R"(, "vision_params": 438958080)" : "") + R"(},
+                "parallel": {"gpus": )" + std::to_string(tensor) + R"(, "tensor": )" + std::to_string(tensor) + R"(},
+                "serving": {"engine": "vllm", "version": "0.19.0", "gpu_memory_utilization": 0.95, "max_model_len": 8192}})";
+        };
+        QCOMPARE(figures(mistral(1, true)).weightsBytes - figures(mistral(1, false)).weightsBytes, 877916160ull);
+        QCOMPARE(figures(mistral(2, true)).weightsBytes - figures(mistral(2, false)).weightsBytes, 438958080ull);
+    }
+
     // The whole budget on the 0.19.0 log (H100 CUDA total 79.18 GiB from the GPU table):
     //   requested 85,018,877,624 x 0.95                            = 80,767,933,743 B
     //   available - 16,060,522,496 weights - 1,990,283,264 - 268,435,456 = 62,448,692,527 B
