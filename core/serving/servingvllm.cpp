@@ -478,7 +478,7 @@ EnginePhases vllmPhases(const EstimateContext &c, const Gpu &gpu)
             f.startsOk = false;
             if (formulas)
                 f.notes.push_back("vLLM fails after the KV cache is allocated: \"CUDA out of memory occurred "
-                                  "when warming up sampler with " + n(rows) + " dummy requests\" (the warm-up needs " +
+                                  "when warming up sampler with " + std::to_string(rows) + " dummy requests\" (the warm-up needs " +
                                   gib(warmup) + ", " + gib(left) + " is left beside the KV cache, the CUDA graphs and "
                                   "the CUDA context); lower max_num_seqs or gpu_memory_utilization.");
         }

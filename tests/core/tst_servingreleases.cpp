@@ -161,6 +161,34 @@ private slots:
         QCOMPARE(figures(llama31("0.19.0", R"(, "cuda_graph_mib": 100)")).cudaGraphBytes, 100ull << 20);
     }
 
+    // The sampler warm-up after the KV cache (compile_or_warm_up_model): Llama 3.1 8B on an H100
+    // (85,018,877,624 B), 0.19.0, 1,024 dummy requests. The warm-up needs the logits at 14 B a
+    // logit, 1,024 x 128,256 x 14 = 1,838,678,016 B, the Triton scratch 67,719,168 B and two
+    // rows of hidden states 2 x 1,024 x 4,096 x 2 = 16,777,216 B: 1,923,174,400 B. Beside the KV
+    // cache, what stays is the weights, non-torch memory, the graph pool (869.125 MiB =
+    // 911,343,616 B) and the CUDA context; the profile's peak (1,990,283,264 B) was released, so
+    // roughly total x (1 - util) + 1,990,283,264 - 911,343,616 - context is left:
+    //   util 0.99: 850,188,776 + 1,078,939,648 - context < 1,923,174,400 -> vLLM's "CUDA out of
+    //              memory occurred when warming up sampler with 1024 dummy requests";
+    //   util 0.98: 1,700,377,552 + 1,078,939,648 - context > 1,923,174,400 with a context under
+    //              856 MB -> starts; the 0.19.0 log at 0.95 started.
+    void samplerWarmup()
+    {
+        const auto at = [](double util) {
+            return figures(R"({"task": "inference", "model": {"preset": "llama-3.1-8b"}, "gpus": ["h100-80gb"],
+                "serving": {"engine": "vllm", "version": "0.19.0", "gpu_memory_utilization": )" +
+                           std::to_string(util) + R"(, "max_model_len": 8192}})");
+        };
+        const ServingFigures refused = at(0.99);
+        QVERIFY(!refused.startsOk);
+        QVERIFY(refused.maxLenThatFits >= 8192); // the KV cache itself holds a request
+        QVERIFY(std::any_of(refused.notes.begin(), refused.notes.end(), [](const std::string &note) {
+            return note.find("warming up sampler with 1024 dummy requests") != std::string::npos;
+        }));
+        QVERIFY(at(0.98).startsOk);
+        QVERIFY(at(0.95).startsOk);
+    }
+
     // A multimodal checkpoint's vision encoder: loaded with the text model, split across the
     // tensor-parallel ranks (mm_encoder_tp_mode "weights"). Mistral Small 3.1's Pixtral encoder
     // and projector, 438,958,080 params in bf16: 877,916,160 B on one GPU, 438,958,080 B a rank
