@@ -370,7 +370,23 @@ EnginePhases vllmPhases(const EstimateContext &c, const Gpu &gpu)
     if (graphs)
         f.cudaGraphBytes = roundedBytes(
             cfg.cudaGraphMiB.value_or(vllmCudaGraphMiB(graphs, layersOnRank)) * double(kMiB), "CUDA graphs");
-    f.cudaGraphInBudget = gen.graphsBeforeKv;
+    // Model Runner V2, the default for dense models from 0.25.1, answers the graph memory profile
+    // with a placeholder: GPUModelRunner.profile_cudagraph_memory() "return 0" (PR #36520;
+    // issue #49224: "skips CUDA graph memory reservation ... causing OOM during capture_model()";
+    // the issue is closed; its fix PR #49233 was closed unmerged, and which release carries a
+    // fix was not found). Modelled for the 0.25 releases the reports name; later releases are
+    // assumed to reserve the pool again (a 2026 build's RTX 4090 log prints a budget with it),
+    // and the estimate says so. Mixture-of-experts and linear-attention models keep the legacy
+    // runner, which measures them.
+    const bool linearLayers = m.hasKind(LayerKind::GatedDeltaNet) || m.hasKind(LayerKind::Lightning) ||
+                              m.hasKind(LayerKind::Kda) || m.hasKind(LayerKind::Mamba2) ||
+                              m.hasKind(LayerKind::ShortConv);
+    const bool denseV2 = gen.v1 && v >= EngineVersion{0, 25, 1} && m.moeLayers() == 0 && !linearLayers;
+    const bool v2Runner = denseV2 && v < EngineVersion{0, 26, 0};
+    if (formulas && denseV2 && !v2Runner && gen.graphsBeforeKv && !cfg.enforceEager)
+        f.notes.push_back("Assumed: this release's Model Runner V2 reserves the CUDA graph pool before the KV "
+                          "cache (in 0.25 its profile returned 0, vLLM issue #49224).");
+    f.cudaGraphInBudget = gen.graphsBeforeKv && !v2Runner;
     workspace.bytes = addChecked(f.nonTorchBytes, f.cudaGraphBytes, "workspace");
     if (formulas) {
         workspace.expression = gib(f.nonTorchBytes) + " non-torch (cuBLAS, NCCL and all-reduce buffers)";
@@ -382,6 +398,11 @@ EnginePhases vllmPhases(const EstimateContext &c, const Gpu &gpu)
         workspace.notes.push_back(f.cudaGraphInBudget
                                       ? "CUDA graph memory is profiled before the KV cache is sized "
                                         "(vLLM 0.21 on)."
+                                  : gen.graphsBeforeKv
+                                      ? "vLLM's Model Runner V2 (the default for dense models from 0.25.1) "
+                                        "reserves no CUDA graph memory before the KV cache (its profile "
+                                        "returns 0): the pool comes out of the (1 - gpu_memory_utilization) "
+                                        "headroom."
                                       : "CUDA graphs are captured after the KV cache exists: their pool "
                                         "comes out of the (1 - gpu_memory_utilization) headroom.");
     }
