@@ -62,7 +62,11 @@ void printServingFigures(QTextStream &o, const ServingFigures &f, Unit unit)
     o << "  " << tr("maximum concurrency for %1 tokens per request: %2x")
                      .arg(q(groupDigits(f.maxConcurrencyTokens)), QString::number(f.maxConcurrency, 'f', 2))
       << '\n';
-    if (!f.startsOk)
+    if (!f.startsOk && f.maxLenThatFits >= f.maxConcurrencyTokens)
+        o << "  " << tr("does not start: the KV cache holds a request, but the engine runs out of memory after "
+                        "allocating it (see its notes)")
+          << '\n';
+    else if (!f.startsOk)
         o << "  " << tr("does not start: one request of %1 tokens needs more KV cache than there is (longest that "
                         "fits: %2 tokens)")
                          .arg(q(groupDigits(f.maxConcurrencyTokens)), q(groupDigits(f.maxLenThatFits)))

@@ -163,8 +163,12 @@ std::string servingGroupName(const Scenario &s)
         return "none";
     const ServingConfig &cfg = *s.serving;
     std::string name = enumName(cfg.engine);
-    if (cfg.engine != Engine::Vllm)
+    if (cfg.engine != Engine::Vllm) {
+        // SGLang and the others by release family where the case states one.
+        if (const std::optional<EngineVersion> v = parseEngineVersion(cfg.version))
+            name += " " + std::to_string(v->major) + "." + std::to_string(v->minor);
         return name;
+    }
     const EngineVersion v = cfg.version.empty() ? kCurrentVllm : parseEngineVersion(cfg.version).value_or(kCurrentVllm);
     const bool v1 = cfg.v1Engine.value_or(v >= EngineVersion{0, 8, 0});
     name += " " + std::to_string(v.major) + "." + std::to_string(v.minor);

@@ -50,14 +50,17 @@ struct SglangDefaults
 /// version): chunked_prefill_size and cuda_graph_max_bs by GPU-memory bucket, then
 ///   reserved_mem = 512 + max(chunk, 2048) x 1.5 + cuda_graph_max_bs x 2 + tp x pp / 8 x 1024 MiB,
 ///   at least 10,240 MiB above 60 GiB; mem_fraction_static = round((gpu_mem - reserved) / gpu_mem, 3).
+/// gpu_mem is get_device_memory_capacity(): nvidia-smi's memory.total in MiB (the catalog
+/// capacity), not the CUDA total; the CI logs of SGLang's documentation (February 2026, an H100
+/// at TP 1) print mem_fraction_static=0.835 = round((81,559 - 13,440) / 81,559, 3).
 /// Earlier releases: the fraction by tensor-parallel size, chunks of 2,048 under 25 GiB, else 8,192.
-SglangDefaults sglangDefaults(const ServingConfig &cfg, std::uint64_t totalBytes, std::uint64_t tensor,
-                              std::uint64_t pipeline)
+SglangDefaults sglangDefaults(const ServingConfig &cfg, std::uint64_t capacityBytes, std::uint64_t totalBytes,
+                              std::uint64_t tensor, std::uint64_t pipeline)
 {
     SglangDefaults d;
     const std::optional<EngineVersion> v = parseEngineVersion(cfg.version);
     d.closedForm = cfg.version.empty() || !v || *v >= EngineVersion{0, 5, 4};
-    const double gpuMiB = double(totalBytes) / double(kMiB);
+    const double gpuMiB = double(capacityBytes) / double(kMiB);
     if (!d.closedForm) {
         d.chunk = cfg.chunkedPrefillSize ? cfg.chunkedPrefillSize : (totalBytes < 25 * kGiB ? 2048 : 8192);
         d.fraction = cfg.memFractionStatic > 0 ? cfg.memFractionStatic : defaultFraction(tensor);
@@ -105,7 +108,8 @@ EnginePhases sglangPhases(const EstimateContext &c, const Gpu &gpu)
                              : cudaTotalBytes(gpu.id, gpu.capacityBytes());
     const std::uint64_t context = cudaContextBytes(s);
     const std::uint64_t before = f.deviceTotalBytes > context ? f.deviceTotalBytes - context : 0;
-    const SglangDefaults defaults = sglangDefaults(cfg, f.deviceTotalBytes, c.parallel.tensor, c.parallel.pipeline);
+    const SglangDefaults defaults =
+        sglangDefaults(cfg, gpu.capacityBytes(), f.deviceTotalBytes, c.parallel.tensor, c.parallel.pipeline);
     const double fraction = defaults.fraction;
     f.budgetBytes = roundedBytes(double(before) * fraction, "GPU memory");
 

@@ -153,17 +153,89 @@ std::uint64_t streamingMultiprocessors(const std::string &gpuId)
     return 132;
 }
 
+/// Hopper and Blackwell data-centre GPUs: PassConfig.flashinfer_max_size() looks the fusion's
+/// size up in FI_ALLREDUCE_FUSION_MAX_SIZE_MB by compute capability, which has Hopper and
+/// Blackwell entries only (PR #46392 adds world size 16 for SM 10.3); elsewhere the FlashInfer
+/// all-reduce fusion stays off.
+bool allReduceFusionGpu(const std::string &gpuId)
+{
+    static constexpr const char *ids[] = {"h100-80gb", "h100-pcie", "h100-nvl", "h200",  "h200-nvl", "h800",
+                                          "h20",       "gh200-96gb", "b200",    "b300-sxm", "gb200",  "gb300"};
+    for (const char *id : ids)
+        if (gpuId == id)
+            return true;
+    return false;
+}
+
 /// Non-torch memory of the profile run by release, as measured (not derived): 128 MiB at tensor
 /// parallel 1 and 560 MiB above (llm-d's 0.10 H100 runs); 256 MiB at tensor parallel 1 from 0.18
 /// (the llm-d-planner sweep: 0.13 GiB on 0.15-0.17, 0.25 GiB on 0.18 and 0.19.0); 2,140 MiB above
-/// from 0.19, when the FlashInfer all-reduce + RMSNorm fusion's IPC workspace (AllReduceFusionPass,
-/// vllm/compilation/collective_fusion.py; on for 2, 4 and 8 GPUs, PR #37756) is allocated during
-/// the profile (2.06 to 2.21 GiB in the 0.19.0 logs at tensor parallel 2 and 4).
-double vllmNonTorchMiB(const EngineVersion &v, std::uint64_t tensor)
+/// from 0.19 on Hopper and Blackwell GPUs, when the FlashInfer all-reduce + RMSNorm fusion's IPC
+/// workspace (AllReduceFusionPass, vllm/compilation/collective_fusion.py; on for 2, 4 and 8 GPUs,
+/// PR #37756) is allocated during the profile (2.06 to 2.21 GiB in the 0.19.0 H100 logs at
+/// tensor parallel 2 and 4).
+double vllmNonTorchMiB(const EngineVersion &v, std::uint64_t tensor, const std::string &gpuId)
 {
     if (tensor > 1)
-        return v >= EngineVersion{0, 19, 0} ? 2140 : 560;
+        return v >= EngineVersion{0, 19, 0} && allReduceFusionGpu(gpuId) ? 2140 : 560;
     return v >= EngineVersion{0, 18, 0} ? 256 : 128;
+}
+
+/// The batch sizes vLLM captures CUDA graphs for, and how many graphs each size gets.
+/// - V0 (CUDAGraphRunner, worker/model_runner.py): one full-model graph per size of
+///   _BATCH_SIZES_TO_CAPTURE = [1, 2, 4] + [8 i for i in 1..32] up to max_num_seqs.
+/// - V1 0.9 to 0.11.0 (VllmConfig._set_cudagraph_sizes, vllm/config/__init__.py):
+///   [1, 2, 4] + range(8, min(2 x max_num_seqs, 512) + 1, 8), each at most
+///   max_num_batched_tokens; PIECEWISE graphs only up to 0.10.
+/// - 0.11.1 on (vllm/config/vllm.py): [1, 2, 4] + range(8, 256, 8) + range(256, max + 1, 16),
+///   max = min(2 x max_num_seqs, 512, max_num_batched_tokens) (51 sizes at 512).
+/// - FULL_AND_PIECEWISE (the default from 0.11): a piecewise graph for every size and a full
+///   decode graph for every size up to max_num_seqs (the log's "Profiling CUDA graph memory:
+///   PIECEWISE=51, FULL=35" with max_num_seqs 256).
+std::uint64_t vllmCudaGraphCount(const VllmGeneration &gen, std::uint64_t maxSeqs, std::uint64_t batched)
+{
+    const EngineVersion &v = gen.version;
+    std::vector<std::uint64_t> sizes;
+    auto add = [&](std::uint64_t size, std::uint64_t cap) {
+        if (size <= cap)
+            sizes.push_back(size);
+    };
+    if (!gen.v1) {
+        if (v < EngineVersion{0, 2, 6})
+            return 0; // CUDA graphs came with 0.2.6 (PR #1926)
+        for (std::uint64_t size : {1, 2, 4})
+            add(size, maxSeqs);
+        for (std::uint64_t size = 8; size <= 256; size += 8)
+            add(size, maxSeqs);
+        return sizes.size();
+    }
+    const std::uint64_t largest = std::min<std::uint64_t>({2 * maxSeqs, 512, batched});
+    for (std::uint64_t size : {1, 2, 4})
+        add(size, largest);
+    if (v >= EngineVersion{0, 11, 1}) {
+        for (std::uint64_t size = 8; size < 256; size += 8)
+            add(size, largest);
+        for (std::uint64_t size = 256; size <= largest; size += 16)
+            add(size, largest);
+    } else {
+        for (std::uint64_t size = 8; size <= largest; size += 8)
+            add(size, largest);
+    }
+    std::uint64_t graphs = sizes.size();
+    if (v >= EngineVersion{0, 11, 0})
+        graphs += std::uint64_t(std::count_if(sizes.begin(), sizes.end(),
+                                              [&](std::uint64_t size) { return size <= maxSeqs; }));
+    return graphs;
+}
+
+/// The CUDA graph pool, fitted on the 0.18 and 0.19 H100 logs of dense models (24 launches of
+/// 8 to 80 layers per rank, each with 51 piecewise and 51 full graphs; "Graph capturing finished
+/// ... took"): 340 MiB plus 166 KiB per captured graph and layer on the rank (kernel nodes grow
+/// with the layers a graph holds). Median error 0.08 GiB on those launches; mixture-of-experts
+/// layers capture more (0.3 to 1.1 GiB more in the logs) and are not modelled.
+double vllmCudaGraphMiB(std::uint64_t graphs, std::uint64_t layersOnRank)
+{
+    return 340.0 + 166.0 / 1024.0 * double(graphs) * double(layersOnRank);
 }
 
 } // namespace
@@ -207,6 +279,20 @@ EnginePhases vllmPhases(const EstimateContext &c, const Gpu &gpu)
     f.maxNumSeqs = static_cast<std::uint32_t>(maxSeqs);
 
     Term weights = weightsTerm(c);
+    // A multimodal checkpoint's vision encoder is split across the tensor-parallel ranks like the
+    // text model (mm_encoder_tp_mode "weights", the default: QKVParallelLinear and the parallel
+    // MLP linears of vllm/model_executor/models/siglip.py, pixtral.py, mllama4.py); the estimator
+    // keeps it whole on every rank. Mistral Small 3.1 w8a8 at TP 2 on 0.19.0 prints 12.11 GiB:
+    // 12.43 whole, 12.02 split.
+    if (m.visionParams && s.parallel.tensor > 1) {
+        const std::uint64_t bytesPer = isQuantized(s.precision.weights) ? 2 : dtypeBits(s.precision.weights) / 8;
+        const std::uint64_t split = mulChecked(m.visionParams - ceilDiv(m.visionParams, std::uint64_t(s.parallel.tensor)),
+                                               bytesPer, "weights");
+        weights.bytes -= std::min(split, weights.bytes);
+        if (formulas)
+            weights.notes.push_back("vLLM splits the vision encoder (" + n(m.visionParams) +
+                                    " params) across the " + n(s.parallel.tensor) + " tensor-parallel ranks.");
+    }
     const Term metadata = quantMetadataTerm(c);
     f.weightsBytes = addChecked(weights.bytes, metadata.bytes, "weights");
 
@@ -274,22 +360,50 @@ EnginePhases vllmPhases(const EstimateContext &c, const Gpu &gpu)
     // that from used memory, so the CUDA context was in it.
     Term workspace;
     if (gen.nonTorchCounted && !cfg.kvCacheMemoryBytes) {
-        const double defaultMiB = vllmNonTorchMiB(v, s.parallel.tensor);
+        const double defaultMiB = vllmNonTorchMiB(v, s.parallel.tensor, gpu.id);
         f.nonTorchBytes = roundedBytes(cfg.nonTorchMiB.value_or(defaultMiB) * double(kMiB), "non-torch memory");
         if (gen.nonTorchHasContext)
             f.nonTorchBytes = addChecked(f.nonTorchBytes, cudaContextBytes(s), "non-torch memory");
     }
-    if (!cfg.enforceEager && gen.v1)
-        f.cudaGraphBytes = roundedBytes(cfg.cudaGraphMiB.value_or(512) * double(kMiB), "CUDA graphs");
-    f.cudaGraphInBudget = gen.graphsBeforeKv;
+    const std::uint64_t graphs = cfg.enforceEager ? 0 : vllmCudaGraphCount(gen, maxSeqs, batched);
+    const std::uint64_t layersOnRank = ceilDiv(std::uint64_t(std::max(1, m.layers)),
+                                               std::max<std::uint64_t>(1, s.parallel.pipeline));
+    if (graphs)
+        f.cudaGraphBytes = roundedBytes(
+            cfg.cudaGraphMiB.value_or(vllmCudaGraphMiB(graphs, layersOnRank)) * double(kMiB), "CUDA graphs");
+    // Model Runner V2, the default for dense models from 0.25.1, answers the graph memory profile
+    // with a placeholder: GPUModelRunner.profile_cudagraph_memory() "return 0" (PR #36520;
+    // issue #49224: "skips CUDA graph memory reservation ... causing OOM during capture_model()";
+    // the issue is closed; its fix PR #49233 was closed unmerged, and which release carries a
+    // fix was not found). Modelled for the 0.25 releases the reports name; later releases are
+    // assumed to reserve the pool again (a 2026 build's RTX 4090 log prints a budget with it),
+    // and the estimate says so. Mixture-of-experts and linear-attention models keep the legacy
+    // runner, which measures them.
+    const bool linearLayers = m.hasKind(LayerKind::GatedDeltaNet) || m.hasKind(LayerKind::Lightning) ||
+                              m.hasKind(LayerKind::Kda) || m.hasKind(LayerKind::Mamba2) ||
+                              m.hasKind(LayerKind::ShortConv);
+    const bool denseV2 = gen.v1 && v >= EngineVersion{0, 25, 1} && m.moeLayers() == 0 && !linearLayers;
+    const bool v2Runner = denseV2 && v < EngineVersion{0, 26, 0};
+    if (formulas && denseV2 && !v2Runner && gen.graphsBeforeKv && !cfg.enforceEager)
+        f.notes.push_back("Assumed: this release's Model Runner V2 reserves the CUDA graph pool before the KV "
+                          "cache (in 0.25 its profile returned 0, vLLM issue #49224).");
+    f.cudaGraphInBudget = gen.graphsBeforeKv && !v2Runner;
     workspace.bytes = addChecked(f.nonTorchBytes, f.cudaGraphBytes, "workspace");
     if (formulas) {
         workspace.expression = gib(f.nonTorchBytes) + " non-torch (cuBLAS, NCCL and all-reduce buffers)";
         if (f.cudaGraphBytes)
-            workspace.expression += " + " + gib(f.cudaGraphBytes) + " CUDA graph pool";
+            workspace.expression += " + " + gib(f.cudaGraphBytes) + " CUDA graph pool" +
+                                    (cfg.cudaGraphMiB ? std::string()
+                                                      : " (" + n(graphs) + " graphs x " + n(layersOnRank) +
+                                                            " layers x 166 KiB + 340 MiB)");
         workspace.notes.push_back(f.cudaGraphInBudget
                                       ? "CUDA graph memory is profiled before the KV cache is sized "
                                         "(vLLM 0.21 on)."
+                                  : gen.graphsBeforeKv
+                                      ? "vLLM's Model Runner V2 (the default for dense models from 0.25.1) "
+                                        "reserves no CUDA graph memory before the KV cache (its profile "
+                                        "returns 0): the pool comes out of the (1 - gpu_memory_utilization) "
+                                        "headroom."
                                       : "CUDA graphs are captured after the KV cache exists: their pool "
                                         "comes out of the (1 - gpu_memory_utilization) headroom.");
     }
@@ -362,6 +476,35 @@ EnginePhases vllmPhases(const EstimateContext &c, const Gpu &gpu)
     }
     f.startsOk = gen.v1 ? requestBlocks(maxModelLen) <= f.blocks && f.blocks > 0
                         : maxModelLen <= mulChecked(f.blocks, blockSize, "KV cache") && f.blocks > 0;
+    // After the KV cache: compile_or_warm_up_model (vllm/v1/worker/gpu_worker.py) captures the
+    // graphs, then warms the sampler up over max_num_seqs dummy requests ("to avoid memory
+    // fragmentation", _dummy_sampler_run). The profile's activation peak was released
+    // (empty_cache) before the KV cache was allocated; what stays is the weights, the non-torch
+    // memory, the KV cache, the graph pool and the CUDA context (outside the measured non-torch
+    // memory from 0.9.2). The warm-up's logits must fit in the rest, or the engine stops with
+    // "CUDA out of memory occurred when warming up sampler with N dummy requests". Allocator
+    // fragmentation is not modelled: gpt-oss-20b at 0.95 on H100 failed with 1.78 GiB "reserved
+    // by PyTorch but unallocated" while this leaves room (docs/serving.md).
+    bool warmupFails = false;
+    if (gen.v1 && v >= EngineVersion{0, 9, 0} && f.startsOk && !cfg.kvCacheMemoryBytes) {
+        const std::uint64_t warmup = addChecked(
+            addChecked(logits, tritonBuffer, "activations"),
+            productChecked("activations", 2 * rows, m.hidden, a), "activations");
+        const std::uint64_t used = addChecked(
+            addChecked(addChecked(f.weightsBytes, f.nonTorchBytes, "GPU memory"), f.kvCacheBytes, "GPU memory"),
+            addChecked(gen.nonTorchHasContext ? 0 : cudaContextBytes(s), f.cudaGraphBytes, "GPU memory"),
+            "GPU memory");
+        const std::uint64_t left = f.deviceTotalBytes > used ? f.deviceTotalBytes - used : 0;
+        warmupFails = warmup > left;
+        if (warmupFails) {
+            f.startsOk = false;
+            if (formulas)
+                f.notes.push_back("vLLM fails after the KV cache is allocated: \"CUDA out of memory occurred "
+                                  "when warming up sampler with " + std::to_string(rows) + " dummy requests\" (the warm-up needs " +
+                                  gib(warmup) + ", " + gib(left) + " is left beside the KV cache, the CUDA graphs and "
+                                  "the CUDA context); lower max_num_seqs or gpu_memory_utilization.");
+        }
+    }
     // vLLM's estimate_max_model_len: the longest request whose blocks fit.
     std::uint64_t low = 0, high = std::uint64_t(16) << 20;
     while (low < high) {
@@ -435,7 +578,7 @@ EnginePhases vllmPhases(const EstimateContext &c, const Gpu &gpu)
         f.notes.push_back("GPU KV cache size: " + n(f.kvCacheTokens) + " tokens");
         f.notes.push_back("Maximum concurrency for " + n(maxModelLen) + " tokens per request: " +
                           formatDecimal(f.maxConcurrency, 2) + "x");
-        if (!f.startsOk)
+        if (!f.startsOk && !warmupFails)
             f.notes.push_back("vLLM refuses to start: one request of max_model_len (" + n(maxModelLen) +
                               ") needs more KV cache than is available; the estimated maximum model "
                               "length is " + n(f.maxLenThatFits) + ".");

@@ -42,10 +42,16 @@ private slots:
     //              = 20,971,520 + 1,247,674,368 = 1,268,645,888 B
     //   non-torch  = 128 MiB = 134,217,728 B (0.10); 256 MiB = 268,435,456 B from 0.18
     //   available  = 22,854,594,724 - 16,060,522,496 - 1,268,645,888 - 134,217,728
-    //              = 5,391,208,612 B (0.10); the current release with 256 MiB of non-torch memory
-    //              and the 512 MiB CUDA graph pool (0.21 on) reserved first:
-    //              22,854,594,724 - 16,060,522,496 - 1,268,645,888 - 268,435,456 - 536,870,912
-    //              = 4,720,119,972 B
+    //              = 5,391,208,612 B (0.10); 0.25.1 (Model Runner V2 for a dense model: no graph
+    //              reservation) with 256 MiB of non-torch memory:
+    //              22,854,594,724 - 16,060,522,496 - 1,268,645,888 - 268,435,456 = 5,256,990,884 B;
+    //              0.22 and the current release (the CUDA graph pool reserved first; the current
+    //              one prints int(concurrency x 8,192) tokens). Capture sizes for 256
+    //              sequences: [1, 2, 4] + 8..248 step 8 + 256..512 step 16 = 51 piecewise graphs,
+    //              35 of them up to 256 also as full decode graphs: 86 graphs x 32 layers x
+    //              166 KiB + 340 MiB = 786.125 MiB = 824,311,808 B;
+    //              22,854,594,724 - 16,060,522,496 - 1,268,645,888 - 268,435,456 - 824,311,808
+    //              = 4,432,679,076 B
     //   per token  = 2 x 32 layers x 8 kv_heads x 128 x 2 B = 131,072 B (fp8: 65,536 B)
     //   block      = 16 tokens: 2,097,152 B (fp8: 1,048,576 B)
     //   blocks     = floor(available / block); tokens = blocks x 16; concurrency = blocks / 512
@@ -61,10 +67,18 @@ private slots:
                                     << 41120ull << 5.01953125;
         QTest::newRow("v0.10-fp8") << QStringLiteral("0.10.1") << QStringLiteral("fp8") << 65536ull << 5141ull
                                    << 82256ull << 10.041015625;
-        QTest::newRow("current-bf16") << QString() << QStringLiteral("auto") << 131072ull << 2250ull << 36000ull
-                                      << 4.39453125;
-        QTest::newRow("current-fp8") << QString() << QStringLiteral("fp8") << 65536ull << 4501ull << 72016ull
-                                     << 8.791015625;
+        QTest::newRow("v0.22-bf16") << QStringLiteral("0.22.0") << QStringLiteral("auto") << 131072ull << 2113ull
+                                    << 33808ull << 4.126953125;
+        QTest::newRow("v0.22-fp8") << QStringLiteral("0.22.0") << QStringLiteral("fp8") << 65536ull << 4227ull
+                                   << 67632ull << 8.255859375;
+        QTest::newRow("v0.25.1-bf16") << QStringLiteral("0.25.1") << QStringLiteral("auto") << 131072ull << 2506ull
+                                      << 40096ull << 4.89453125;
+        QTest::newRow("v0.25.1-fp8") << QStringLiteral("0.25.1") << QStringLiteral("fp8") << 65536ull << 5013ull
+                                     << 80208ull << 9.791015625;
+        QTest::newRow("current-bf16") << QString() << QStringLiteral("auto") << 131072ull << 2113ull << 33808ull
+                                      << 4.126953125;
+        QTest::newRow("current-fp8") << QString() << QStringLiteral("fp8") << 65536ull << 4227ull << 67632ull
+                                     << 8.255859375;
     }
     void vllmLlama8b()
     {

@@ -103,20 +103,35 @@ private slots:
         }
     }
 
-    // The issue's aim: KV tokens within 5% of the engines' own logs at median; KV bytes too.
+    // Issue 26's goals on the published logs: KV tokens within 3% at median and 10% at p90;
+    // weights, the profile run's activation peak, non-torch memory and the CUDA graph pool within
+    // 0.25 GiB at median (the pool's per-graph cost is fitted on the 0.18/0.19 dense-model logs,
+    // docs/serving.md; the MoE and 0.10 logs are in this median too).
     void summary()
     {
         const std::vector<ServingCase> cases = allCases();
-        QVERIFY(cases.size() >= 25);
+        QVERIFY(cases.size() >= 80);
         const ServingReport report = validateServing(cases);
-        QVERIFY(report.tokens.count >= 15);
-        QVERIFY2(report.tokens.medianAbs <= 0.05, qPrintable(QString::number(report.tokens.medianAbs)));
-        QVERIFY2(report.bytes.medianAbs <= 0.05, qPrintable(QString::number(report.bytes.medianAbs)));
-        // Every case belongs to a group with its engine and version family.
-        std::size_t grouped = 0;
+        QVERIFY(report.tokens.count >= 60);
+        QVERIFY2(report.tokens.medianAbs <= 0.03, qPrintable(QString::number(report.tokens.medianAbs)));
+        QVERIFY2(report.tokens.p90Abs <= 0.10, qPrintable(QString::number(report.tokens.p90Abs)));
+        QVERIFY2(report.bytes.medianAbs <= 0.03, qPrintable(QString::number(report.bytes.medianAbs)));
+        for (const FigureSummary &f : report.figures) {
+            if (f.key != "weights" && f.key != "activation" && f.key != "non_torch" && f.key != "cuda_graph")
+                continue;
+            QVERIFY2(f.gibCount >= 50, f.key.c_str());
+            QVERIFY2(f.medianAbsGiB <= 0.25, qPrintable(QString::fromStdString(f.key) + QLatin1Char(' ') +
+                                                        QString::number(f.medianAbsGiB)));
+        }
+        // Every case with a KV figure belongs to a group with its engine and version family (a
+        // refused start-up may print none: "Available KV cache memory: -0.7 GiB").
+        std::size_t grouped = 0, withKv = 0;
         for (const ServingGroup &g : report.groups)
             grouped += std::max(g.bytes.count, g.tokens.count);
-        QVERIFY(grouped >= cases.size());
+        for (const ServingCase &c : cases)
+            withKv += c.kvCacheBytes || c.kvTokens ? 1 : 0;
+        QVERIFY(withKv + 1 >= cases.size()); // one refused case without a KV figure
+        QVERIFY(grouped >= withKv);
     }
 
     // The first-seen ledger is append-only: every entry's chain hash covers the one before it,
@@ -225,10 +240,16 @@ private slots:
         const nlohmann::json doc = nlohmann::json::parse(run.out.toStdString());
         QCOMPARE(doc["format"].get<std::string>(), std::string("headroom-serving-validation"));
         QCOMPARE(doc["cases"].size(), std::size_t(caseFiles().size()));
-        QVERIFY(doc["kv_tokens"]["median_abs_error"].get<double>() <= 0.05);
+        QVERIFY(doc["kv_tokens"]["median_abs_error"].get<double>() <= 0.03);
+        QCOMPARE(doc["figures"].size(), std::size(kServingFigureKeys));
+        QVERIFY(doc["starts"]["cases"].get<std::size_t>() >= 60);
         const test::Run text = test::runHeadroom({QStringLiteral("validate"), casesDir()});
         QCOMPARE(text.exitCode, 0);
         QVERIFY(text.out.contains(QStringLiteral("vllm 0.10")));
+        // The per-figure table: each consumer with its median and p90, relative and in GiB.
+        QVERIFY(text.out.contains(QStringLiteral("median GiB")));
+        for (const char *key : {"weights", "activation", "non_torch", "cuda_graph", "max_concurrency"})
+            QVERIFY2(text.out.contains(QLatin1String("\n") + QLatin1String(key)), key);
     }
 };
 

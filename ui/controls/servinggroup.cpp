@@ -288,7 +288,9 @@ void ServingGroup::refresh()
                             QString::fromStdString(groupDigits(f.kvCacheTokens)),
                             QString::number(f.maxConcurrency, 'f', 2),
                             QString::fromStdString(groupDigits(f.maxConcurrencyTokens)));
-    if (!f.startsOk)
+    if (!f.startsOk && f.maxLenThatFits >= f.maxConcurrencyTokens)
+        text += tr(" · does not start: out of memory after the KV cache is allocated");
+    else if (!f.startsOk)
         text += tr(" · does not start: the longest sequence that fits is %1 tokens")
                     .arg(QString::fromStdString(groupDigits(f.maxLenThatFits)));
     else if (!f.requestsFit)
