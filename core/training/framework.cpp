@@ -4,6 +4,7 @@
 #include "training/framework.h"
 
 #include "io/inputpolicy.h"
+#include "scenario/catalog.h"
 #include "scenario/names.h"
 #include "scenario/scenariojson.h"
 
@@ -141,6 +142,14 @@ public:
                before("4.52");
     }
 
+    /// GPT-NeoX's modeling code (Pythia) kept tuple caches until the decoder-only models moved to
+    /// Cache classes (PR #31421, 2024; the 4.44 release is assumed to be the first with it).
+    bool legacyGptNeox() const
+    {
+        const ModelPreset *preset = s.model.preset.empty() ? nullptr : builtinCatalog().findModel(s.model.preset);
+        return preset && preset->family == "gpt_neox" && before("4.44");
+    }
+
     /// What every framework running Transformers' modeling code shares (Trainer, Axolotl,
     /// DeepSpeed and Accelerate launches, generate()).
     void transformersModel()
@@ -158,10 +167,11 @@ public:
         behaviour("precision.quantizer", "bitsandbytes",
                   "BitsAndBytesConfig loads 4/8-bit weights as bitsandbytes Linear4bit / "
                   "Linear8bitLt, whose matmul keeps its input for backward");
-        if (before("4.36") || legacyGpt2())
+        if (before("4.36") || legacyGpt2() || legacyGptNeox())
             behaviour("inference.kv_cache", "concat",
                       "tuple past_key_values grown with torch.cat while the previous step's "
-                      "tuple is referenced (before DynamicCache, 4.36; GPT-2 until 4.52)");
+                      "tuple is referenced (before DynamicCache, 4.36; GPT-2 until 4.52; GPT-NeoX "
+                      "until the Cache-class port, PR #31421)");
         else
             behaviour("inference.kv_cache", "preallocated",
                       "DynamicCache.update replaces one layer's tensor at a time "
