@@ -266,6 +266,11 @@ void litgpt(Preset &p)
                 "RMSNorm upcasts to fp32 and multiplies the weight in fp32; LoRA on q/k/v is one "
                 "LoRAQKVLinear with a single dropout (litgpt/model.py, litgpt/lora.py)");
     p.behaviour("kernels.attention", "sdpa", "CausalSelfAttention calls scaled_dot_product_attention");
+    // A fallback, not a behaviour: the model blocks of older cases state it already.
+    p.fallback("model.tied_embeddings", false,
+                "GPT keeps its own lm_head nn.Linear beside the wte nn.Embedding, and "
+                "convert_hf_checkpoint copies a tied table into lm_head.weight (litgpt/model.py, "
+                "litgpt/scripts/convert_hf_checkpoint.py)");
     p.behaviour("kernels.loss", "chunked_no_upcast",
                 "finetune scripts call model(..., lm_head_chunk_size=128) and "
                 "chunked_cross_entropy in the compute dtype (litgpt/finetune/lora.py)");
@@ -444,6 +449,13 @@ std::vector<PresetSetting> applyPresetToDocument(json &doc, const Scenario &pars
     for (PresetSetting &setting : frameworkPreset(parsed)) {
         if (given.count(setting.key))
             continue;
+        // A model setting (LitGPT's untied lm_head) on a scenario that names its model only by
+        // default: the default preset, written out, takes it.
+        if (setting.key.rfind("model.", 0) == 0 && !(doc.contains("model") && doc["model"].is_object())) {
+            if (parsed.model.preset.empty())
+                continue;
+            doc["model"] = json{{"preset", parsed.model.preset}};
+        }
         json *node = &doc;
         std::size_t start = 0;
         while (true) {
