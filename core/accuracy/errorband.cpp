@@ -31,6 +31,7 @@ constexpr StoredBand kBands[] = {
 };
 constexpr const char *kFrameworks[] = {"accelerate", "axolotl", "deepspeed", "hf_generate", "hf_transformers", "litgpt", "torchtitan", "torchtune"};
 constexpr const char *kOptimizers[] = {"adafactor", "adamw", "adamw_8bit", "none", "paged_adamw", "paged_adamw_8bit"};
+constexpr const char *kArchitectures[] = {"full_attention", "moe", "sliding_attention"};
 // END GENERATED BANDS
 
 struct Named
@@ -94,6 +95,25 @@ const char *readingLiteral(std::string_view reading)
 std::span<const StoredBand> storedBands() { return kBands; }
 std::span<const char *const> validatedFrameworks() { return kFrameworks; }
 std::span<const char *const> validatedOptimizers() { return kOptimizers; }
+std::span<const char *const> validatedArchitectureFeatures() { return kArchitectures; }
+
+std::vector<const char *> architectureFeatures(const ModelArch &model)
+{
+    std::vector<const char *> out;
+    const auto add = [&](const char *feature) {
+        if (std::none_of(out.begin(), out.end(), [&](const char *f) { return std::strcmp(f, feature) == 0; }))
+            out.push_back(feature);
+    };
+    // The kinds repeat with a short period; a bounded look is enough and keeps this cheap.
+    const int layers = std::min(model.layers, 256);
+    for (int i = 0; i < layers; ++i) {
+        add(enumName(model.layerKind(i)));
+        if (model.isMoeLayer(i))
+            add("moe");
+    }
+    std::sort(out.begin(), out.end(), [](const char *a, const char *b) { return std::strcmp(a, b) < 0; });
+    return out;
+}
 
 int widestBandPercent()
 {
@@ -118,6 +138,10 @@ ErrorBand errorBandFor(const Scenario &scenario, std::string_view readingName)
     if (scenario.framework.name != Framework::None &&
         std::none_of(kFrameworks, std::end(kFrameworks), [&](const char *f) { return std::strcmp(f, framework) == 0; }))
         return never(framework);
+    for (const char *feature : architectureFeatures(scenario.model))
+        if (std::none_of(kArchitectures, std::end(kArchitectures),
+                         [&](const char *a) { return std::strcmp(a, feature) == 0; }))
+            return never(feature); // enumName's static name, or "moe"
     if (scenario.task == Task::Train) {
         const char *optimizer = enumName(scenario.train.optimizer);
         if (std::none_of(kOptimizers, std::end(kOptimizers),

@@ -184,14 +184,18 @@ private slots:
                                                    .arg(fresh[i].percent)
                                                    .arg(fresh[i].cases)));
         }
-        std::set<std::string> frameworks, optimizers;
+        std::set<std::string> frameworks, optimizers, architectures;
         for (const MeasurementCase &c : m_cases) {
             frameworks.insert(c.framework);
+            for (const char *feature : architectureFeatures(c.scenario.model))
+                architectures.insert(feature);
             if (c.scenario.task == Task::Train)
                 optimizers.insert(enumName(c.scenario.train.optimizer));
         }
         QCOMPARE(std::set<std::string>(validatedFrameworks().begin(), validatedFrameworks().end()), frameworks);
         QCOMPARE(std::set<std::string>(validatedOptimizers().begin(), validatedOptimizers().end()), optimizers);
+        QCOMPARE(std::set<std::string>(validatedArchitectureFeatures().begin(), validatedArchitectureFeatures().end()),
+                 architectures);
     }
 
     // The band is the 80th percentile of the group's blind first-seen |error|: recomputed here
@@ -263,6 +267,12 @@ private slots:
             "train": {"method": "full", "optimizer": "lion"}})");
         QCOMPARE(errorBandFor(lion, "allocated").basis, BandBasis::NeverValidated);
         QCOMPARE(std::string(errorBandFor(lion, "allocated").why), std::string("lion"));
+        // An architecture no measured run had: multi-head latent attention (DeepSeek-V3).
+        const Scenario mla = test::scenarioFrom(R"({"framework": {"name": "hf_transformers"}, "model": {"preset": "deepseek-v3"},
+            "task": "inference"})");
+        QVERIFY(!validatedArchitectureFeatures().empty());
+        QCOMPARE(errorBandFor(mla, "device").basis, BandBasis::NeverValidated);
+        QCOMPARE(std::string(errorBandFor(mla, "device").why), std::string("mla"));
         // The widest band is the table's widest group.
         int widest = 0;
         for (const StoredBand &b : storedBands())
