@@ -126,28 +126,38 @@ int widestBandPercent()
     return widest;
 }
 
-ErrorBand errorBandFor(const Scenario &scenario, std::string_view readingName)
+namespace {
+
+/// Why nothing like this run was ever measured (a framework, layer kind or optimizer without a
+/// measured case), or null. A static name.
+const char *neverValidatedWhy(const Scenario &scenario)
 {
-    const char *method = methodOf(scenario);
-    const char *reading = readingLiteral(readingName);
-    const auto never = [&](const char *why) {
-        return ErrorBand{method, reading, widestBandPercent(), 0, "never validated", 0, BandBasis::NeverValidated, why};
-    };
     const char *framework = enumName(scenario.framework.name);
     // A scenario that names no framework is the generic estimate: judged by its method's cases.
     if (scenario.framework.name != Framework::None &&
         std::none_of(kFrameworks, std::end(kFrameworks), [&](const char *f) { return std::strcmp(f, framework) == 0; }))
-        return never(framework);
+        return framework;
     for (const char *feature : architectureFeatures(scenario.model))
         if (std::none_of(kArchitectures, std::end(kArchitectures),
                          [&](const char *a) { return std::strcmp(a, feature) == 0; }))
-            return never(feature); // enumName's static name, or "moe"
+            return feature; // enumName's static name, or "moe"
     if (scenario.task == Task::Train) {
         const char *optimizer = enumName(scenario.train.optimizer);
-        if (std::none_of(kOptimizers, std::end(kOptimizers),
-                         [&](const char *o) { return std::strcmp(o, optimizer) == 0; }))
-            return never(optimizer);
+        if (std::none_of(kOptimizers, std::end(kOptimizers), [&](const char *o) { return std::strcmp(o, optimizer) == 0; }))
+            return optimizer;
     }
+    return nullptr;
+}
+
+ErrorBand bandFor(const Scenario &scenario, const char *reading, const char *why)
+{
+    const char *method = methodOf(scenario);
+    const auto never = [&](const char *what) {
+        return ErrorBand{method, reading, widestBandPercent(), 0, "never validated", 0, BandBasis::NeverValidated, what};
+    };
+    if (why)
+        return never(why);
+    const char *framework = enumName(scenario.framework.name);
     const auto band = [&](const Named &n, BandBasis basis) {
         return ErrorBand{method, reading, n.row->percent, n.row->cases, n.group.c_str(), n.row->unsafePercent, basis, ""};
     };
@@ -163,9 +173,18 @@ ErrorBand errorBandFor(const Scenario &scenario, std::string_view readingName)
     return never(method);
 }
 
+} // namespace
+
+ErrorBand errorBandFor(const Scenario &scenario, std::string_view readingName)
+{
+    return bandFor(scenario, readingLiteral(readingName), neverValidatedWhy(scenario));
+}
+
 std::vector<ErrorBand> errorBandsFor(const Scenario &scenario)
 {
-    return {errorBandFor(scenario, "device"), errorBandFor(scenario, "allocated"), errorBandFor(scenario, "reserved")};
+    // What was never measured is found once for the three readings (every estimate asks).
+    const char *why = neverValidatedWhy(scenario);
+    return {bandFor(scenario, "device", why), bandFor(scenario, "allocated", why), bandFor(scenario, "reserved", why)};
 }
 
 int errorBandPercent(const Scenario &scenario) { return errorBandFor(scenario, "device").percent; }
