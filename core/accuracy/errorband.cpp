@@ -4,6 +4,7 @@
 #include "scenario/names.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <string>
 
@@ -65,6 +66,29 @@ const Named *find(std::string_view framework, std::string_view method, std::stri
     return nullptr;
 }
 
+constexpr const char *kMethodNames[] = {"full", "lora", "qlora", "inference"};
+constexpr const char *kReadingNames[] = {"allocated", "reserved", "device", ""};
+constexpr std::size_t kFrameworkCount = 16; // more than Framework's values
+
+/// find() for every framework x method x reading, once (every estimate asks three times).
+const Named *findFast(Framework framework, std::size_t method, std::size_t reading)
+{
+    using Table = std::array<std::array<std::array<const Named *, 4>, 4>, kFrameworkCount + 1>;
+    static const Table table = [] {
+        Table t{};
+        for (std::size_t m = 0; m < 4; ++m)
+            for (std::size_t r = 0; r < 4; ++r) {
+                t[kFrameworkCount][m][r] = find("", kMethodNames[m], kReadingNames[r]);
+                for (const auto &entry : enumEntries<Framework>())
+                    if (std::size_t(entry.value) < kFrameworkCount)
+                        t[std::size_t(entry.value)][m][r] = find(entry.name, kMethodNames[m], kReadingNames[r]);
+            }
+        return t;
+    }();
+    const std::size_t f = std::size_t(framework) < kFrameworkCount ? std::size_t(framework) : kFrameworkCount;
+    return table[f][method][reading];
+}
+
 const char *methodOf(const Scenario &s)
 {
     if (s.task != Task::Train)
@@ -104,6 +128,12 @@ std::vector<const char *> architectureFeatures(const ModelArch &model)
         if (std::none_of(out.begin(), out.end(), [&](const char *f) { return std::strcmp(f, feature) == 0; }))
             out.push_back(feature);
     };
+    // A plain dense model (every estimate of one asks): one kind, no loop.
+    if (model.layerKinds.empty() && model.layerMlps.empty() && !model.latentAttention() && model.slidingWindow <= 0 &&
+        model.experts <= 1) {
+        out.push_back(enumName(LayerKind::Full));
+        return out;
+    }
     // The kinds repeat with a short period; a bounded look is enough and keeps this cheap.
     const int layers = std::min(model.layers, 256);
     for (int i = 0; i < layers; ++i) {
@@ -157,15 +187,21 @@ ErrorBand bandFor(const Scenario &scenario, const char *reading, const char *why
     };
     if (why)
         return never(why);
-    const char *framework = enumName(scenario.framework.name);
+    const std::size_t m = std::size_t(std::find_if(std::begin(kMethodNames), std::end(kMethodNames),
+                                                   [&](const char *name) { return std::strcmp(name, method) == 0; }) -
+                                      std::begin(kMethodNames));
+    const std::size_t r = std::size_t(std::find_if(std::begin(kReadingNames), std::end(kReadingNames),
+                                                   [&](const char *name) { return std::strcmp(name, reading) == 0; }) -
+                                      std::begin(kReadingNames));
     const auto band = [&](const Named &n, BandBasis basis) {
         return ErrorBand{method, reading, n.row->percent, n.row->cases, n.group.c_str(), n.row->unsafePercent, basis, ""};
     };
-    for (const Named *n : {find(framework, method, reading), find("", method, reading), find("", method, "")})
+    const Framework generic = Framework(kFrameworkCount); // the method-level rows
+    for (const Named *n : {findFast(scenario.framework.name, m, r), findFast(generic, m, r), findFast(generic, m, 3)})
         if (n && n->row->cases >= kMinBandCases)
             return band(*n, BandBasis::Validated);
     // Fewer than kMinBandCases even for the method: as wide as the widest band, and it says so.
-    if (const Named *n = find("", method, "")) {
+    if (const Named *n = findFast(generic, m, 3)) {
         ErrorBand few = band(*n, BandBasis::Few);
         few.percent = std::max(few.percent, widestBandPercent());
         return few;
