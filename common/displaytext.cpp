@@ -59,17 +59,20 @@ QString verdictText(const QString &gpuName, std::int64_t headroomBytes, Unit uni
     if (capacity <= 0 ||
         fitState(peakBytes, std::uint64_t(capacity), bandPercent) != FitState::Borderline)
         return plain;
+    // Over the GPU but within the band: "does not fit" stays, the band says it is borderline.
+    const bool over = headroomBytes < 0;
     switch (style) {
     case VerdictStyle::Sentence:
         return plain + QStringLiteral(" \u2014 ") +
-               QString::fromStdString(fitStateText(FitState::Borderline, bandPercent));
+               (over ? tr("borderline: within the \u00b1%1% this estimate carries").arg(bandPercent)
+                     : QString::fromStdString(fitStateText(FitState::Borderline, bandPercent)));
     case VerdictStyle::TwoLines:
-        return plain + tr("\nmay not fit (\u00b1%1%)").arg(bandPercent);
+        return plain + (over ? tr("\nborderline (\u00b1%1%)") : tr("\nmay not fit (\u00b1%1%)")).arg(bandPercent);
     case VerdictStyle::Compact:
     case VerdictStyle::Tiny:
         break;
     }
-    return plain + tr("\n\u00b1%1%: may not fit").arg(bandPercent);
+    return plain + (over ? tr("\n\u00b1%1%: borderline") : tr("\n\u00b1%1%: may not fit")).arg(bandPercent);
 }
 
 namespace {

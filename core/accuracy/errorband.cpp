@@ -4,6 +4,7 @@
 #include "scenario/names.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <string>
 
@@ -31,6 +32,7 @@ constexpr StoredBand kBands[] = {
 };
 constexpr const char *kFrameworks[] = {"accelerate", "axolotl", "deepspeed", "hf_generate", "hf_transformers", "litgpt", "torchtitan", "torchtune"};
 constexpr const char *kOptimizers[] = {"adafactor", "adamw", "adamw_8bit", "none", "paged_adamw", "paged_adamw_8bit"};
+constexpr const char *kArchitectures[] = {"full_attention", "moe", "sliding_attention"};
 // END GENERATED BANDS
 
 struct Named
@@ -64,6 +66,29 @@ const Named *find(std::string_view framework, std::string_view method, std::stri
     return nullptr;
 }
 
+constexpr const char *kMethodNames[] = {"full", "lora", "qlora", "inference"};
+constexpr const char *kReadingNames[] = {"allocated", "reserved", "device", ""};
+constexpr std::size_t kFrameworkCount = 16; // more than Framework's values
+
+/// find() for every framework x method x reading, once (every estimate asks three times).
+const Named *findFast(Framework framework, std::size_t method, std::size_t reading)
+{
+    using Table = std::array<std::array<std::array<const Named *, 4>, 4>, kFrameworkCount + 1>;
+    static const Table table = [] {
+        Table t{};
+        for (std::size_t m = 0; m < 4; ++m)
+            for (std::size_t r = 0; r < 4; ++r) {
+                t[kFrameworkCount][m][r] = find("", kMethodNames[m], kReadingNames[r]);
+                for (const auto &entry : enumEntries<Framework>())
+                    if (std::size_t(entry.value) < kFrameworkCount)
+                        t[std::size_t(entry.value)][m][r] = find(entry.name, kMethodNames[m], kReadingNames[r]);
+            }
+        return t;
+    }();
+    const std::size_t f = std::size_t(framework) < kFrameworkCount ? std::size_t(framework) : kFrameworkCount;
+    return table[f][method][reading];
+}
+
 const char *methodOf(const Scenario &s)
 {
     if (s.task != Task::Train)
@@ -94,6 +119,31 @@ const char *readingLiteral(std::string_view reading)
 std::span<const StoredBand> storedBands() { return kBands; }
 std::span<const char *const> validatedFrameworks() { return kFrameworks; }
 std::span<const char *const> validatedOptimizers() { return kOptimizers; }
+std::span<const char *const> validatedArchitectureFeatures() { return kArchitectures; }
+
+std::vector<const char *> architectureFeatures(const ModelArch &model)
+{
+    std::vector<const char *> out;
+    const auto add = [&](const char *feature) {
+        if (std::none_of(out.begin(), out.end(), [&](const char *f) { return std::strcmp(f, feature) == 0; }))
+            out.push_back(feature);
+    };
+    // A plain dense model (every estimate of one asks): one kind, no loop.
+    if (model.layerKinds.empty() && model.layerMlps.empty() && !model.latentAttention() && model.slidingWindow <= 0 &&
+        model.experts <= 1) {
+        out.push_back(enumName(LayerKind::Full));
+        return out;
+    }
+    // The kinds repeat with a short period; a bounded look is enough and keeps this cheap.
+    const int layers = std::min(model.layers, 256);
+    for (int i = 0; i < layers; ++i) {
+        add(enumName(model.layerKind(i)));
+        if (model.isMoeLayer(i))
+            add("moe");
+    }
+    std::sort(out.begin(), out.end(), [](const char *a, const char *b) { return std::strcmp(a, b) < 0; });
+    return out;
+}
 
 int widestBandPercent()
 {
@@ -106,32 +156,52 @@ int widestBandPercent()
     return widest;
 }
 
-ErrorBand errorBandFor(const Scenario &scenario, std::string_view readingName)
+namespace {
+
+/// Why nothing like this run was ever measured (a framework, layer kind or optimizer without a
+/// measured case), or null. A static name.
+const char *neverValidatedWhy(const Scenario &scenario)
 {
-    const char *method = methodOf(scenario);
-    const char *reading = readingLiteral(readingName);
-    const auto never = [&](const char *why) {
-        return ErrorBand{method, reading, widestBandPercent(), 0, "never validated", 0, BandBasis::NeverValidated, why};
-    };
     const char *framework = enumName(scenario.framework.name);
     // A scenario that names no framework is the generic estimate: judged by its method's cases.
     if (scenario.framework.name != Framework::None &&
         std::none_of(kFrameworks, std::end(kFrameworks), [&](const char *f) { return std::strcmp(f, framework) == 0; }))
-        return never(framework);
+        return framework;
+    for (const char *feature : architectureFeatures(scenario.model))
+        if (std::none_of(kArchitectures, std::end(kArchitectures),
+                         [&](const char *a) { return std::strcmp(a, feature) == 0; }))
+            return feature; // enumName's static name, or "moe"
     if (scenario.task == Task::Train) {
         const char *optimizer = enumName(scenario.train.optimizer);
-        if (std::none_of(kOptimizers, std::end(kOptimizers),
-                         [&](const char *o) { return std::strcmp(o, optimizer) == 0; }))
-            return never(optimizer);
+        if (std::none_of(kOptimizers, std::end(kOptimizers), [&](const char *o) { return std::strcmp(o, optimizer) == 0; }))
+            return optimizer;
     }
+    return nullptr;
+}
+
+ErrorBand bandFor(const Scenario &scenario, const char *reading, const char *why)
+{
+    const char *method = methodOf(scenario);
+    const auto never = [&](const char *what) {
+        return ErrorBand{method, reading, widestBandPercent(), 0, "never validated", 0, BandBasis::NeverValidated, what};
+    };
+    if (why)
+        return never(why);
+    const std::size_t m = std::size_t(std::find_if(std::begin(kMethodNames), std::end(kMethodNames),
+                                                   [&](const char *name) { return std::strcmp(name, method) == 0; }) -
+                                      std::begin(kMethodNames));
+    const std::size_t r = std::size_t(std::find_if(std::begin(kReadingNames), std::end(kReadingNames),
+                                                   [&](const char *name) { return std::strcmp(name, reading) == 0; }) -
+                                      std::begin(kReadingNames));
     const auto band = [&](const Named &n, BandBasis basis) {
         return ErrorBand{method, reading, n.row->percent, n.row->cases, n.group.c_str(), n.row->unsafePercent, basis, ""};
     };
-    for (const Named *n : {find(framework, method, reading), find("", method, reading), find("", method, "")})
+    const Framework generic = Framework(kFrameworkCount); // the method-level rows
+    for (const Named *n : {findFast(scenario.framework.name, m, r), findFast(generic, m, r), findFast(generic, m, 3)})
         if (n && n->row->cases >= kMinBandCases)
             return band(*n, BandBasis::Validated);
     // Fewer than kMinBandCases even for the method: as wide as the widest band, and it says so.
-    if (const Named *n = find("", method, "")) {
+    if (const Named *n = findFast(generic, m, 3)) {
         ErrorBand few = band(*n, BandBasis::Few);
         few.percent = std::max(few.percent, widestBandPercent());
         return few;
@@ -139,9 +209,18 @@ ErrorBand errorBandFor(const Scenario &scenario, std::string_view readingName)
     return never(method);
 }
 
+} // namespace
+
+ErrorBand errorBandFor(const Scenario &scenario, std::string_view readingName)
+{
+    return bandFor(scenario, readingLiteral(readingName), neverValidatedWhy(scenario));
+}
+
 std::vector<ErrorBand> errorBandsFor(const Scenario &scenario)
 {
-    return {errorBandFor(scenario, "device"), errorBandFor(scenario, "allocated"), errorBandFor(scenario, "reserved")};
+    // What was never measured is found once for the three readings (every estimate asks).
+    const char *why = neverValidatedWhy(scenario);
+    return {bandFor(scenario, "device", why), bandFor(scenario, "allocated", why), bandFor(scenario, "reserved", why)};
 }
 
 int errorBandPercent(const Scenario &scenario) { return errorBandFor(scenario, "device").percent; }

@@ -4,6 +4,7 @@
 #include "scenario/scenario.h"
 
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -57,6 +58,13 @@ std::span<const StoredBand> storedBands();
 /// "never validated". tst_firstseen checks both lists against the cases.
 std::span<const char *const> validatedFrameworks();
 std::span<const char *const> validatedOptimizers();
+
+/// The architecture features of a model that a measured run must have had for the model to count
+/// as validated: each layer kind it uses ("full_attention", "sliding_attention", "mla",
+/// "gated_deltanet", ...) and "moe" when a layer has a mixture-of-experts MLP; sorted, unique.
+std::vector<const char *> architectureFeatures(const ModelArch &model);
+/// The features of every measured case's model (tst_firstseen checks the list against them).
+std::span<const char *const> validatedArchitectureFeatures();
 
 /// The widest band of the table: what a never-validated run gets.
 int widestBandPercent();

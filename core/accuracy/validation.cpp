@@ -223,6 +223,10 @@ json reportToJson(const ValidationReport &report)
                          {"error", c.error}});
         if (c.measurement.scenario.task == Task::Train)
             cases.back()["optimizer"] = enumName(c.measurement.scenario.train.optimizer);
+        json features = json::array();
+        for (const char *feature : architectureFeatures(c.measurement.scenario.model))
+            features.push_back(feature);
+        cases.back()["architecture"] = features;
     }
     return {{"format", "headroom-validation"},
             {"version", 1},

@@ -27,6 +27,23 @@ namespace headroom {
 
 namespace {
 
+/// With tuple caches (inference.kv_cache concat), how many halves of one K-and-V cache the
+/// prefill's cache really holds, from the modeling code of the model's catalog family: GPT-NeoX
+/// caches a fresh K (rotary torch.cat) and V as a permuted view of the fused query_key_value
+/// output (K + q/k/v = 4 halves); GPT-2 caches K and V as views of the c_attn output, split
+/// and permuted without a copy (q/k/v = 3 halves); everything else 2.
+std::uint64_t prefillCacheHalves(const Scenario &s)
+{
+    if (s.model.preset.empty())
+        return 2;
+    const ModelPreset *preset = builtinCatalog().findModel(s.model.preset);
+    if (preset && preset->family == "gpt_neox")
+        return 4;
+    if (preset && preset->family == "gpt2")
+        return 3;
+    return 2;
+}
+
 using namespace detail;
 
 class Estimator
@@ -299,9 +316,16 @@ void Estimator::inferencePhases(Estimate &e)
         // torch.cat builds each layer's next cache while generate() still holds the previous
         // step's tuple: at the last layer both caches are alive.
         Term &kv = at(decode, C::KvCache);
-        kv.bytes = mulChecked(kv.bytes, 2, "KV cache");
+        // The first decode step holds the prefill's cache, which may be views of the fused
+        // q/k/v projection output (the whole tensor stays alive), and the new one.
+        const std::uint64_t halves = prefillCacheHalves(s) + 2;
+        kv.bytes = mulChecked(kv.bytes, halves, "KV cache") / 2;
         if (formulas) {
-            kv.expression = "2 (previous and new cache) x " + kv.expression;
+            kv.expression = (halves == 4 ? std::string("2 (previous and new cache) x ")
+                                         : (halves == 6 ? std::string("3") : std::string("2.5")) +
+                                               " (the prefill's cache, whose K/V are views of the fused q/k/v "
+                                               "output, and the new cache) x ") +
+                            kv.expression;
             kv.notes.push_back("Concatenating caches (legacy tuples): the previous step's cache "
                                "lives until the new one is complete.");
         }

@@ -4,6 +4,7 @@
 #include "training/framework.h"
 
 #include "io/inputpolicy.h"
+#include "scenario/catalog.h"
 #include "scenario/names.h"
 #include "scenario/scenariojson.h"
 
@@ -141,6 +142,14 @@ public:
                before("4.52");
     }
 
+    /// GPT-NeoX's modeling code (Pythia) kept tuple caches until the decoder-only models moved to
+    /// Cache classes (PR #31421, 2024; the 4.44 release is assumed to be the first with it).
+    bool legacyGptNeox() const
+    {
+        const ModelPreset *preset = s.model.preset.empty() ? nullptr : builtinCatalog().findModel(s.model.preset);
+        return preset && preset->family == "gpt_neox" && before("4.44");
+    }
+
     /// What every framework running Transformers' modeling code shares (Trainer, Axolotl,
     /// DeepSpeed and Accelerate launches, generate()).
     void transformersModel()
@@ -158,10 +167,11 @@ public:
         behaviour("precision.quantizer", "bitsandbytes",
                   "BitsAndBytesConfig loads 4/8-bit weights as bitsandbytes Linear4bit / "
                   "Linear8bitLt, whose matmul keeps its input for backward");
-        if (before("4.36") || legacyGpt2())
+        if (before("4.36") || legacyGpt2() || legacyGptNeox())
             behaviour("inference.kv_cache", "concat",
                       "tuple past_key_values grown with torch.cat while the previous step's "
-                      "tuple is referenced (before DynamicCache, 4.36; GPT-2 until 4.52)");
+                      "tuple is referenced (before DynamicCache, 4.36; GPT-2 until 4.52; GPT-NeoX "
+                      "until the Cache-class port, PR #31421)");
         else
             behaviour("inference.kv_cache", "preallocated",
                       "DynamicCache.update replaces one layer's tensor at a time "
@@ -256,6 +266,11 @@ void litgpt(Preset &p)
                 "RMSNorm upcasts to fp32 and multiplies the weight in fp32; LoRA on q/k/v is one "
                 "LoRAQKVLinear with a single dropout (litgpt/model.py, litgpt/lora.py)");
     p.behaviour("kernels.attention", "sdpa", "CausalSelfAttention calls scaled_dot_product_attention");
+    // A fallback, not a behaviour: the model blocks of older cases state it already.
+    p.fallback("model.tied_embeddings", false,
+                "GPT keeps its own lm_head nn.Linear beside the wte nn.Embedding, and "
+                "convert_hf_checkpoint copies a tied table into lm_head.weight (litgpt/model.py, "
+                "litgpt/scripts/convert_hf_checkpoint.py)");
     p.behaviour("kernels.loss", "chunked_no_upcast",
                 "finetune scripts call model(..., lm_head_chunk_size=128) and "
                 "chunked_cross_entropy in the compute dtype (litgpt/finetune/lora.py)");
@@ -434,6 +449,13 @@ std::vector<PresetSetting> applyPresetToDocument(json &doc, const Scenario &pars
     for (PresetSetting &setting : frameworkPreset(parsed)) {
         if (given.count(setting.key))
             continue;
+        // A model setting (LitGPT's untied lm_head) on a scenario that names its model only by
+        // default: the default preset, written out, takes it.
+        if (setting.key.rfind("model.", 0) == 0 && !(doc.contains("model") && doc["model"].is_object())) {
+            if (parsed.model.preset.empty())
+                continue;
+            doc["model"] = json{{"preset", parsed.model.preset}};
+        }
         json *node = &doc;
         std::size_t start = 0;
         while (true) {

@@ -184,14 +184,18 @@ private slots:
                                                    .arg(fresh[i].percent)
                                                    .arg(fresh[i].cases)));
         }
-        std::set<std::string> frameworks, optimizers;
+        std::set<std::string> frameworks, optimizers, architectures;
         for (const MeasurementCase &c : m_cases) {
             frameworks.insert(c.framework);
+            for (const char *feature : architectureFeatures(c.scenario.model))
+                architectures.insert(feature);
             if (c.scenario.task == Task::Train)
                 optimizers.insert(enumName(c.scenario.train.optimizer));
         }
         QCOMPARE(std::set<std::string>(validatedFrameworks().begin(), validatedFrameworks().end()), frameworks);
         QCOMPARE(std::set<std::string>(validatedOptimizers().begin(), validatedOptimizers().end()), optimizers);
+        QCOMPARE(std::set<std::string>(validatedArchitectureFeatures().begin(), validatedArchitectureFeatures().end()),
+                 architectures);
     }
 
     // The band is the 80th percentile of the group's blind first-seen |error|: recomputed here
@@ -263,6 +267,12 @@ private slots:
             "train": {"method": "full", "optimizer": "lion"}})");
         QCOMPARE(errorBandFor(lion, "allocated").basis, BandBasis::NeverValidated);
         QCOMPARE(std::string(errorBandFor(lion, "allocated").why), std::string("lion"));
+        // An architecture no measured run had: multi-head latent attention (DeepSeek-V3).
+        const Scenario mla = test::scenarioFrom(R"({"framework": {"name": "hf_transformers"}, "model": {"preset": "deepseek-v3"},
+            "task": "inference"})");
+        QVERIFY(!validatedArchitectureFeatures().empty());
+        QCOMPARE(errorBandFor(mla, "device").basis, BandBasis::NeverValidated);
+        QCOMPARE(std::string(errorBandFor(mla, "device").why), std::string("mla"));
         // The widest band is the table's widest group.
         int widest = 0;
         for (const StoredBand &b : storedBands())
@@ -334,6 +344,39 @@ private slots:
         QCOMPARE(fitState(peakAt(safe), capacity, band), FitState::Fits);
         if (safe < exact)
             QVERIFY(upperEdgeBytes(peakAt(safe + 1), band) > capacity);
+    }
+
+    // Physics from the first-seen misses (issue 23): Transformers' GPT-NeoX generate() before
+    // the Cache-class port keeps tuple caches, and the prefill's cache holds `value` as a view
+    // of the fused q/k/v output. Pythia-410m, batch 4, context 2,148, fp16: one cache is
+    // 24 layers x 2 x 16 heads x 64 x 2,148 tokens x 4 x 2 B = 844,627,968 B; the first decode
+    // step holds the old one (K + q/k/v = 2 caches) and the new one: 3 x 844,627,968 B.
+    void gptNeoxLegacyCacheAtTheFirstDecodeStep()
+    {
+        const auto decodeKv = [](const char *framework, const char *version, const char *preset) {
+            nlohmann::json doc = {{"framework", {{"name", framework}, {"version", version}}},
+                                  {"model", {{"preset", preset}}},
+                                  {"task", "inference"},
+                                  {"inference", {{"batch", 4}, {"context", 2148}, {"kv_dtype", "fp16"}}},
+                                  {"precision", {{"weights", "fp16"}, {"compute", "fp16"}}}};
+            const Scenario s = test::scenarioFrom(doc.dump());
+            const Estimate e = estimate(s);
+            for (const Phase &p : e.phases)
+                if (p.id == PhaseId::Decode)
+                    return p.bytes[std::size_t(ConsumerId::KvCache)];
+            return std::uint64_t(0);
+        };
+        const std::uint64_t cache = 24ull * 2 * 16 * 64 * 2148 * 4 * 2;
+        QCOMPARE(cache, std::uint64_t(844'627'968));
+        QCOMPARE(decodeKv("hf_generate", "4.39", "pythia-410m"), 3 * cache);
+        // From the port on, DynamicCache replaces one layer at a time: one cache.
+        QCOMPARE(decodeKv("hf_generate", "4.44", "pythia-410m"), cache);
+        // GPT-2 keeps tuple caches whose K and V are views of the c_attn output (.split, .view,
+        // .permute: no copy), so the prefill's cache is the q/k/v tensor, 1.5 caches; with the
+        // new one 2.5. gpt2-medium: 24 layers x 2 x 16 heads x 64 x 2,148 x 4 x 2 B, the same size.
+        QCOMPARE(decodeKv("hf_generate", "4.39", "gpt2-medium"), 5 * cache / 2);
+        // A model without a fused projection under tuple caches (before 4.36): two caches.
+        QCOMPARE(decodeKv("hf_generate", "4.35", "llama-3.2-1b"), 2 * decodeKv("hf_generate", "4.40", "llama-3.2-1b"));
     }
 
     void badLedgerLinesNameLineAndKey_data()

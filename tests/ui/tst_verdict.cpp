@@ -214,6 +214,28 @@ private slots:
         QVERIFY2(all.contains(QLatin1String("Smaller micro-batch: already 1")), qPrintable(all));
         QVERIFY2(all.contains(QLatin1String("Flash attention: already flash attention")), qPrintable(all));
     }
+
+    // The verdict that knows its band (issue 23). Peak 10 GB, band ±16%: upper edge 11.6 GB,
+    // lower edge 8.4 GB. 12 GB: fits (as before); 11 GB: fits but may not (borderline); 9 GB:
+    // over by 1 GB but inside the band (borderline); 8 GB: even the lower edge is over.
+    void theVerdictSaysItsBand()
+    {
+        const std::uint64_t peak = 10'000'000'000;
+        const auto text = [&](std::int64_t capacity, VerdictStyle style = VerdictStyle::Sentence) {
+            return verdictText(QStringLiteral("NVIDIA A100 80GB"), capacity - std::int64_t(peak), Unit::GB, style, 16,
+                               peak);
+        };
+        QCOMPARE(text(12'000'000'000), verdictText(QStringLiteral("NVIDIA A100 80GB"), 2'000'000'000, Unit::GB));
+        QVERIFY2(text(11'000'000'000).endsWith(QStringLiteral("may not fit: within the ±16% this estimate carries")),
+                 qPrintable(text(11'000'000'000)));
+        QVERIFY2(text(9'000'000'000).startsWith(QStringLiteral("does not fit")), qPrintable(text(9'000'000'000)));
+        QVERIFY2(text(9'000'000'000).contains(QStringLiteral("borderline: within the ±16%")), qPrintable(text(9'000'000'000)));
+        QCOMPARE(text(8'000'000'000), verdictText(QStringLiteral("NVIDIA A100 80GB"), -2'000'000'000, Unit::GB));
+        QVERIFY(text(11'000'000'000, VerdictStyle::TwoLines).endsWith(QStringLiteral("\nmay not fit (±16%)")));
+        // Without a band (0) the verdict is the old two-state one.
+        QCOMPARE(verdictText(QStringLiteral("A100"), 1'000'000'000, Unit::GB, VerdictStyle::Sentence, 0, peak),
+                 verdictText(QStringLiteral("A100"), 1'000'000'000, Unit::GB));
+    }
 };
 
 QTEST_MAIN(TestVerdict)
