@@ -38,6 +38,11 @@ void importAxolotl(const json &tree, TrainImport &out)
     if (const auto rl = r.text("rl"))
         r.fail("rl", "post-training (" + quotedText(*rl) + ": a reference model, chosen and rejected or generated "
                      "sequences) is not modelled; Headroom estimates Axolotl's supervised fine-tuning");
+    if (r.flag("reward_model").value_or(false) || r.flag("process_reward_model").value_or(false))
+        r.fail(r.has("reward_model") ? "reward_model" : "process_reward_model",
+               "reward-model training (a value head, pairs of sequences) is not modelled");
+    if (r.has("qat"))
+        r.fail("qat", "quantization-aware training (fake-quantized weights and activations) is not modelled");
     if (const auto base = r.text("base_model"))
         out.model = *base;
     const std::string adapter = r.text("adapter").value_or("");
@@ -221,6 +226,25 @@ void importAxolotl(const json &tree, TrainImport &out)
             r.set("train.gradient_checkpointing", "full", "fsdp_config.activation_checkpointing");
         if (r.flag("fsdp_config.reshard_after_forward") == false)
             r.set("parallel.strategy", "zero2", "fsdp_config.reshard_after_forward false (gathered parameters kept until backward)");
+    }
+    // N-D parallelism (tensor_parallel_size, context_parallel_size, dp_shard_size,
+    // dp_replicate_size): the world size is their product when the data-parallel sizes are given.
+    const std::int64_t tp = r.count("tensor_parallel_size", 1, 65536).value_or(1);
+    const std::int64_t cp = r.count("context_parallel_size", 1, 65536).value_or(1);
+    if (tp > 1)
+        r.set("parallel.tensor", tp, "tensor_parallel_size");
+    if (cp > 1)
+        r.set("parallel.context", cp, "context_parallel_size");
+    if (const auto ep = r.count("expert_parallel_size", 1, 65536); ep && *ep > 1)
+        r.set("parallel.expert", *ep, "expert_parallel_size");
+    if (const auto shard = r.count("dp_shard_size", 1, 65536)) {
+        const std::int64_t replicate = r.count("dp_replicate_size", 1, 65536).value_or(1);
+        r.set("parallel.gpus", *shard * replicate * tp * cp,
+              "dp_shard_size x dp_replicate_size x tensor_parallel_size x context_parallel_size");
+        if (replicate > 1)
+            r.warn("dp_replicate_size", "hybrid sharding (replicas of shard groups) is modelled as sharding over every data-parallel rank");
+        if (!out.scenario.contains("parallel") || !out.scenario["parallel"].contains("strategy"))
+            r.set("parallel.strategy", "fsdp", "dp_shard_size");
     }
     r.noEffect({"fsdp_version", "fsdp_config.fsdp_version", "fsdp_config.version",
                 "fsdp_config.auto_wrap_policy", "fsdp_config.transformer_layer_cls_to_wrap", "fsdp_config.state_dict_type",

@@ -185,9 +185,18 @@ void importAccelerate(const json &tree, TrainImport &out)
                     "fsdp_config.fsdp_state_dict_type", "fsdp_config.fsdp_sync_module_states",
                     "fsdp_config.fsdp_transformer_layer_cls_to_wrap", "fsdp_config.fsdp_min_num_params"});
     } else if (type == "DEEPSPEED") {
-        const std::int64_t stage = r.count("deepspeed_config.zero_stage", 0, 3).value_or(2);
-        static const char *strategies[] = {"ddp", "zero1", "zero2", "zero3"};
-        r.set("parallel.strategy", strategies[stage], "deepspeed_config.zero_stage");
+        // With a deepspeed_config_file the stage is that file's (read as a further file); else
+        // zero_stage (Accelerate's default 2).
+        const auto configFile = r.text("deepspeed_config.deepspeed_config_file");
+        if (configFile && !configFile->empty() && *configFile != "none") {
+            out.references.push_back({"deepspeed_config.deepspeed_config_file", *configFile});
+        } else {
+            const std::int64_t stage = r.count("deepspeed_config.zero_stage", 0, 3).value_or(2);
+            static const char *strategies[] = {"ddp", "zero1", "zero2", "zero3"};
+            r.set("parallel.strategy", strategies[stage], r.has("deepspeed_config.zero_stage")
+                                                             ? "deepspeed_config.zero_stage"
+                                                             : "deepspeed_config.zero_stage absent: Accelerate's default 2");
+        }
         r.set("framework", json{{"name", "deepspeed"}}, "distributed_type DEEPSPEED");
         if (const auto device = r.text("deepspeed_config.offload_optimizer_device"); device && *device != "none")
             r.set("parallel.offload_optimizer", true, "deepspeed_config.offload_optimizer_device");
@@ -195,9 +204,8 @@ void importAccelerate(const json &tree, TrainImport &out)
             r.set("parallel.offload_params", true, "deepspeed_config.offload_param_device");
         if (const auto accum = r.count("deepspeed_config.gradient_accumulation_steps", 1, 1'000'000))
             r.set("train.grad_accum", *accum, "deepspeed_config.gradient_accumulation_steps");
-        if (r.has("deepspeed_config.deepspeed_config_file"))
-            r.warn("deepspeed_config.deepspeed_config_file", "give that DeepSpeed JSON as another --train-config");
-        r.noEffect({"deepspeed_config.zero3_init_flag", "deepspeed_config.zero3_save_16bit_model"});
+        r.noEffect({"deepspeed_config.zero3_init_flag", "deepspeed_config.zero3_save_16bit_model",
+                    "deepspeed_config.deepspeed_multinode_launcher"});
     } else if (type == "MULTI_GPU") {
         r.set("parallel.strategy", "ddp", "distributed_type MULTI_GPU");
     } else if (type != "NO") {

@@ -243,6 +243,14 @@ json mergeImports(const std::vector<TrainImport> &imports)
                 framework = name;
             part.erase("framework");
         }
+        // DeepSpeed casts the model to its 16-bit dtype, but a quantized base (QLoRA, 8-bit)
+        // stays quantized: the other file's weights win.
+        if (import.format == TrainConfigFormat::Deepspeed && doc.contains("precision") && part.contains("precision") &&
+            part["precision"].is_object()) {
+            const std::string weights = textAt(doc["precision"], "weights");
+            if (weights == "nf4" || weights == "fp4" || weights == "int4" || weights == "int8")
+                part["precision"].erase("weights");
+        }
         transformersPart = transformersPart || import.format == TrainConfigFormat::PeftAdapter ||
                            import.format == TrainConfigFormat::BitsAndBytes;
         doc.merge_patch(part);
