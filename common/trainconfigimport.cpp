@@ -62,7 +62,8 @@ ImportedRun importTrainConfigs(const QStringList &paths, const QStringList &argu
         TrainConfigFormat fileFormat = chosen;
         if (fileFormat == TrainConfigFormat::Auto)
             fileFormat = detectFormat(parseConfigText(view, name), name);
-        const bool takesOverrides = fileFormat == TrainConfigFormat::Torchtune || fileFormat == TrainConfigFormat::Litgpt;
+        const bool takesOverrides = fileFormat == TrainConfigFormat::Torchtune || fileFormat == TrainConfigFormat::Litgpt ||
+                                    fileFormat == TrainConfigFormat::Torchtitan;
         run.imports.push_back(importTrainConfig(view, name, fileFormat,
                                                 takesOverrides ? overrides : std::vector<std::string>{}));
         overridesUsed = overridesUsed || takesOverrides;
@@ -117,7 +118,7 @@ ImportedRun importTrainConfigs(const QStringList &paths, const QStringList &argu
         }
     }
     if (!overridesUsed)
-        throw TrainConfigError("--train-arg", "", "overrides apply to torchtune and LitGPT configs, and none was given");
+        throw TrainConfigError("--train-arg", "", "overrides apply to torchtune, LitGPT and torchtitan configs, and none was given");
 
     nlohmann::json doc = base ? *base : nlohmann::json{{"format", "headroom-scenario"}, {"version", 1}};
     if (!doc.is_object())

@@ -76,6 +76,7 @@ TorchtuneLaunch torchtuneLaunch(std::string_view text);
 /// One importer per format; each fills `out` from `tree` (overrides already applied).
 void importTorchtune(const json &tree, TrainImport &out, const TorchtuneLaunch &launch = {});
 void importLlamaFactory(const json &tree, TrainImport &out);
+void importTorchtitan(const json &tree, TrainImport &out);
 void importLitgpt(const json &tree, TrainImport &out);
 void importTrainingArgs(const json &tree, TrainImport &out);
 void importPeftAdapter(const json &tree, TrainImport &out);

@@ -34,6 +34,7 @@ constexpr FormatName kFormats[] = {
     {TrainConfigFormat::Accelerate, "accelerate", "Accelerate config"},
     {TrainConfigFormat::Axolotl, "axolotl", "Axolotl config"},
     {TrainConfigFormat::LlamaFactory, "llamafactory", "LLaMA-Factory config"},
+    {TrainConfigFormat::Torchtitan, "torchtitan", "torchtitan job config (TOML)"},
 };
 
 /// torchtune's `key=value` overrides (`~key` removes a key; a component path on a component
@@ -176,8 +177,9 @@ TrainImport importText(std::string_view text, const std::string &file, TrainConf
     if (format == TrainConfigFormat::Auto)
         format = detectFormat(tree, file);
     if (!overrides.empty()) {
-        if (format != TrainConfigFormat::Torchtune && format != TrainConfigFormat::Litgpt)
-            throw TrainConfigError(file, "", "command-line overrides apply to torchtune and LitGPT configs only");
+        if (format != TrainConfigFormat::Torchtune && format != TrainConfigFormat::Litgpt &&
+            format != TrainConfigFormat::Torchtitan)
+            throw TrainConfigError(file, "", "command-line overrides apply to torchtune, LitGPT and torchtitan configs only");
         applyOverrides(tree, overrides, format, file);
     }
     TrainImport out;
@@ -193,6 +195,7 @@ TrainImport importText(std::string_view text, const std::string &file, TrainConf
     case TrainConfigFormat::Accelerate: importAccelerate(tree, out); break;
     case TrainConfigFormat::Axolotl: importAxolotl(tree, out); break;
     case TrainConfigFormat::LlamaFactory: importLlamaFactory(tree, out); break;
+    case TrainConfigFormat::Torchtitan: importTorchtitan(tree, out); break;
     case TrainConfigFormat::Auto: break;
     }
     return out;
@@ -227,7 +230,7 @@ std::string textAt(const json &node, const char *key)
 
 json mergeImports(const std::vector<TrainImport> &imports)
 {
-    static const char *priority[] = {"axolotl", "deepspeed", "accelerate", "torchtune", "litgpt",
+    static const char *priority[] = {"axolotl", "deepspeed", "accelerate", "torchtune", "torchtitan", "litgpt",
                                      "hf_transformers"};
     json doc = json::object();
     std::string framework;

@@ -5,7 +5,9 @@
 // Axolotl's parallel sizes) or is asked for, LLaMA-Factory's defaults, PEFT's regex targets.
 #include "trainconfigimport.h"
 
+#include "estimate/estimate.h"
 #include "importers/trainimport.h"
+#include "scenario/scenariojson.h"
 
 #include <QDir>
 #include <QFile>
@@ -59,8 +61,6 @@ private slots:
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("named");
-        QTest::newRow("torchtitan-toml") << "job.toml" << "[job]\ndump_folder = \"./out\"\n[training]\nlocal_batch_size = 8\n"
-                                         << "torchtitan job config";
         QTest::newRow("ms-swift") << "sft.yaml" << "model: Qwen/Qwen2.5-7B-Instruct\ntuner_type: lora\nlora_rank: 8\n"
                                   << "ms-swift config";
         QTest::newRow("trl-grpo") << "grpo.yaml" << "per_device_train_batch_size: 4\nnum_generations: 8\nuse_vllm: true\n"
@@ -248,6 +248,29 @@ private slots:
         const ImportedRun both = importTrainConfigs({lf, named}, {}, {}, {}, base, model, 2);
         QCOMPARE(at(both.document, "parallel.strategy"), json("zero3"));
         QCOMPARE(both.imports.size(), std::size_t(2));
+    }
+
+    // torchtitan's own llama3_70b.toml run as its December 2024 benchmark ran it (256 GPUs,
+    // local batch 16, torch.compile: `--training.local_batch_size 16 --compile.enable`) is the
+    // scenario of the measured case torchtitan-llama31-70b-fsdp32-tp8 (tests/data/measured),
+    // which was written by hand from the benchmark table: the same estimate, byte for byte.
+    void torchtitanConfigGivesTheMeasuredCasesNumber()
+    {
+        const QString config = QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/trainconfigs/torchtitan/torchtitan/models/"
+                                              "llama3/train_configs/llama3_70b.toml");
+        const ImportedRun run = importTrainConfigs({config}, {QStringLiteral("--training.local_batch_size=16"),
+                                                              QStringLiteral("--compile.enable=true")},
+                                                   {}, {}, std::nullopt, std::nullopt, 256);
+        QCOMPARE(at(run.document, "parallel.tensor"), json(8));
+        QCOMPARE(at(run.document, "train.gradient_checkpointing"), json("full"));
+        QCOMPARE(at(run.document, "model.preset"), json("llama-3.1-70b"));
+        QFile caseFile(QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/measured/torchtitan-llama31-70b-fsdp32-tp8.json"));
+        QVERIFY(caseFile.open(QIODevice::ReadOnly));
+        const json measured = json::parse(caseFile.readAll().toStdString());
+        const Estimate fromConfig = estimate(scenarioFromJson(run.document));
+        const Estimate fromCase = estimate(scenarioFromJson(measured["scenario"]));
+        QCOMPARE(fromConfig.peak.allocatedBytes, fromCase.peak.allocatedBytes);
+        QCOMPARE(fromConfig.peak.reservedBytes, fromCase.peak.reservedBytes);
     }
 
     void frameworkModelNamesFindTheCatalog()
