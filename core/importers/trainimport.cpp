@@ -35,6 +35,7 @@ constexpr FormatName kFormats[] = {
     {TrainConfigFormat::Axolotl, "axolotl", "Axolotl config"},
     {TrainConfigFormat::LlamaFactory, "llamafactory", "LLaMA-Factory config"},
     {TrainConfigFormat::Torchtitan, "torchtitan", "torchtitan job config (TOML)"},
+    {TrainConfigFormat::Swift, "swift", "ms-swift arguments (YAML, JSON or a swift sft script)"},
 };
 
 /// torchtune's `key=value` overrides (`~key` removes a key; a component path on a component
@@ -169,7 +170,23 @@ TrainImport importText(std::string_view text, const std::string &file, TrainConf
 {
     if (const std::size_t bad = firstInvalidUtf8(text); bad != std::string_view::npos)
         throw TrainConfigError(file, "", "is not UTF-8 text (byte " + std::to_string(bad) + ")");
-    json tree = parseConfigText(text, file);
+    // A launch script: its one training command's arguments are the configuration.
+    std::optional<ShellCommand> script;
+    json tree;
+    if (file.ends_with(".sh")) {
+        script = readShellCommand(text, file);
+        if (!script)
+            throw TrainConfigError(file, "", "runs no training command Headroom reads (swift sft, llamafactory-cli train)");
+        tree = script->tree;
+        const TrainConfigFormat own = script->command.starts_with("llamafactory-cli") ? TrainConfigFormat::LlamaFactory
+                                                                                      : TrainConfigFormat::Swift;
+        if (script->command.starts_with("llamafactory-cli") && script->command != "llamafactory-cli train")
+            throw TrainConfigError(file, "", "runs " + script->command + ", which does not train");
+        if (format == TrainConfigFormat::Auto)
+            format = own;
+    } else {
+        tree = parseConfigText(text, file);
+    }
     if (tree.is_null())
         throw TrainConfigError(file, "", "is empty");
     if (!tree.is_object())
@@ -178,8 +195,8 @@ TrainImport importText(std::string_view text, const std::string &file, TrainConf
         format = detectFormat(tree, file);
     if (!overrides.empty()) {
         if (format != TrainConfigFormat::Torchtune && format != TrainConfigFormat::Litgpt &&
-            format != TrainConfigFormat::Torchtitan)
-            throw TrainConfigError(file, "", "command-line overrides apply to torchtune, LitGPT and torchtitan configs only");
+            format != TrainConfigFormat::Torchtitan && format != TrainConfigFormat::Swift)
+            throw TrainConfigError(file, "", "command-line overrides apply to torchtune, LitGPT, torchtitan and ms-swift configs only");
         applyOverrides(tree, overrides, format, file);
     }
     TrainImport out;
@@ -196,6 +213,7 @@ TrainImport importText(std::string_view text, const std::string &file, TrainConf
     case TrainConfigFormat::Axolotl: importAxolotl(tree, out); break;
     case TrainConfigFormat::LlamaFactory: importLlamaFactory(tree, out); break;
     case TrainConfigFormat::Torchtitan: importTorchtitan(tree, out); break;
+    case TrainConfigFormat::Swift: importSwift(tree, out, script ? &*script : nullptr); break;
     case TrainConfigFormat::Auto: break;
     }
     return out;

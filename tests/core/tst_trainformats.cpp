@@ -61,8 +61,10 @@ private slots:
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("named");
-        QTest::newRow("ms-swift") << "sft.yaml" << "model: Qwen/Qwen2.5-7B-Instruct\ntuner_type: lora\nlora_rank: 8\n"
-                                  << "ms-swift config";
+        QTest::newRow("ms-swift-rlhf") << "dpo.yaml" << "model: Qwen/Qwen2.5-7B-Instruct\nrlhf_type: dpo\nlora_rank: 8\n"
+                                       << "ms-swift post-training config";
+        QTest::newRow("ms-swift-infer") << "infer.sh" << "swift infer \\\n  --model Qwen/Qwen2.5-7B-Instruct\n"
+                                        << "ms-swift command that does not train";
         QTest::newRow("trl-grpo") << "grpo.yaml" << "per_device_train_batch_size: 4\nnum_generations: 8\nuse_vllm: true\n"
                                   << "TRL GRPOConfig";
         QTest::newRow("trl-dpo") << "dpo.json" << R"({"beta": 0.1, "max_prompt_length": 512, "per_device_train_batch_size": 2})"
@@ -140,6 +142,41 @@ private slots:
         const TrainImport none = importTrainConfig(body, "n.yaml");
         QVERIFY(at(none.scenario, "parallel.strategy").is_null());
         QVERIFY(mentions(none.warnings, "names no recipe"));
+    }
+
+    // A launch script as ms-swift's examples share runs: the command's arguments, the
+    // script's variables substituted, its environment giving the world size.
+    void swiftScriptsAreReadAsTheShellWouldRunThem()
+    {
+        const std::string script = "# 27.5GiB * 2\nnproc_per_node=4\n\n"
+                                   "CUDA_VISIBLE_DEVICES=0,1,2,3 \\\nNPROC_PER_NODE=$nproc_per_node \\\nswift sft \\\n"
+                                   "    --model Qwen/Qwen2.5-7B-Instruct \\\n    --dataset 'a#500' \\\n"
+                                   "              'b#500' \\\n    --lora_rank 16 \\\n    --target_modules q_proj v_proj \\\n"
+                                   "    --gradient_accumulation_steps $(expr 16 / $nproc_per_node) \\\n"
+                                   "    --max_length 4096 \\\n    --deepspeed zero3_offload \\\n    --packing\n";
+        const TrainImport import = importTrainConfig(script, "train.sh");
+        QCOMPARE(import.format, TrainConfigFormat::Swift);
+        QCOMPARE(at(import.scenario, "parallel.gpus"), json(4)); // NPROC_PER_NODE=$nproc_per_node, 4
+        QCOMPARE(at(import.scenario, "parallel.strategy"), json("zero3"));
+        QCOMPARE(at(import.scenario, "parallel.offload_params"), json(true));
+        QCOMPARE(at(import.scenario, "train.lora.rank"), json(16));
+        QCOMPARE(at(import.scenario, "train.lora.targets"), json({"q", "v"}));
+        QCOMPARE(at(import.scenario, "train.seq_len"), json(4096));
+        QVERIFY(at(import.scenario, "train.grad_accum").is_null());
+        QVERIFY(mentions(import.warnings, "gradient_accumulation_steps: its value is computed by the shell"));
+        QCOMPARE(import.model, std::string("Qwen/Qwen2.5-7B-Instruct"));
+        // Two visible GPUs without torchrun: ms-swift splits the model (device_map); refused.
+        const std::string split = refusal("CUDA_VISIBLE_DEVICES=0,1 swift sft --model x/y --max_length 512\n", "mp.sh");
+        QVERIFY2(split.find("mp.sh: CUDA_VISIBLE_DEVICES: several GPUs without NPROC_PER_NODE") != std::string::npos, split.c_str());
+        QVERIFY(refusal("echo hello\n", "none.sh").find("runs no training command") != std::string::npos);
+        QVERIFY(refusal("swift sft --model 'x/y\n", "q.sh").find("quote that is not closed") != std::string::npos);
+        // The same arguments as a --config YAML.
+        const TrainImport yaml = importTrainConfig("model: Qwen/Qwen2.5-7B-Instruct\ntuner_type: lora\nquant_bits: 4\n"
+                                                   "torch_dtype: bfloat16\nmax_length: 2048\n", "sft.yaml");
+        QCOMPARE(at(yaml.scenario, "train.method"), json("qlora"));
+        QCOMPARE(at(yaml.scenario, "precision.weights"), json("nf4"));
+        QCOMPARE(at(yaml.scenario, "precision.double_quant"), json(true));
+        QCOMPARE(at(yaml.scenario, "train.micro_batch"), json(1)); // ms-swift's default
     }
 
     void llamaFactoryDefaultsAreItsOwn()
