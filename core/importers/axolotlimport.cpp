@@ -35,9 +35,21 @@ void importAxolotl(const json &tree, TrainImport &out)
 {
     ConfigReader r(tree, out);
     r.set("framework", json{{"name", "axolotl"}}, "(Axolotl config)");
-    if (const auto rl = r.text("rl"))
-        r.fail("rl", "post-training (" + quotedText(*rl) + ": a reference model, chosen and rejected or generated "
-                     "sequences) is not modelled; Headroom estimates Axolotl's supervised fine-tuning");
+    if (const auto rl = r.text("rl")) {
+        // Pairs (chosen and rejected in one batch): dpo and ipo against a frozen reference, orpo,
+        // simpo and cpo without one. Unpaired (kto) and online RL (grpo, ...) are not modelled.
+        if (*rl == "dpo" || *rl == "ipo")
+            r.set("train.objective", "dpo", "rl " + *rl + " (a frozen reference; under LoRA the adapter-disabled base)");
+        else if (*rl == "orpo" || *rl == "simpo" || *rl == "cpo")
+            r.set("train.objective", "preference", "rl " + *rl + " (reference-free)");
+        else
+            r.fail("rl", "post-training (" + quotedText(*rl) + ": unpaired or generated sequences, reward or value "
+                         "models) is not modelled; rl dpo, ipo, orpo, simpo and cpo are");
+        r.noEffect({"dpo_beta", "rl_beta", "orpo_alpha", "simpo_gamma", "cpo_alpha", "dpo_use_weighting",
+                    "dpo_label_smoothing"});
+        if (r.flag("precompute_ref_log_probs").value_or(false) && *rl != "orpo" && *rl != "simpo" && *rl != "cpo")
+            r.warn("precompute_ref_log_probs", "precomputed reference log-probs are not modelled: the reference is counted");
+    }
     if (r.flag("reward_model").value_or(false) || r.flag("process_reward_model").value_or(false))
         r.fail(r.has("reward_model") ? "reward_model" : "process_reward_model",
                "reward-model training (a value head, pairs of sequences) is not modelled");

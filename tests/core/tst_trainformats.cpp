@@ -79,9 +79,9 @@ private slots:
         QTest::newRow("torchtune-generation") << "gen.yaml"
                                               << "model:\n  _component_: torchtune.models.llama2.llama2_7b\nmax_new_tokens: 300\n"
                                               << "torchtune generation config";
-        QTest::newRow("llamafactory-dpo") << "dpo.yaml" << "model_name_or_path: x/y\nstage: dpo\nfinetuning_type: lora\n"
-                                          << "LLaMA-Factory preference-optimisation config";
-        QTest::newRow("axolotl-rl") << "dpo.yml" << "base_model: x/y\nrl: dpo\n" << "rl: post-training";
+        QTest::newRow("llamafactory-kto") << "kto.yaml" << "model_name_or_path: x/y\nstage: kto\nfinetuning_type: lora\n"
+                                          << "LLaMA-Factory KTO config";
+        QTest::newRow("axolotl-rl") << "grpo.yml" << "base_model: x/y\nrl: grpo\n" << "rl: post-training";
         QTest::newRow("unknown") << "what.yaml" << "hello: world\n" << "supported formats: torchtune recipe config";
     }
     void recognisedFormatsAreRefusedByName()
@@ -177,6 +177,27 @@ private slots:
         QCOMPARE(at(yaml.scenario, "precision.weights"), json("nf4"));
         QCOMPARE(at(yaml.scenario, "precision.double_quant"), json(true));
         QCOMPARE(at(yaml.scenario, "train.micro_batch"), json(1)); // ms-swift's default
+    }
+
+    // Preference pairs from each framework's own words: DPO against a reference, ORPO/SimPO
+    // without one; Liger keeps the logits DPO needs (liger_kernel.py require_logits).
+    void preferenceConfigsSayTheirObjective()
+    {
+        const TrainImport lf = importTrainConfig("model_name_or_path: x/y\nstage: dpo\nfinetuning_type: full\n"
+                                                 "enable_liger_kernel: true\n", "dpo.yaml");
+        QCOMPARE(at(lf.scenario, "train.objective"), json("dpo"));
+        QCOMPARE(at(lf.scenario, "kernels.profile"), json("fused"));
+        QVERIFY(at(lf.scenario, "kernels.loss").is_null());
+        const TrainImport orpo = importTrainConfig("model_name_or_path: x/y\nstage: dpo\npref_loss: orpo\n", "orpo.yaml");
+        QCOMPARE(at(orpo.scenario, "train.objective"), json("preference"));
+        const TrainImport simpo = importTrainConfig("base_model: x/y\nrl: simpo\n", "simpo.yml");
+        QCOMPARE(at(simpo.scenario, "train.objective"), json("preference"));
+        const TrainImport tt = importTrainConfig(
+            "model:\n  _component_: torchtune.models.llama3_1.lora_llama3_1_8b\n  lora_attn_modules: [q_proj]\n"
+            "loss:\n  _component_: torchtune.rlhf.loss.DPOLoss\n  beta: 0.1\n", "dpo.yaml");
+        QCOMPARE(at(tt.scenario, "train.objective"), json("dpo"));
+        QVERIFY(refusal("model_name_or_path: x/y\nstage: dpo\nref_model: other/model\n", "ref.yaml").find("ref_model") !=
+                std::string::npos);
     }
 
     void llamaFactoryDefaultsAreItsOwn()
