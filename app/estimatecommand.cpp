@@ -294,9 +294,9 @@ CommandHelp estimateHelp()
                                 QStringLiteral("path")),
              QCommandLineOption(
                  QStringLiteral("train-config"),
-                 tr("A training configuration (torchtune or LitGPT YAML, TrainingArguments / PEFT "
-                    "adapter / BitsAndBytesConfig / DeepSpeed JSON, Accelerate or Axolotl YAML); "
-                    "repeat for several."),
+                 tr("A training configuration (torchtune, LitGPT, LLaMA-Factory, Accelerate or "
+                    "Axolotl YAML, TrainingArguments / PEFT adapter / BitsAndBytesConfig / DeepSpeed "
+                    "JSON); repeat for several."),
                  QStringLiteral("CONFIG")),
              QCommandLineOption(QStringLiteral("train-arg"),
                                 tr("An override for the torchtune or LitGPT config, as its launcher "
@@ -309,7 +309,7 @@ CommandHelp estimateHelp()
              QCommandLineOption(QStringLiteral("train-format"),
                                 tr("The config format when it cannot be told from the file: "
                                    "torchtune, litgpt, training_args, peft, bnb, deepspeed, "
-                                   "accelerate, axolotl."),
+                                   "accelerate, axolotl, llamafactory."),
                                 QStringLiteral("format")),
              QCommandLineOption(QStringLiteral("format"), tr("text, json or csv."),
                                 QStringLiteral("format"), QStringLiteral("text")),

@@ -60,9 +60,13 @@ ImportedRun importTrainConfigs(const QStringList &paths, const QStringList &argu
         const std::string_view view(text.constData(), std::size_t(text.size()));
         const std::string name = local(path);
         TrainConfigFormat fileFormat = chosen;
-        if (fileFormat == TrainConfigFormat::Auto)
+        // A launch script (.sh) is told by its command, the rest by their keys.
+        const bool script = QFileInfo(path).suffix() == QLatin1String("sh");
+        if (fileFormat == TrainConfigFormat::Auto && !script)
             fileFormat = detectFormat(parseConfigText(view, name), name);
-        const bool takesOverrides = fileFormat == TrainConfigFormat::Torchtune || fileFormat == TrainConfigFormat::Litgpt;
+        const bool takesOverrides = fileFormat == TrainConfigFormat::Torchtune || fileFormat == TrainConfigFormat::Litgpt ||
+                                    fileFormat == TrainConfigFormat::Torchtitan || fileFormat == TrainConfigFormat::Swift ||
+                                    (script && fileFormat == TrainConfigFormat::Auto);
         run.imports.push_back(importTrainConfig(view, name, fileFormat,
                                                 takesOverrides ? overrides : std::vector<std::string>{}));
         overridesUsed = overridesUsed || takesOverrides;
@@ -117,7 +121,7 @@ ImportedRun importTrainConfigs(const QStringList &paths, const QStringList &argu
         }
     }
     if (!overridesUsed)
-        throw TrainConfigError("--train-arg", "", "overrides apply to torchtune and LitGPT configs, and none was given");
+        throw TrainConfigError("--train-arg", "", "overrides apply to torchtune, LitGPT, torchtitan and ms-swift configs, and none was given");
 
     nlohmann::json doc = base ? *base : nlohmann::json{{"format", "headroom-scenario"}, {"version", 1}};
     if (!doc.is_object())

@@ -35,9 +35,26 @@ void importAxolotl(const json &tree, TrainImport &out)
 {
     ConfigReader r(tree, out);
     r.set("framework", json{{"name", "axolotl"}}, "(Axolotl config)");
-    if (const auto rl = r.text("rl"))
-        r.fail("rl", "post-training (" + quotedText(*rl) + ": a reference model, chosen and rejected or generated "
-                     "sequences) is not modelled; Headroom estimates Axolotl's supervised fine-tuning");
+    if (const auto rl = r.text("rl")) {
+        // Pairs (chosen and rejected in one batch): dpo and ipo against a frozen reference, orpo,
+        // simpo and cpo without one. Unpaired (kto) and online RL (grpo, ...) are not modelled.
+        if (*rl == "dpo" || *rl == "ipo")
+            r.set("train.objective", "dpo", "rl " + *rl + " (a frozen reference; under LoRA the adapter-disabled base)");
+        else if (*rl == "orpo" || *rl == "simpo" || *rl == "cpo")
+            r.set("train.objective", "preference", "rl " + *rl + " (reference-free)");
+        else
+            r.fail("rl", "post-training (" + quotedText(*rl) + ": unpaired or generated sequences, reward or value "
+                         "models) is not modelled; rl dpo, ipo, orpo, simpo and cpo are");
+        r.noEffect({"dpo_beta", "rl_beta", "orpo_alpha", "simpo_gamma", "cpo_alpha", "dpo_use_weighting",
+                    "dpo_label_smoothing"});
+        if (r.flag("precompute_ref_log_probs").value_or(false) && *rl != "orpo" && *rl != "simpo" && *rl != "cpo")
+            r.warn("precompute_ref_log_probs", "precomputed reference log-probs are not modelled: the reference is counted");
+    }
+    if (r.flag("reward_model").value_or(false) || r.flag("process_reward_model").value_or(false))
+        r.fail(r.has("reward_model") ? "reward_model" : "process_reward_model",
+               "reward-model training (a value head, pairs of sequences) is not modelled");
+    if (r.has("qat"))
+        r.fail("qat", "quantization-aware training (fake-quantized weights and activations) is not modelled");
     if (const auto base = r.text("base_model"))
         out.model = *base;
     const std::string adapter = r.text("adapter").value_or("");
@@ -221,6 +238,25 @@ void importAxolotl(const json &tree, TrainImport &out)
             r.set("train.gradient_checkpointing", "full", "fsdp_config.activation_checkpointing");
         if (r.flag("fsdp_config.reshard_after_forward") == false)
             r.set("parallel.strategy", "zero2", "fsdp_config.reshard_after_forward false (gathered parameters kept until backward)");
+    }
+    // N-D parallelism (tensor_parallel_size, context_parallel_size, dp_shard_size,
+    // dp_replicate_size): the world size is their product when the data-parallel sizes are given.
+    const std::int64_t tp = r.count("tensor_parallel_size", 1, 65536).value_or(1);
+    const std::int64_t cp = r.count("context_parallel_size", 1, 65536).value_or(1);
+    if (tp > 1)
+        r.set("parallel.tensor", tp, "tensor_parallel_size");
+    if (cp > 1)
+        r.set("parallel.context", cp, "context_parallel_size");
+    if (const auto ep = r.count("expert_parallel_size", 1, 65536); ep && *ep > 1)
+        r.set("parallel.expert", *ep, "expert_parallel_size");
+    if (const auto shard = r.count("dp_shard_size", 1, 65536)) {
+        const std::int64_t replicate = r.count("dp_replicate_size", 1, 65536).value_or(1);
+        r.set("parallel.gpus", *shard * replicate * tp * cp,
+              "dp_shard_size x dp_replicate_size x tensor_parallel_size x context_parallel_size");
+        if (replicate > 1)
+            r.warn("dp_replicate_size", "hybrid sharding (replicas of shard groups) is modelled as sharding over every data-parallel rank");
+        if (!out.scenario.contains("parallel") || !out.scenario["parallel"].contains("strategy"))
+            r.set("parallel.strategy", "fsdp", "dp_shard_size");
     }
     r.noEffect({"fsdp_version", "fsdp_config.fsdp_version", "fsdp_config.version",
                 "fsdp_config.auto_wrap_policy", "fsdp_config.transformer_layer_cls_to_wrap", "fsdp_config.state_dict_type",

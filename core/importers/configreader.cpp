@@ -5,6 +5,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <algorithm>
 #include <regex>
 
 namespace headroom::importers {
@@ -238,6 +239,16 @@ RegexTargets regexLoraTargets(const std::string &pattern)
     // A bounded pattern (std::regex backtracks; the frameworks' patterns are a few hundred bytes).
     if (pattern.size() > 1000) {
         out.error = "a pattern longer than 1,000 characters";
+        return out;
+    }
+    // Nesting bounded too (libstdc++ compiles and matches groups recursively).
+    int depth = 0, deepest = 0;
+    for (char c : pattern) {
+        depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+        deepest = std::max(deepest, depth);
+    }
+    if (deepest > 16) {
+        out.error = "a pattern nesting groups more than 16 deep";
         return out;
     }
     std::regex expression;

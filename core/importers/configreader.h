@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -73,9 +74,26 @@ struct TorchtuneLaunch
 };
 TorchtuneLaunch torchtuneLaunch(std::string_view text);
 
+/// The training command of a launch script (`CUDA_VISIBLE_DEVICES=0,1 NPROC_PER_NODE=2 swift sft
+/// --model ... --lora_rank 8`): "swift sft", its arguments as a tree (`--flag` alone is true,
+/// several values a list), the variables set before it; `unresolved` names the arguments whose
+/// value the shell would compute. nullopt when the script runs no training command it knows.
+struct ShellCommand
+{
+    std::string command;
+    json tree;
+    std::map<std::string, std::string> env;
+    std::vector<std::string> unresolved;
+};
+std::optional<ShellCommand> readShellCommand(std::string_view text, const std::string &file);
+
 /// One importer per format; each fills `out` from `tree` (overrides already applied).
 void importTorchtune(const json &tree, TrainImport &out, const TorchtuneLaunch &launch = {});
 void importLlamaFactory(const json &tree, TrainImport &out);
+void importTorchtitan(const json &tree, TrainImport &out);
+/// ms-swift's `swift sft` arguments (a YAML/JSON --config file, or a script's command line with
+/// its environment).
+void importSwift(const json &tree, TrainImport &out, const ShellCommand *script = nullptr);
 void importLitgpt(const json &tree, TrainImport &out);
 void importTrainingArgs(const json &tree, TrainImport &out);
 void importPeftAdapter(const json &tree, TrainImport &out);

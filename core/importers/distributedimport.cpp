@@ -76,6 +76,9 @@ void importDeepspeed(const json &tree, TrainImport &out, ConfigReader *within, c
     if (const json *accum = r.find(key("gradient_accumulation_steps")); accum && !isAuto(accum))
         r.set("train.grad_accum", *r.count(key("gradient_accumulation_steps"), 1, 1'000'000),
               key("gradient_accumulation_steps"));
+    // AutoTP (deepspeed/runtime/tensor_parallel): weights sharded over autotp_size ranks.
+    if (const auto autotp = r.count(key("tensor_parallel.autotp_size"), 1, 65536); autotp && *autotp > 1)
+        r.set("parallel.tensor", *autotp, key("tensor_parallel.autotp_size"));
     // The world size DeepSpeed checks: train_batch_size = micro x accumulation x GPUs.
     const json *total = r.find(key("train_batch_size"));
     if (total && !isAuto(total)) {
@@ -116,7 +119,7 @@ void importDeepspeed(const json &tree, TrainImport &out, ConfigReader *within, c
                 key("activation_checkpointing.number_checkpoints"), key("activation_checkpointing.synchronize_checkpoint_boundary"),
                 key("activation_checkpointing.profile"), key("communication_data_type"), key("prescale_gradients"),
                 key("gradient_predivide_factor"), key("zero_force_ds_cpu_optimizer"), key("flops_profiler"),
-                key("tensorboard"), key("wandb"), key("csv_monitor"), key("comms_logger")});
+                key("tensorboard"), key("wandb"), key("csv_monitor"), key("comms_logger"), key("_comment")});
     if (!within)
         r.finish();
 }
@@ -185,9 +188,18 @@ void importAccelerate(const json &tree, TrainImport &out)
                     "fsdp_config.fsdp_state_dict_type", "fsdp_config.fsdp_sync_module_states",
                     "fsdp_config.fsdp_transformer_layer_cls_to_wrap", "fsdp_config.fsdp_min_num_params"});
     } else if (type == "DEEPSPEED") {
-        const std::int64_t stage = r.count("deepspeed_config.zero_stage", 0, 3).value_or(2);
-        static const char *strategies[] = {"ddp", "zero1", "zero2", "zero3"};
-        r.set("parallel.strategy", strategies[stage], "deepspeed_config.zero_stage");
+        // With a deepspeed_config_file the stage is that file's (read as a further file); else
+        // zero_stage (Accelerate's default 2).
+        const auto configFile = r.text("deepspeed_config.deepspeed_config_file");
+        if (configFile && !configFile->empty() && *configFile != "none") {
+            out.references.push_back({"deepspeed_config.deepspeed_config_file", *configFile});
+        } else {
+            const std::int64_t stage = r.count("deepspeed_config.zero_stage", 0, 3).value_or(2);
+            static const char *strategies[] = {"ddp", "zero1", "zero2", "zero3"};
+            r.set("parallel.strategy", strategies[stage], r.has("deepspeed_config.zero_stage")
+                                                             ? "deepspeed_config.zero_stage"
+                                                             : "deepspeed_config.zero_stage absent: Accelerate's default 2");
+        }
         r.set("framework", json{{"name", "deepspeed"}}, "distributed_type DEEPSPEED");
         if (const auto device = r.text("deepspeed_config.offload_optimizer_device"); device && *device != "none")
             r.set("parallel.offload_optimizer", true, "deepspeed_config.offload_optimizer_device");
@@ -195,13 +207,38 @@ void importAccelerate(const json &tree, TrainImport &out)
             r.set("parallel.offload_params", true, "deepspeed_config.offload_param_device");
         if (const auto accum = r.count("deepspeed_config.gradient_accumulation_steps", 1, 1'000'000))
             r.set("train.grad_accum", *accum, "deepspeed_config.gradient_accumulation_steps");
-        if (r.has("deepspeed_config.deepspeed_config_file"))
-            r.warn("deepspeed_config.deepspeed_config_file", "give that DeepSpeed JSON as another --train-config");
-        r.noEffect({"deepspeed_config.zero3_init_flag", "deepspeed_config.zero3_save_16bit_model"});
+        r.noEffect({"deepspeed_config.zero3_init_flag", "deepspeed_config.zero3_save_16bit_model",
+                    "deepspeed_config.deepspeed_multinode_launcher"});
     } else if (type == "MULTI_GPU") {
         r.set("parallel.strategy", "ddp", "distributed_type MULTI_GPU");
     } else if (type != "NO") {
         r.warn("distributed_type", quotedText(type) + " is not modelled");
+    }
+    // ParallelismConfig (accelerate/parallelism_config.py): dp_replicate x dp_shard x tp x cp
+    // (x sp) processes.
+    if (const json *pc = r.find("parallelism_config"); pc && pc->is_object()) {
+        const auto size = [&](const char *name) {
+            return r.count(std::string("parallelism_config.parallelism_config_") + name, 1, 65536).value_or(1);
+        };
+        const std::int64_t replicate = size("dp_replicate_size"), shard = size("dp_shard_size"), tp = size("tp_size"),
+                           cp = size("cp_size"), sp = size("sp_size");
+        if (tp > 1)
+            r.set("parallel.tensor", tp, "parallelism_config_tp_size");
+        if (cp > 1)
+            r.set("parallel.context", cp, "parallelism_config_cp_size");
+        if (replicate > 1)
+            r.warn("parallelism_config.parallelism_config_dp_replicate_size",
+                   "HSDP (replicas of shard groups) is modelled as sharding over every data-parallel rank");
+        if (sp > 1)
+            r.warn("parallelism_config.parallelism_config_sp_size",
+                   "Ulysses sequence parallelism is not modelled (each GPU counted with the whole sequence)");
+        const std::int64_t product = replicate * shard * tp * cp * sp;
+        if (const auto processes = r.count("num_processes", 1, 65536); processes && *processes != product)
+            r.fail("parallelism_config", "dp_replicate x dp_shard x tp x cp x sp = " + std::to_string(product) +
+                                             ", not num_processes " + std::to_string(*processes));
+        r.noEffect({"parallelism_config.parallelism_config_sp_backend", "parallelism_config.parallelism_config_sp_seq_length_is_variable",
+                    "parallelism_config.parallelism_config_sp_attn_implementation",
+                    "parallelism_config.parallelism_config_cp_comm_strategy", "parallelism_config.parallelism_config_cp_backend"});
     }
     r.noEffect({"compute_environment", "debug", "downcast_bf16", "enable_cpu_affinity", "gpu_ids", "machine_rank",
                 "main_process_ip", "main_process_port", "main_training_function", "num_machines", "rdzv_backend",

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Which framework wrote a configuration file, told by its keys (never by its name or by a guess):
-// the formats Headroom reads, the formats it recognises and refuses by name (torchtitan's job
-// configs, ms-swift's arguments, TRL's post-training configs, LLaMA-Factory's v1 and Megatron
-// configs), and everything else refused with the list of formats it reads.
+// the formats Headroom reads, the formats it recognises and refuses by name (
+// TRL's post-training configs, LLaMA-Factory's v1 configs), and everything
+// else refused with the list of formats it reads.
 #include "importers/configreader.h"
 
 namespace headroom::importers {
@@ -84,11 +84,11 @@ TrainConfigFormat detectFormat(const json &tree, const std::string &file)
     if (objectHasAny(tree, "job", {"dump_folder", "description", "config_file"}) ||
         (isObject(tree, "training") && isObject(tree, "parallelism")) ||
         (objectHasAny(tree, "model", {"flavor"}) && isObject(tree, "training")))
-        refuse(file, "a torchtitan job config", "");
+        return TrainConfigFormat::Torchtitan;
     // ms-swift: `swift sft/rlhf/pt` arguments (swift/llm/argument/*.py).
     if (hasAny(tree, {"train_type", "tuner_type", "rlhf_type", "sft_type", "sampler_engine", "external_plugins"}) ||
         (tree.contains("model") && tree["model"].is_string() && tree.contains("dataset")))
-        refuse(file, "an ms-swift config (swift sft / swift rlhf arguments)", "");
+        return TrainConfigFormat::Swift;
     // LLaMA-Factory v1 (examples/v1) and its Megatron-Core / KTransformers configs.
     if (hasAny(tree, {"model_class", "dist_config", "kernel_config"}) ||
         (isObject(tree, "peft_config") && tree.contains("micro_batch_size")))

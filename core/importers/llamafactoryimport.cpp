@@ -50,15 +50,29 @@ void importLlamaFactory(const json &tree, TrainImport &out)
     if (r.flag("use_kt").value_or(false))
         refuseKind(file, "KTransformers config (CPU-offloaded MoE experts)");
     const std::string stage = r.text("stage").value_or("sft");
-    if (stage == "dpo" || stage == "kto")
-        refuseKind(file, "preference-optimisation config (stage " + stage +
-                             ": chosen and rejected sequences and a reference model are not modelled)");
+    if (stage == "kto")
+        refuseKind(file, "KTO config (stage kto: unpaired completions with a KL batch are not modelled)");
     if (stage == "ppo")
         refuseKind(file, "PPO config (stage ppo: policy, reference, reward and value models are not modelled)");
     if (stage == "rm")
         refuseKind(file, "reward-model config (stage rm: a value head and pairs of sequences are not modelled)");
-    if (stage != "sft" && stage != "pt")
+    if (stage != "sft" && stage != "pt" && stage != "dpo")
         r.fail("stage", "must be pt, sft, rm, ppo, dpo or kto (got " + quotedText(stage) + ")");
+    // DPO (workflow/dpo): chosen and rejected in one batch; a reference model unless the loss
+    // is reference-free (hparams: use_ref_model = pref_loss not in orpo, simpo).
+    if (stage == "dpo") {
+        const std::string loss = r.text("pref_loss").value_or("sigmoid");
+        if (loss == "orpo" || loss == "simpo")
+            r.set("train.objective", "preference", "stage dpo, pref_loss " + loss + " (reference-free)");
+        else if (loss == "sigmoid" || loss == "hinge" || loss == "ipo" || loss == "kto_pair")
+            r.set("train.objective", "dpo", "stage dpo, pref_loss " + loss + " (a frozen reference)");
+        else
+            r.fail("pref_loss", "must be sigmoid, hinge, ipo, kto_pair, orpo or simpo (got " + quotedText(loss) + ")");
+        if (r.has("ref_model"))
+            r.fail("ref_model", "a separate reference model is not modelled (the policy's own frozen copy is)");
+        r.noEffect({"pref_beta", "pref_ftx", "dpo_label_smoothing", "simpo_gamma", "ref_model_adapters",
+                    "ref_model_quantization_bit"});
+    }
     if (!r.has("stage"))
         r.defaulted("stage sft (LLaMA-Factory's default)");
     r.set("framework", json{{"name", "hf_transformers"}}, "(LLaMA-Factory trains with the Hugging Face Trainer)");
@@ -180,7 +194,10 @@ void importLlamaFactory(const json &tree, TrainImport &out)
     // Liger (liger_kernel.py): rope, RMSNorm, SwiGLU and the fused linear cross-entropy.
     if (r.flag("enable_liger_kernel").value_or(false)) {
         r.set("kernels.profile", "fused", "enable_liger_kernel (RMSNorm, SwiGLU)");
-        r.set("kernels.loss", "fused", "enable_liger_kernel (fused_linear_cross_entropy)");
+        if (stage == "sft" || stage == "pt")
+            r.set("kernels.loss", "fused", "enable_liger_kernel (fused_linear_cross_entropy)");
+        else
+            out.mapped.push_back("enable_liger_kernel: stage " + stage + " needs the logits (no fused cross-entropy)");
     }
     if (r.flag("use_unsloth").value_or(false))
         r.warn("use_unsloth", "Unsloth's kernels and its own offloading are not modelled: the estimate is of the "

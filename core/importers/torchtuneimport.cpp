@@ -96,6 +96,18 @@ void readLoss(ConfigReader &r)
     if (!component)
         return;
     const std::string name = lastPart(*component);
+    // The preference losses of the DPO recipes (torchtune/rlhf/loss): pairs, with the
+    // reference the recipe keeps (LoRA: adapters disabled; full: a frozen copy).
+    if (component->find("rlhf") != std::string::npos || name == "DPOLoss" || name == "RSOLoss" || name == "SimPOLoss") {
+        if (name == "SimPOLoss")
+            r.set("train.objective", "preference", "loss._component_ SimPOLoss (reference-free)");
+        else if (name == "DPOLoss" || name == "RSOLoss" || name == "IPOLoss")
+            r.set("train.objective", "dpo", "loss._component_ " + name + " (a frozen reference)");
+        else
+            r.fail("loss._component_", "preference loss " + quotedText(name) + " is not modelled (DPOLoss, RSOLoss, SimPOLoss are)");
+        r.noEffect({"loss.beta", "loss.label_smoothing", "loss.gamma"});
+        return;
+    }
     if (name == "CEWithChunkedOutputLoss")
         r.set("kernels.loss", "chunked", "loss._component_");
     else if (name == "LinearCrossEntropyLoss")
@@ -127,10 +139,6 @@ void refuseOtherRecipes(const json &tree, const TorchtuneLaunch &launch, const s
         refuse("PPO config (policy, reference, reward and value models)", "");
     if (recipeHas("grpo") || has("num_generations") || has("grpo_samples"))
         refuse("GRPO config (online RL with generation)", "");
-    if (recipeHas("dpo") || (tree.contains("loss") && tree["loss"].is_object() && tree["loss"].contains("_component_") &&
-                             tree["loss"]["_component_"].is_string() &&
-                             tree["loss"]["_component_"].get<std::string>().find("rlhf") != std::string::npos))
-        refuse("preference-optimisation (DPO) config (chosen and rejected sequences, a reference model)", "");
     if (has("teacher_model") || has("kd_loss") || recipeHas("knowledge_distillation"))
         refuse("knowledge-distillation config (teacher weights and teacher logits are not modelled)", "");
     const bool trains = has("optimizer") || has("loss");

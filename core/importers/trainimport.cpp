@@ -34,6 +34,8 @@ constexpr FormatName kFormats[] = {
     {TrainConfigFormat::Accelerate, "accelerate", "Accelerate config"},
     {TrainConfigFormat::Axolotl, "axolotl", "Axolotl config"},
     {TrainConfigFormat::LlamaFactory, "llamafactory", "LLaMA-Factory config"},
+    {TrainConfigFormat::Torchtitan, "torchtitan", "torchtitan job config (TOML)"},
+    {TrainConfigFormat::Swift, "swift", "ms-swift arguments (YAML, JSON or a swift sft script)"},
 };
 
 /// torchtune's `key=value` overrides (`~key` removes a key; a component path on a component
@@ -168,7 +170,23 @@ TrainImport importText(std::string_view text, const std::string &file, TrainConf
 {
     if (const std::size_t bad = firstInvalidUtf8(text); bad != std::string_view::npos)
         throw TrainConfigError(file, "", "is not UTF-8 text (byte " + std::to_string(bad) + ")");
-    json tree = parseConfigText(text, file);
+    // A launch script: its one training command's arguments are the configuration.
+    std::optional<ShellCommand> script;
+    json tree;
+    if (file.ends_with(".sh")) {
+        script = readShellCommand(text, file);
+        if (!script)
+            throw TrainConfigError(file, "", "runs no training command Headroom reads (swift sft, llamafactory-cli train)");
+        tree = script->tree;
+        const TrainConfigFormat own = script->command.starts_with("llamafactory-cli") ? TrainConfigFormat::LlamaFactory
+                                                                                      : TrainConfigFormat::Swift;
+        if (script->command.starts_with("llamafactory-cli") && script->command != "llamafactory-cli train")
+            throw TrainConfigError(file, "", "runs " + script->command + ", which does not train");
+        if (format == TrainConfigFormat::Auto)
+            format = own;
+    } else {
+        tree = parseConfigText(text, file);
+    }
     if (tree.is_null())
         throw TrainConfigError(file, "", "is empty");
     if (!tree.is_object())
@@ -176,8 +194,9 @@ TrainImport importText(std::string_view text, const std::string &file, TrainConf
     if (format == TrainConfigFormat::Auto)
         format = detectFormat(tree, file);
     if (!overrides.empty()) {
-        if (format != TrainConfigFormat::Torchtune && format != TrainConfigFormat::Litgpt)
-            throw TrainConfigError(file, "", "command-line overrides apply to torchtune and LitGPT configs only");
+        if (format != TrainConfigFormat::Torchtune && format != TrainConfigFormat::Litgpt &&
+            format != TrainConfigFormat::Torchtitan && format != TrainConfigFormat::Swift)
+            throw TrainConfigError(file, "", "command-line overrides apply to torchtune, LitGPT, torchtitan and ms-swift configs only");
         applyOverrides(tree, overrides, format, file);
     }
     TrainImport out;
@@ -193,6 +212,8 @@ TrainImport importText(std::string_view text, const std::string &file, TrainConf
     case TrainConfigFormat::Accelerate: importAccelerate(tree, out); break;
     case TrainConfigFormat::Axolotl: importAxolotl(tree, out); break;
     case TrainConfigFormat::LlamaFactory: importLlamaFactory(tree, out); break;
+    case TrainConfigFormat::Torchtitan: importTorchtitan(tree, out); break;
+    case TrainConfigFormat::Swift: importSwift(tree, out, script ? &*script : nullptr); break;
     case TrainConfigFormat::Auto: break;
     }
     return out;
@@ -227,7 +248,7 @@ std::string textAt(const json &node, const char *key)
 
 json mergeImports(const std::vector<TrainImport> &imports)
 {
-    static const char *priority[] = {"axolotl", "deepspeed", "accelerate", "torchtune", "litgpt",
+    static const char *priority[] = {"axolotl", "deepspeed", "accelerate", "torchtune", "torchtitan", "litgpt",
                                      "hf_transformers"};
     json doc = json::object();
     std::string framework;
@@ -242,6 +263,14 @@ json mergeImports(const std::vector<TrainImport> &imports)
             if (framework.empty() || rank(name) < rank(framework))
                 framework = name;
             part.erase("framework");
+        }
+        // DeepSpeed casts the model to its 16-bit dtype, but a quantized base (QLoRA, 8-bit)
+        // stays quantized: the other file's weights win.
+        if (import.format == TrainConfigFormat::Deepspeed && doc.contains("precision") && part.contains("precision") &&
+            part["precision"].is_object()) {
+            const std::string weights = textAt(doc["precision"], "weights");
+            if (weights == "nf4" || weights == "fp4" || weights == "int4" || weights == "int8")
+                part["precision"].erase("weights");
         }
         transformersPart = transformersPart || import.format == TrainConfigFormat::PeftAdapter ||
                            import.format == TrainConfigFormat::BitsAndBytes;

@@ -29,6 +29,8 @@ enum class TrainConfigFormat {
     Accelerate,      ///< Accelerate config YAML
     Axolotl,         ///< Axolotl config YAML
     LlamaFactory,    ///< LLaMA-Factory (llamafactory-cli train) YAML
+    Torchtitan,      ///< torchtitan job config TOML
+    Swift,           ///< ms-swift `swift sft` arguments (YAML/JSON, or a launch script)
 };
 
 /// A configuration file that cannot be read: names the file and the key.
@@ -64,7 +66,7 @@ struct TrainImport
 /// "torchtune", "TrainingArguments", ...
 const char *formatName(TrainConfigFormat format);
 /// Parses a --train-format value ("torchtune", "litgpt", "training_args", "peft", "bnb",
-/// "deepspeed", "accelerate", "axolotl", "llamafactory", "auto"); throws TrainConfigError naming it otherwise.
+/// "deepspeed", "accelerate", "axolotl", "llamafactory", "torchtitan", "swift", "auto"); throws TrainConfigError naming it otherwise.
 TrainConfigFormat formatFromName(std::string_view name);
 
 /// Reads a configuration file's text into a JSON value: a `.json` file as Python's json module
@@ -74,7 +76,7 @@ TrainConfigFormat formatFromName(std::string_view name);
 nlohmann::json parseConfigText(std::string_view text, const std::string &file);
 
 /// Recognises the format by the keys of the parsed tree. A format Headroom recognises but does
-/// not read (torchtitan, ms-swift, TRL post-training configs, LLaMA-Factory v1) is refused naming
+/// not read (TRL post-training configs, LLaMA-Factory v1) is refused naming
 /// it; an unrecognised one is refused listing the formats read. Throws TrainConfigError.
 TrainConfigFormat detectFormat(const nlohmann::json &tree, const std::string &file);
 

@@ -23,6 +23,10 @@ enum class Method { Full, Lora, Qlora };
 enum class Optimizer { AdamW, AdamW8bit, PagedAdamW8bit, Sgd, SgdMomentum, Adafactor, Lion, None, PagedAdamW };
 /// Selective: attention scores only (Megatron); SelectiveOp: torchtitan's op-level policy.
 enum class Checkpointing { None, Full, Selective, SelectiveOp };
+/// What the loss trains for: supervised next-token prediction (sft), or a preference pair
+/// (chosen and rejected sequences in one batch) against a frozen reference (dpo: DPO, IPO,
+/// KTO-pair) or without one (preference: ORPO, SimPO, CPO).
+enum class Objective { Sft, Dpo, Preference };
 enum class GradDType { Auto, FP32, BF16, FP16 };
 /// How the optimizer step runs: torch.optim's foreach path (temporaries the size of one state),
 /// a fused kernel (none), or `auto`: foreach under the Hugging Face profile (the old rule).
@@ -243,6 +247,9 @@ struct TrainConfig
     bool offloadActivations = false;
     /// torch.compile on the blocks (and the loss where the framework compiles it).
     bool compile = false;
+    /// sft: micro_batch sequences; dpo / preference: micro_batch pairs (2 x micro_batch
+    /// sequences through the model), dpo with a frozen reference model (full fine-tuning).
+    Objective objective = Objective::Sft;
     LoraConfig lora;
     bool operator==(const TrainConfig &) const = default;
 };

@@ -108,6 +108,7 @@ TrainConfig readTrain(const json *node)
     train.masterWeights = r.boolean("master_weights", train.masterWeights);
     train.gradDType = r.choice("grad_dtype", train.gradDType);
     train.checkpointing = r.choice("gradient_checkpointing", train.checkpointing);
+    train.objective = r.choice("objective", train.objective);
     train.activationConstant =
         r.number("activation_constant", 0, 1000, train.activationConstant, false);
     train.lora = readLora(r.child("lora"));
@@ -380,6 +381,8 @@ json scenarioToJson(const Scenario &s)
           {"workspace_mib", s.overhead.workspaceMiB}}},
         {"host", {{"ram_gib", s.host.ramGiB}, {"gpus_per_machine", s.host.gpusPerMachine}}},
         {"gpus", s.gpus}};
+    if (s.train.objective != Objective::Sft)
+        doc["train"]["objective"] = enumName(s.train.objective);
     if (!s.targetGpu.empty())
         doc["target_gpu"] = s.targetGpu;
     if (s.overhead.ncclMiB)

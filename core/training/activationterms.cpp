@@ -165,10 +165,12 @@ ActivationTerms activationTerms(const EstimateContext &ctx)
         const std::uint64_t queries = ceilDiv(s.train.seqLen, par.context);
         const std::uint64_t heads = ceilDiv(std::uint64_t(m.heads), tensor);
         const std::uint64_t oneLayer =
-            productChecked("attention scores", std::uint64_t(s.train.microBatch), heads, queries, queries,
+            productChecked("attention scores", std::uint64_t(s.train.microBatch) * (s.train.objective == Objective::Sft ? 1 : 2),
+                           heads, queries, queries,
                            inv.scoreBytesPerElement);
         // Only the formulas need the text (a bytes-only estimate would spend ~5% of its time here).
-        const std::string oneLayerText = formulas ? n(s.train.microBatch) + " batch x " + n(heads) +
+        const std::string oneLayerText = formulas ? n(s.train.microBatch * (s.train.objective == Objective::Sft ? 1 : 2)) +
+                                                        " batch x " + n(heads) +
                                                         " heads x " + n(queries) + "^2 x " +
                                                         n(inv.scoreBytesPerElement) + " B"
                                                   : std::string();

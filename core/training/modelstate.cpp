@@ -145,6 +145,18 @@ Term weightsTerm(const EstimateContext &c)
             term.expression += " + " + n(t.count) + " adapter params x " + perValue(t.dtype) +
                                par.shardNote(sharded);
     }
+    // DPO's reference model: a frozen copy in the load dtype when every weight trains (TRL
+    // create_reference_model / ref_model, prepared with the same sharding); under LoRA the
+    // reference is the base with the adapters disabled, no copy.
+    if (s.task == Task::Train && s.train.objective == Objective::Dpo && s.train.method == Method::Full) {
+        term.bytes = addChecked(term.bytes, c.shardedBytes(p.total, p.routedExpertLinear, dtypeBits(dtype), sharded, "weights"),
+                                "weights");
+        if (c.formulas) {
+            term.expression += " + " + c.paramsText(p.total) + " x " + perValue(dtype) + " (DPO reference copy)" +
+                               par.shardNote(sharded);
+            term.notes.push_back("DPO with every weight trained keeps a frozen reference copy of the model.");
+        }
+    }
     if (c.formulas && c.split())
         term.notes.push_back("This GPU holds " + n(p.total) + " of the model's " + n(c.model.total) +
                              " parameters (" + c.parallel.describe() + "; " +

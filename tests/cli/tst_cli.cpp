@@ -276,6 +276,46 @@ private slots:
         QVERIFY(doc["host_bytes"].get<std::uint64_t>() > 0); // ZeRO-3 offloads parameters and optimizer
     }
 
+    // A distributed recipe is estimated over the GPUs its file says (torchtune's 70B LoRA:
+    // `tune run --nproc_per_node 8 lora_finetune_distributed`), never as one unsharded GPU.
+    void distributedRecipesShardOverTheirGpus()
+    {
+        const QString recipe = QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/trainconfigs/torchtune/recipes/configs/llama3_1/70B_lora.yaml");
+        auto weights = [&](const QStringList &extra) {
+            const Run run = runHeadroom(QStringList{QStringLiteral("estimate"), QStringLiteral("--train-config"), recipe,
+                                                    QStringLiteral("--format"), QStringLiteral("json")} + extra);
+            if (run.exitCode != 0)
+                return std::pair<std::uint64_t, std::uint64_t>{0, 0};
+            const nlohmann::json doc = nlohmann::json::parse(run.out.toStdString());
+            const std::uint64_t params = doc["params"]["total"].get<std::uint64_t>() + doc["params"]["trainable"].get<std::uint64_t>();
+            for (const auto &consumer : doc["consumers"])
+                if (consumer["id"] == "weights")
+                    return std::pair<std::uint64_t, std::uint64_t>{consumer["bytes"].get<std::uint64_t>(), params};
+            return std::pair<std::uint64_t, std::uint64_t>{0, params};
+        };
+        // bf16 base + adapter, FSDP over 8: (70,553,706,496 + 195,297,280) x 2 B / 8 = 17,687,250,944.
+        const auto [eight, params] = weights({});
+        QCOMPARE(eight, params * 2 / 8);
+        QCOMPARE(eight, std::uint64_t(17'687'250'944));
+        // The launcher's own count wins: --gpus 2 holds half the model per GPU.
+        QCOMPARE(weights({QStringLiteral("--gpus"), QStringLiteral("2")}).first, params * 2 / 2);
+        // A ZeRO-3 file alone says no count: asked for, exit 2, naming the file.
+        const QString zero3 = QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/trainconfigs/llamafactory/examples/deepspeed/ds_z3_config.json");
+        const Run asked = runHeadroom({QStringLiteral("estimate"), QStringLiteral("--train-config"), zero3,
+                                       QStringLiteral("--model-config"), QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/configs/llama-3.1-8b.json")});
+        QCOMPARE(asked.exitCode, 2);
+        QVERIFY2(asked.err.contains(QLatin1String("ds_z3_config.json: runs on several GPUs")) &&
+                     asked.err.contains(QLatin1String("--gpus N")), qPrintable(asked.err));
+        const Run given = runHeadroom({QStringLiteral("estimate"), QStringLiteral("--train-config"), zero3, QStringLiteral("--set"),
+                                       QStringLiteral("parallel.gpus=4"), QStringLiteral("--model-config"),
+                                       QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/configs/llama-3.1-8b.json")});
+        QCOMPARE(given.exitCode, 0);
+        const Run bad = runHeadroom({QStringLiteral("estimate"), QStringLiteral("--train-config"), zero3, QStringLiteral("--gpus"),
+                                     QStringLiteral("many")});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains(QLatin1String("--gpus: must be a whole number")), qPrintable(bad.err));
+    }
+
     void badTrainConfigsExitTwoNamingTheKey_data()
     {
         QTest::addColumn<QByteArray>("content");

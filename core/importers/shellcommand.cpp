@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// A launch script (`.sh`) as users share runs: the one `swift sft` / `llamafactory-cli train`
+// command in it, its `--key value` arguments as a configuration tree, and the environment it
+// sets before the command (NPROC_PER_NODE, CUDA_VISIBLE_DEVICES). Only what a reader of the
+// script sees: simple assignments (`name=value`) are substituted; anything the shell would
+// compute (`$(...)`, an unset variable) is left out and said.
+#include "importers/configreader.h"
+
+#include <cctype>
+#include <map>
+
+namespace headroom::importers {
+
+namespace {
+
+/// Words of one logical line, quotes removed, `$(...)` and `${...}` kept whole.
+std::vector<std::string> words(const std::string &line, const std::string &file)
+{
+    std::vector<std::string> out;
+    std::string word;
+    bool inWord = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (c == '\'' || c == '"') {
+            const std::size_t end = line.find(c, i + 1);
+            if (end == std::string::npos)
+                throw TrainConfigError(file, "", "a quote that is not closed in the command");
+            word += line.substr(i + 1, end - i - 1);
+            inWord = true;
+            i = end;
+        } else if (c == '$' && i + 1 < line.size() && (line[i + 1] == '(' || line[i + 1] == '{')) {
+            const char close = line[i + 1] == '(' ? ')' : '}';
+            const std::size_t end = line.find(close, i + 2);
+            if (end == std::string::npos)
+                throw TrainConfigError(file, "", "a $" + std::string(1, line[i + 1]) + " that is not closed in the command");
+            word += line.substr(i, end - i + 1);
+            inWord = true;
+            i = end;
+        } else if (c == ' ' || c == '\t') {
+            if (inWord)
+                out.push_back(word);
+            word.clear();
+            inWord = false;
+        } else if (c == '#' && !inWord) {
+            break;
+        } else {
+            word += c;
+            inWord = true;
+        }
+        if (out.size() > 4096)
+            throw TrainConfigError(file, "", "a command of more than 4,096 words");
+    }
+    if (inWord)
+        out.push_back(word);
+    return out;
+}
+
+/// `$name` / `${name}` from the script's assignments; nullopt when the shell would compute it.
+std::optional<std::string> substitute(const std::string &word, const std::map<std::string, std::string> &vars)
+{
+    std::string out;
+    for (std::size_t i = 0; i < word.size(); ++i) {
+        if (word[i] != '$') {
+            out += word[i];
+            continue;
+        }
+        if (i + 1 < word.size() && word[i + 1] == '(')
+            return std::nullopt;
+        std::string name;
+        if (i + 1 < word.size() && word[i + 1] == '{') {
+            const std::size_t end = word.find('}', i);
+            name = word.substr(i + 2, end - i - 2);
+            i = end;
+        } else {
+            std::size_t j = i + 1;
+            while (j < word.size() && (std::isalnum(static_cast<unsigned char>(word[j])) || word[j] == '_'))
+                ++j;
+            name = word.substr(i + 1, j - i - 1);
+            i = j - 1;
+        }
+        const auto it = vars.find(name);
+        if (it == vars.end())
+            return std::nullopt;
+        out += it->second;
+    }
+    return out;
+}
+
+json typedValue(const std::string &text)
+{
+    if (text == "true" || text == "True")
+        return true;
+    if (text == "false" || text == "False")
+        return false;
+    if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos && text.size() < 18)
+        return std::stoll(text);
+    return text;
+}
+
+bool isAssignment(const std::string &word)
+{
+    const std::size_t eq = word.find('=');
+    if (eq == std::string::npos || eq == 0)
+        return false;
+    for (std::size_t i = 0; i < eq; ++i)
+        if (!(std::isalnum(static_cast<unsigned char>(word[i])) || word[i] == '_'))
+            return false;
+    return !std::isdigit(static_cast<unsigned char>(word[0]));
+}
+
+} // namespace
+
+std::optional<ShellCommand> readShellCommand(std::string_view text, const std::string &file)
+{
+    // Logical lines: a trailing backslash continues the line.
+    std::vector<std::string> lines;
+    std::string current;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        std::size_t end = text.find('\n', start);
+        if (end == std::string_view::npos)
+            end = text.size();
+        std::string line(text.substr(start, end - start));
+        start = end + 1;
+        if (!line.empty() && line.back() == '\r')
+            line.pop_back();
+        const std::size_t first = line.find_first_not_of(" \t");
+        if (first != std::string::npos && line[first] == '#' && current.empty())
+            continue;
+        if (!line.empty() && line.back() == '\\') {
+            line.pop_back();
+            current += line + " ";
+            continue;
+        }
+        current += line;
+        lines.push_back(current);
+        current.clear();
+        if (lines.size() > 100000)
+            throw TrainConfigError(file, "", "more than 100,000 lines");
+    }
+    std::map<std::string, std::string> vars;
+    std::optional<ShellCommand> found;
+    for (const std::string &line : lines) {
+        const std::vector<std::string> list = words(line, file);
+        std::size_t i = 0;
+        std::map<std::string, std::string> env;
+        while (i < list.size() && isAssignment(list[i])) {
+            const std::size_t eq = list[i].find('=');
+            const auto value = substitute(list[i].substr(eq + 1), vars);
+            env[list[i].substr(0, eq)] = value.value_or("$(...)");
+            ++i;
+        }
+        if (i == list.size()) {
+            // A plain assignment line: a variable for later lines.
+            for (const auto &[name, value] : env)
+                vars[name] = value;
+            continue;
+        }
+        std::string command;
+        if (list[i] == "swift" && i + 1 < list.size())
+            command = "swift " + list[i + 1];
+        else if ((list[i] == "llamafactory-cli" || list[i] == "lmf") && i + 1 < list.size())
+            command = "llamafactory-cli " + list[i + 1];
+        else if (list[i] == "megatron" && i + 1 < list.size())
+            command = "megatron " + list[i + 1];
+        if (command.empty())
+            continue;
+        if (found)
+            throw TrainConfigError(file, "", "holds more than one training command (" + found->command + ", " + command +
+                                                 "): give a script with one");
+        ShellCommand cmd;
+        cmd.command = command;
+        cmd.env = env;
+        cmd.tree = json::object();
+        std::string key;
+        for (std::size_t w = i + 2; w < list.size(); ++w) {
+            const std::string &word = list[w];
+            if (word.starts_with("--") && word.size() > 2) {
+                key = word.substr(2);
+                std::string inline_;
+                if (const std::size_t eq = key.find('='); eq != std::string::npos) {
+                    inline_ = key.substr(eq + 1);
+                    key.erase(eq);
+                }
+                if (const std::string problem = keyPathProblem(key); !problem.empty() || key.find('.') != std::string::npos)
+                    throw TrainConfigError(file, "", "an argument that is not a plain --key (got " + quotedText(word) + ")");
+                cmd.tree[key] = inline_.empty() ? json(true) : typedValue(inline_);
+                if (!inline_.empty())
+                    key.clear();
+                continue;
+            }
+            if (key.empty())
+                throw TrainConfigError(file, "", "a value with no --key before it (got " + quotedText(word) + ")");
+            const auto value = substitute(word, vars);
+            if (!value) {
+                cmd.unresolved.push_back(key);
+                cmd.tree.erase(key);
+                key.clear();
+                continue;
+            }
+            json &slot = cmd.tree[key];
+            if (slot.is_boolean() && slot.get<bool>())
+                slot = typedValue(*value);
+            else if (slot.is_array())
+                slot.push_back(typedValue(*value));
+            else
+                slot = json::array({slot, typedValue(*value)});
+        }
+        found = std::move(cmd);
+    }
+    return found;
+}
+
+} // namespace headroom::importers

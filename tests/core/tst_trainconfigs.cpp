@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Every example config kept under tests/data/trainconfigs (copied from the frameworks' own
+// repositories, README.md there names them and their commits) read as --train-config reads it:
+// each is either read with the values it states (expected.json, read from the files by hand) or
+// refused with a message naming the file and what it is. A file without an expectation, or an
+// expectation without a file, fails: the folder cannot grow a file nobody checked.
+#include "trainconfigimport.h"
+
+#include "estimate/estimate.h"
+#include "scenario/scenariojson.h"
+
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+using namespace headroom;
+using nlohmann::json;
+
+namespace {
+
+const QString kRoot = QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/trainconfigs/");
+
+json expectations()
+{
+    QFile file(kRoot + QStringLiteral("expected.json"));
+    if (!file.open(QIODevice::ReadOnly))
+        return json::object();
+    return json::parse(file.readAll().toStdString())["files"];
+}
+
+/// The value at a dotted path of a scenario document, or null.
+json at(const json &doc, const std::string &path)
+{
+    const json *node = &doc;
+    std::size_t start = 0;
+    while (true) {
+        const auto dot = path.find('.', start);
+        const std::string part = path.substr(start, dot == std::string::npos ? dot : dot - start);
+        if (!node->is_object() || !node->contains(part))
+            return nullptr;
+        node = &(*node)[part];
+        if (dot == std::string::npos)
+            return *node;
+        start = dot + 1;
+    }
+}
+
+} // namespace
+
+class TestTrainConfigs : public QObject
+{
+    Q_OBJECT
+private slots:
+    void everyFileHasAnExpectation()
+    {
+        const json expected = expectations();
+        QVERIFY(expected.size() >= 70);
+        std::set<std::string> files;
+        QDirIterator it(kRoot, QDir::Files, QDirIterator::Subdirectories);
+        while (it.hasNext()) {
+            const QString path = QDir(kRoot).relativeFilePath(it.next());
+            if (path == QLatin1String("README.md") || path == QLatin1String("expected.json"))
+                continue;
+            files.insert(path.toStdString());
+            QVERIFY2(expected.contains(path.toStdString()), qPrintable(path + QStringLiteral(": no expectation")));
+        }
+        for (const auto &item : expected.items())
+            QVERIFY2(files.count(item.key()), qPrintable(QString::fromStdString(item.key() + ": no such file")));
+        // Every framework of the issue is there, read and refused alike.
+        for (const char *folder : {"torchtune/", "llamafactory/", "axolotl/", "torchtitan/", "ms-swift/", "trl/",
+                                   "accelerate/", "litgpt/", "deepspeed/"})
+            QVERIFY2(std::any_of(files.begin(), files.end(), [&](const std::string &f) { return f.starts_with(folder); }),
+                     folder);
+    }
+
+    void everyFileIsReadOrRefused_data()
+    {
+        QTest::addColumn<QString>("file");
+        const json expected = expectations();
+        for (const auto &item : expected.items())
+            QTest::newRow(item.key().c_str()) << QString::fromStdString(item.key());
+    }
+    void everyFileIsReadOrRefused()
+    {
+        QFETCH(QString, file);
+        const json expected = expectations()[file.toStdString()];
+        const QString path = kRoot + file;
+        std::optional<int> gpus;
+        if (expected.contains("gpus"))
+            gpus = expected["gpus"].get<int>();
+        // The model when the file's is not in the catalog (a config.json would be given).
+        const json fallback = {{"preset", "llama-3.1-8b"}};
+        const json base = {{"format", "headroom-scenario"}, {"version", 1}};
+        if (expected.contains("refused")) {
+            try {
+                importTrainConfigs({path}, {}, {}, {}, base, fallback, gpus);
+                QFAIL(qPrintable(file + QStringLiteral(": read, but expected to be refused")));
+            } catch (const TrainConfigError &error) {
+                const QString message = QString::fromUtf8(error.what());
+                QVERIFY2(message.contains(QString::fromStdString(expected["refused"].get<std::string>())),
+                         qPrintable(message));
+                // The message names the file (or the file it names) and stays one line.
+                QVERIFY2(message.contains(QStringLiteral("trainconfigs/")), qPrintable(message));
+                QVERIFY(!message.contains(QLatin1Char('\n')));
+            }
+            return;
+        }
+        ImportedRun run;
+        try {
+            run = importTrainConfigs({path}, {}, {}, {}, base, fallback, gpus);
+        } catch (const std::exception &error) {
+            QFAIL(qPrintable(file + QStringLiteral(": ") + QString::fromUtf8(error.what())));
+        }
+        for (const auto &item : expected["read"].items()) {
+            const json got = at(run.document, item.key());
+            QVERIFY2(got == item.value(), qPrintable(QString::fromStdString(item.key() + ": want " + item.value().dump() +
+                                                                            ", got " + got.dump())));
+        }
+        if (expected.contains("model")) {
+            const std::string want = expected["model"].get<std::string>();
+            const json model = run.document["model"];
+            if (want.empty())
+                QVERIFY2(model == fallback, qPrintable(QString::fromStdString(model.dump())));
+            else
+                QCOMPARE(QString::fromStdString(model.value("preset", std::string())), QString::fromStdString(want));
+        }
+        if (expected.contains("warning")) {
+            const std::string key = expected["warning"].get<std::string>();
+            bool warned = false;
+            for (const TrainImport &import : run.imports)
+                for (const std::string &line : import.warnings)
+                    warned = warned || line.starts_with(key);
+            QVERIFY2(warned, key.c_str());
+        }
+        // What was read is a scenario the estimator takes, and a sharded run has its count.
+        try {
+            const Scenario scenario = scenarioFromJson(run.document);
+            if (at(run.document, "parallel.strategy").is_string())
+                QVERIFY(at(run.document, "parallel.gpus").is_number());
+            const Estimate e = estimate(scenario);
+            QVERIFY(e.peak.allocatedBytes > 0);
+        } catch (const std::exception &error) {
+            QFAIL(qPrintable(file + QStringLiteral(": ") + QString::fromUtf8(error.what())));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTrainConfigs)
+#include "tst_trainconfigs.moc"
