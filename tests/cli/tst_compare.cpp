@@ -177,6 +177,59 @@ private slots:
         QCOMPARE(missing.exitCode, 2);
         QVERIFY(missing.err.contains(QStringLiteral("absent.log")));
     }
+    void torchSummaryBesideTheEstimate()
+    {
+        const QString scenario = QStringLiteral(HEADROOM_SOURCE_DIR "/examples/llama2-7b-lora.headroom.json");
+        const QString summary = QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/pytorch/memory-summary-pytorch-issue35901.txt");
+        const auto run = runHeadroom({QStringLiteral("compare"), summary, scenario, QStringLiteral("--format"), QStringLiteral("json")});
+        QCOMPARE(run.exitCode, 0);
+        const nlohmann::json doc = nlohmann::json::parse(run.out.toStdString());
+        QFile f(scenario);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const Estimate e = estimate(parseScenario(f.readAll().toStdString()));
+        QCOMPARE(doc["readings"][0]["key"], "peak_allocated");
+        QCOMPARE(doc["readings"][0]["measured"].get<double>(), 4877.0 * 1048576);
+        QCOMPARE(doc["readings"][0]["estimated"].get<double>(), double(e.peak.allocatedBytes));
+        QCOMPARE(doc["readings"][1]["measured"].get<double>(), 12420.0 * 1048576);
+        // 12,420 MB reserved against 4,877 MB allocated: 7,543 MB (61%) the allocator holds for nothing.
+        QVERIFY2(mentions(doc["findings"], "expandable_segments:True"), doc["findings"].dump().c_str());
+        QVERIFY(mentions(doc["findings"], "Reserved is 7.37 GiB above allocated (61% of reserved)"));
+        // Without the run's scenario there is nothing to estimate.
+        const auto alone = runHeadroom({QStringLiteral("compare"), summary});
+        QCOMPARE(alone.exitCode, 2);
+        QVERIFY(alone.err.contains(QStringLiteral("give the run's SCENARIO")));
+    }
+    void savedCaseReadsBackInValidate()
+    {
+        QTemporaryDir dir;
+        const QString scenario = QStringLiteral(HEADROOM_SOURCE_DIR "/examples/llama2-7b-lora.headroom.json");
+        const QString casePath = dir.filePath(QStringLiteral("my-lora-run.json"));
+        const auto save = runHeadroom({QStringLiteral("compare"),
+                                       QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/pytorch/memory-summary-torch-1.13-generated.txt"),
+                                       scenario, QStringLiteral("--save-case"), casePath});
+        QCOMPARE(save.exitCode, 0);
+        const auto validate = runHeadroom({QStringLiteral("validate"), dir.path(), QStringLiteral("--format"), QStringLiteral("json")});
+        QVERIFY2(validate.exitCode == 0, qPrintable(validate.err));
+        const nlohmann::json report = nlohmann::json::parse(validate.out.toStdString());
+        QCOMPARE(report["cases"].size(), std::size_t(1));
+        QCOMPARE(report["cases"][0]["id"], "my-lora-run");
+        // 20 GiB + 113 MiB peak allocated, as PyTorch printed it ("20593 MB").
+        QCOMPARE(report["cases"][0]["measured_bytes"].get<double>(), (20.0 * 1024 + 113) * 1048576);
+    }
+    void snapshotBesideTheEstimate()
+    {
+        const auto run = runHeadroom({QStringLiteral("compare"), QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/pytorch/snapshot-protocol5.pickle"),
+                                      QStringLiteral(HEADROOM_SOURCE_DIR "/examples/llama2-7b-lora.headroom.json"), QStringLiteral("--format"),
+                                      QStringLiteral("json")});
+        QCOMPARE(run.exitCode, 0);
+        const nlohmann::json doc = nlohmann::json::parse(run.out.toStdString());
+        QCOMPARE(doc["tool"], "torch.cuda.memory._dump_snapshot()");
+        QCOMPARE(doc["readings"][0]["measured"].get<double>(), 22.0 * 1048576); // 20 + 2 MiB of segments
+        const auto refused = runHeadroom({QStringLiteral("compare"), QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/pytorch/refused-torch-tensor.pickle"),
+                                          QStringLiteral(HEADROOM_SOURCE_DIR "/examples/llama2-7b-lora.headroom.json")});
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains(QStringLiteral("GLOBAL (0x63) names a Python object")), qPrintable(refused.err));
+    }
     void text()
     {
         const auto run = runHeadroom({QStringLiteral("compare"), logPath("vllm-v0-tp4-24gb-pr14447.log"), QStringLiteral("--model"),
