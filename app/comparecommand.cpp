@@ -179,6 +179,11 @@ int runCompare(const QStringList &arguments)
             return runCompareTorch(logPath, bytes, positional.size() == 3 ? positional.at(2) : QString(),
                                    parser.values(QStringLiteral("set")), parser.value(QStringLiteral("save-case")),
                                    format == QLatin1String("json"));
+        if (text.find("\"headroom-probe\"") != std::string_view::npos && text.find_first_not_of(" \t\r\n") != std::string_view::npos &&
+            text[text.find_first_not_of(" \t\r\n")] == '{')
+            return runCompareProbe(logPath, bytes, positional.size() == 3 ? positional.at(2) : QString(),
+                                   parser.values(QStringLiteral("set")), parser.value(QStringLiteral("model")),
+                                   parser.value(QStringLiteral("gpu")), format == QLatin1String("json"));
         if (parser.isSet(QStringLiteral("save-case")))
             return fail(tr("--save-case: a start-up log is saved as a case by hand for now (tests/data/serving/README.md); "
                            "--save-case saves PyTorch's readings"));

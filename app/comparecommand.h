@@ -12,5 +12,8 @@ int runCompare(const QStringList &arguments);
 /// The same for torch.cuda.memory_summary() text or a memory snapshot pickle (comparetorch.cpp).
 int runCompareTorch(const QString &inputPath, const QByteArray &bytes, const QString &scenarioPath,
                     const QStringList &overrides, const QString &saveCasePath, bool json);
+/// The same for the probe's measurement file (compareprobe.cpp).
+int runCompareProbe(const QString &inputPath, const QByteArray &bytes, const QString &scenarioPath,
+                    const QStringList &overrides, const QString &modelPreset, const QString &gpuId, bool json);
 
 } // namespace headroom::cli

@@ -4,7 +4,10 @@
 // pickles in protocols 2 to 5, checked against Python's own json of the same dict and the sums
 // Python computed; and the pickles the restricted reader must refuse (a real torch tensor, an
 // OrderedDict, protocol 0, cut-off, nested, self-containing and exponentially shared values).
+#include "estimate/estimate.h"
 #include "io/pickle.h"
+#include "measure/probefile.h"
+#include "scenario/scenariojson.h"
 #include "measure/torchsnapshot.h"
 #include "measure/torchsummary.h"
 
@@ -170,6 +173,51 @@ private slots:
         QVERIFY(pickleRefusal(std::string("\x80\x02\x8a\x09\xff\xff\xff\xff\xff\xff\xff\xff\x00.", 14)).contains(QStringLiteral("past 64 bits")));
         QCOMPARE(readPickle(std::string("\x80\x02\x8a\x09\xff\xff\xff\xff\xff\xff\xff\xff\xff.", 14)).get<std::int64_t>(), -1);
         QCOMPARE(readPickle(std::string("\x80\x02J\xff\xff\xff\xff.", 8)).get<std::int64_t>(), -1);
+    }
+    void probeAsScenario()
+    {
+        const ProbeFile probe = readProbeFile(data("../probe/probe-tiny-llama-bf16-adamw.json"));
+        QCOMPARE(probe.readings.size(), std::size_t(7));
+        const std::uint64_t params = probe.facts["params"].get<std::uint64_t>();
+        // The probe's model in bf16: after loading, the weights alone, 2 bytes a parameter.
+        QCOMPARE(probe.readings[0].allocatedBytes, 2 * params);
+        const LogScenario s = scenarioFromProbe(probe, {"", "h100-80gb"});
+        QVERIFY2(s.missing.empty(), s.missing.empty() ? "" : s.missing.front().c_str());
+        QCOMPARE(s.document["train"]["micro_batch"].get<int>(), 2);
+        QCOMPARE(s.document["train"]["seq_len"].get<int>(), 128);
+        QCOMPARE(s.document["train"]["method"], "full");
+        QCOMPARE(s.document["train"]["optimizer"], "adamw");
+        QCOMPARE(s.document["precision"]["weights"], "bf16");
+        QCOMPARE(s.document["kernels"]["attention"], "sdpa");
+        // Headroom's count from the config against PyTorch's numel() of the same model.
+        const Estimate e = estimate(scenarioFromJson(s.document));
+        QCOMPARE(e.totalParams, params);
+        const ProbeComparison c = compareProbe(probe, e);
+        QCOMPARE(c.phases.size(), std::size_t(4));
+        QCOMPARE(c.phases[0].phase, PhaseId::Load);
+        QCOMPARE(c.phases[0].measuredPeakBytes, 2 * params);
+        QCOMPARE(c.phases[3].step, std::uint64_t(1)); // the last step recorded
+        QVERIFY(!c.findings.empty());
+        // Without the GPU, it is asked for.
+        const LogScenario noGpu = scenarioFromProbe(probe, {});
+        QVERIFY(!noGpu.missing.empty() && noGpu.missing.back().find("give --gpu ID") != std::string::npos);
+    }
+    void probeRefused()
+    {
+        const auto refusal = [](const std::string &text) {
+            try {
+                readProbeFile(text);
+            } catch (const InputError &e) {
+                return QString::fromStdString(e.what());
+            }
+            return QString();
+        };
+        QVERIFY(refusal("{\"format\": \"headroom-scenario\", \"version\": 1}").startsWith(QStringLiteral("format:")));
+        QVERIFY(refusal("{\"format\": \"headroom-probe\", \"version\": 1, \"readings\": []}").startsWith(QStringLiteral("readings:")));
+        QVERIFY(refusal("{\"format\": \"headroom-probe\", \"version\": 1, \"readings\": [{\"phase\": \"warmup\"}]}")
+                    .startsWith(QStringLiteral("readings[0].phase")));
+        QVERIFY(refusal("{\"format\": \"headroom-probe\", \"version\": 1, \"readings\": [{\"phase\": \"load\", \"allocated_bytes\": -1}]}")
+                    .startsWith(QStringLiteral("readings[0].allocated_bytes: must be a whole number")));
     }
     void snapshotRefused()
     {
