@@ -12,7 +12,11 @@
 #include "classroom/lessonexport.h"
 #include "modelimport.h"
 #include "document/scenariomodel.h"
+#include "inputfile.h"
+#include "io/inputpolicy.h"
+#include "measure/probefile.h"
 
+#include <QFileInfo>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -90,6 +94,10 @@ CommandHelp renderHelp()
              QCommandLineOption(QStringLiteral("view"), tr("bars (scenarios side by side), phases, or ranks (every kind of GPU and the CPU RAM of a multi-GPU run)."),
                                 QStringLiteral("view"), QStringLiteral("bars")),
              unitOption(),
+             QCommandLineOption(QStringLiteral("measured"),
+                                tr("With --view phases: the probe's readings (headroom_probe.py's JSON) drawn across "
+                                   "each phase's bar."),
+                                QStringLiteral("probe.json")),
              QCommandLineOption(QStringLiteral("set"),
                                 tr("Override a key of the current scenario, e.g. "
                                    "train.micro_batch=8."),
@@ -194,7 +202,33 @@ int runRender(const QStringList &arguments)
     options.size = QSize(qRound(width), qRound(height));
     options.scale = scale;
     options.dark = theme == QLatin1String("dark");
-    const QString error = exportChart(outPath, format, chartDataFor(model), options);
+    ChartData data = chartDataFor(model);
+    if (parser.isSet(QStringLiteral("measured"))) {
+        // The probe's peak of each phase across the estimate's bar of the same phase.
+        const QString probePath = parser.value(QStringLiteral("measured"));
+        if (*view != ChartView::Phases)
+            return fail(tr("--measured: drawn in the phases view (add --view phases)"));
+        if (!model.estimateError().isEmpty())
+            return fail(path + QLatin1String(": ") + model.estimateError());
+        try {
+            const QByteArray bytes = readInputFile(probePath, limits::kDocumentBytes);
+            const ProbeFile probe = readProbeFile(std::string_view(bytes.constData(), std::size_t(bytes.size())));
+            const ProbeComparison c = compareProbe(probe, model.estimate());
+            const auto &phases = model.estimate().phases;
+            for (const ProbePhase &p : c.phases)
+                for (std::size_t i = 0; i < phases.size() && i < data.columns.size(); ++i)
+                    if (phases[i].id == p.phase)
+                        data.columns[i].measuredBytes = p.measuredPeakBytes;
+            const QString note = tr("Bold lines: the probe's measured peak of each phase (%1, step %2); the bars are "
+                                    "the estimate, not tuned to it.")
+                                     .arg(QFileInfo(probePath).fileName())
+                                     .arg(c.phases.empty() ? 0 : c.phases.back().step);
+            data.footnote = data.footnote.isEmpty() ? note : data.footnote + QLatin1Char(' ') + note;
+        } catch (const std::exception &problem) {
+            return fail(probePath + QLatin1String(": ") + errorText(problem));
+        }
+    }
+    const QString error = exportChart(outPath, format, data, options);
     if (!error.isEmpty())
         return fail(error);
     return ExitOk;
