@@ -14,6 +14,7 @@
 #include "document/scenariomodel.h"
 #include "inputfile.h"
 #include "io/inputpolicy.h"
+#include "measure/enginelog.h"
 #include "measure/probefile.h"
 
 #include <QFileInfo>
@@ -96,7 +97,7 @@ CommandHelp renderHelp()
              unitOption(),
              QCommandLineOption(QStringLiteral("measured"),
                                 tr("With --view phases: the probe's readings (headroom_probe.py's JSON) drawn across "
-                                   "each phase's bar."),
+                                   "each phase's bar; with --view bars: what a serving engine's start-up log printed."),
                                 QStringLiteral("probe.json")),
              QCommandLineOption(QStringLiteral("set"),
                                 tr("Override a key of the current scenario, e.g. "
@@ -206,12 +207,42 @@ int runRender(const QStringList &arguments)
     if (parser.isSet(QStringLiteral("measured"))) {
         // The probe's peak of each phase across the estimate's bar of the same phase.
         const QString probePath = parser.value(QStringLiteral("measured"));
-        if (*view != ChartView::Phases)
-            return fail(tr("--measured: drawn in the phases view (add --view phases)"));
         if (!model.estimateError().isEmpty())
             return fail(path + QLatin1String(": ") + model.estimateError());
         try {
-            const QByteArray bytes = readInputFile(probePath, limits::kDocumentBytes);
+            const QByteArray bytes = readInputFile(probePath, kEngineLogBytes);
+            const std::string_view text(bytes.constData(), std::size_t(bytes.size()));
+            if (looksLikeEngineLog(text) && text.find("\"headroom-probe\"") == std::string_view::npos) {
+                // A serving engine's log: what it printed, added up, across the current bar.
+                if (*view != ChartView::Bars)
+                    return fail(tr("--measured: a start-up log is drawn in the bars view"));
+                const EngineLog log = readEngineLog(text);
+                double total = 0;
+                QStringList parts;
+                if (const LogFigure *budget = log.figure("budget")) {
+                    total = budget->value;
+                    parts << tr("the engine's budget");
+                } else {
+                    for (const char *key : {"weights", "activation_peak", "non_torch", "cuda_graph", "kv_cache"})
+                        if (const LogFigure *f = log.figure(key); f && f->value > 0) {
+                            total += f->value;
+                            parts << QString::fromLatin1(key);
+                        }
+                }
+                if (total <= 0 || (!log.figure("budget") && !(log.figure("weights") && log.figure("kv_cache"))))
+                    return fail(probePath + tr(": the log prints neither the engine's budget nor its weights and KV "
+                                               "cache: no total to draw (headroom compare lists what it printed)"));
+                data.measuredBytes = std::uint64_t(std::llround(std::min(total, 1e18)));
+                data.measuredLabel = tr("%1 log").arg(QString::fromLatin1(logEngineName(log.engine)));
+                const QString note = tr("Bold line: %1 as the %2 log printed it (%3); the bar is the estimate, not tuned to it.")
+                                         .arg(parts.join(QStringLiteral(" + ")), QString::fromLatin1(logEngineName(log.engine)),
+                                              QFileInfo(probePath).fileName());
+                data.footnote = data.footnote.isEmpty() ? note : data.footnote + QLatin1Char(' ') + note;
+                const QString error = exportChart(outPath, format, data, options);
+                return error.isEmpty() ? ExitOk : fail(error);
+            }
+            if (*view != ChartView::Phases)
+                return fail(tr("--measured: the probe's readings are drawn in the phases view (add --view phases)"));
             const ProbeFile probe = readProbeFile(std::string_view(bytes.constData(), std::size_t(bytes.size())));
             const ProbeComparison c = compareProbe(probe, model.estimate());
             const auto &phases = model.estimate().phases;
