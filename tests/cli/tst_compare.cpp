@@ -230,6 +230,53 @@ private slots:
         QCOMPARE(refused.exitCode, 2);
         QVERIFY2(refused.err.contains(QStringLiteral("GLOBAL (0x63) names a Python object")), qPrintable(refused.err));
     }
+    void overlays()
+    {
+        // The probe's phases across the estimate's phase bars, in an SVG export.
+        QTemporaryDir dir;
+        const auto probe = runJson({QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/probe/probe-tiny-llama-bf16-adamw.json"),
+                                    QStringLiteral("--gpu"), QStringLiteral("h100-80gb")});
+        QCOMPARE(probe["phases"].size(), std::size_t(4));
+        QCOMPARE(probe["phases"][0]["phase"], "load");
+        // After loading, the bf16 weights alone: 2 bytes a parameter of the probe's model.
+        QFile facts(QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/probe/probe-tiny-llama-bf16-adamw.json"));
+        QVERIFY(facts.open(QIODevice::ReadOnly));
+        const std::uint64_t params = nlohmann::json::parse(facts.readAll().toStdString())["facts"]["params"].get<std::uint64_t>();
+        QCOMPARE(probe["phases"][0]["measured_peak_bytes"].get<std::uint64_t>(), 2 * params);
+        const QString scenario = writeScenario(dir, probe["scenario"]);
+        const QString svg = dir.filePath(QStringLiteral("phases.svg"));
+        const auto render = runHeadroom({QStringLiteral("render"), scenario, QStringLiteral("--view"), QStringLiteral("phases"),
+                                         QStringLiteral("--measured"),
+                                         QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/probe/probe-tiny-llama-bf16-adamw.json"),
+                                         QStringLiteral("--out"), svg});
+        QVERIFY2(render.exitCode == 0, qPrintable(render.err));
+        QFile f(svg);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(f.readAll());
+        QVERIFY(text.contains(QStringLiteral("the probe")));
+        // The bars view refuses the probe, the phases view a log.
+        const auto wrongView = runHeadroom({QStringLiteral("render"), scenario, QStringLiteral("--measured"),
+                                            QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/probe/probe-tiny-llama-bf16-adamw.json"),
+                                            QStringLiteral("--out"), svg});
+        QCOMPARE(wrongView.exitCode, 2);
+        QVERIFY(wrongView.err.contains(QStringLiteral("add --view phases")));
+        // A start-up log that printed the engine's budget, across the bars view's bar.
+        const auto vllm = runJson({logPath("vllm-v0-tp4-24gb-pr14447.log"), QStringLiteral("--model"), QStringLiteral("llama-3.1-8b"),
+                                   QStringLiteral("--gpu"), QStringLiteral("rtx-4090")});
+        const QString servingScenario = writeScenario(dir, vllm["scenario"]);
+        const auto bars = runHeadroom({QStringLiteral("render"), servingScenario, QStringLiteral("--measured"),
+                                       logPath("vllm-v0-tp4-24gb-pr14447.log"), QStringLiteral("--out"), svg});
+        QVERIFY2(bars.exitCode == 0, qPrintable(bars.err));
+        QVERIFY(f.open(QIODevice::ReadOnly) || f.isOpen());
+        f.close();
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QVERIFY(QString::fromUtf8(f.readAll()).contains(QStringLiteral("budget as the vLLM log printed it")));
+        // A log without a total is not drawn.
+        const auto partial = runHeadroom({QStringLiteral("render"), servingScenario, QStringLiteral("--measured"),
+                                          logPath("vllm-v1-kimi-linear-tp2-issue28228.log"), QStringLiteral("--out"), svg});
+        QCOMPARE(partial.exitCode, 2);
+        QVERIFY(partial.err.contains(QStringLiteral("no total to draw")));
+    }
     void text()
     {
         const auto run = runHeadroom({QStringLiteral("compare"), logPath("vllm-v0-tp4-24gb-pr14447.log"), QStringLiteral("--model"),
