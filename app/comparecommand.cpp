@@ -175,7 +175,15 @@ int runCompare(const QStringList &arguments)
         const QByteArray bytes = readInputFile(logPath, limits::kPickleBytes);
         const std::string_view text(bytes.constData(), std::size_t(bytes.size()));
         // PyTorch's memory tools: a snapshot pickle (its PROTO opcode) or a memory_summary() table.
-        if ((!bytes.isEmpty() && static_cast<unsigned char>(bytes.front()) == 0x80) || looksLikeTorchMemorySummary(text))
+        const std::size_t firstChar = text.find_first_not_of(" \t\r\n");
+        // A timeline is a JSON list of two lists ("[[times...], [sizes...]]"); a log line may start
+        // with "[" too ("[TensorRT-LLM]", SGLang's "[2025-10-16 ...]").
+        const std::size_t second = firstChar == std::string_view::npos ? firstChar : text.find_first_not_of(" \t\r\n", firstChar + 1);
+        const bool timeline = (firstChar != std::string_view::npos && text[firstChar] == '[' &&
+                               second != std::string_view::npos && text[second] == '[') ||
+                              (!bytes.isEmpty() && static_cast<unsigned char>(bytes.front()) == 0x1f);
+        if ((!bytes.isEmpty() && static_cast<unsigned char>(bytes.front()) == 0x80) || timeline ||
+            looksLikeTorchMemorySummary(text))
             return runCompareTorch(logPath, bytes, positional.size() == 3 ? positional.at(2) : QString(),
                                    parser.values(QStringLiteral("set")), parser.value(QStringLiteral("save-case")),
                                    format == QLatin1String("json"));

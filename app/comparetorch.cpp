@@ -10,6 +10,7 @@
 #include "io/pickle.h"
 #include "measure/torchsnapshot.h"
 #include "measure/torchsummary.h"
+#include "measure/torchtimeline.h"
 #include "scenario/scenariojson.h"
 
 #include <QCryptographicHash>
@@ -102,7 +103,20 @@ int runCompareTorch(const QString &inputPath, const QByteArray &bytes, const QSt
                     const QStringList &overrides, const QString &saveCasePath, bool json)
 {
     const bool pickle = !bytes.isEmpty() && static_cast<unsigned char>(bytes.front()) == 0x80;
-    const char *tool = pickle ? "torch.cuda.memory._dump_snapshot()" : "torch.cuda.memory_summary()";
+    const qsizetype first = [&] {
+        qsizetype i = 0;
+        while (i < bytes.size() && (bytes[i] == ' ' || bytes[i] == '\n' || bytes[i] == '\r' || bytes[i] == '\t'))
+            ++i;
+        return i;
+    }();
+    qsizetype second = first + 1;
+    while (second < bytes.size() && (bytes[second] == ' ' || bytes[second] == '\n' || bytes[second] == '\r' || bytes[second] == '\t'))
+        ++second;
+    const bool timeline = !pickle && ((first < bytes.size() && bytes[first] == '[' && second < bytes.size() && bytes[second] == '[') ||
+                                      (!bytes.isEmpty() && static_cast<unsigned char>(bytes.front()) == 0x1f));
+    const char *tool = pickle     ? "torch.cuda.memory._dump_snapshot()"
+                       : timeline ? "torch.profiler export_memory_timeline()"
+                                  : "torch.cuda.memory_summary()";
     if (scenarioPath.isEmpty())
         return fail(tr("%1: %2 states no model or batch: give the run's SCENARIO after it")
                         .arg(safe(inputPath.toStdString()), QString::fromLatin1(tool)));
@@ -114,7 +128,23 @@ int runCompareTorch(const QString &inputPath, const QByteArray &bytes, const QSt
         const Scenario scenario = loadScenario(scenarioPath, overrides);
         const Estimate e = estimate(scenario);
         double reserved = 0, allocatedForFragmentation = 0;
-        if (pickle) {
+        if (timeline) {
+            const TorchTimeline t = readTorchTimeline(std::string_view(bytes.constData(), std::size_t(bytes.size())));
+            readings.push_back({"peak_allocated", tr("peak, all categories"), double(t.peakBytes), double(e.peak.allocatedBytes),
+                                tr("point %1 of %2 (t = %3)").arg(t.peakIndex).arg(t.points).arg(t.peakTime)});
+            peakAllocated = double(t.peakBytes);
+            resolution = 1;
+            const std::vector<TimelineRow> rows = compareTimeline(t, e);
+            for (const TimelineRow &r : rows)
+                readings.push_back({"category", q(r.label), double(r.measured), double(r.estimated), tr("at the peak")});
+            // The difference, consumer by consumer: the largest first.
+            if (!rows.empty() && rows.front().estimated != rows.front().measured) {
+                const TimelineRow &r = rows.front();
+                findings << tr("%1 %2 beside the profile (estimated %3, PyTorch's categories %4 at the peak): %5.")
+                                .arg(q(r.label), signedGib(double(r.estimated) - double(r.measured)),
+                                     gib(double(r.estimated)), gib(double(r.measured)), q(r.hint));
+            }
+        } else if (pickle) {
             const TorchSnapshotSummary s =
                 summarizeSnapshot(readPickle(std::string_view(bytes.constData(), std::size_t(bytes.size()))));
             readings.push_back({"reserved", tr("reserved at the snapshot (segments)"), double(s.reservedBytes),
@@ -157,8 +187,10 @@ int runCompareTorch(const QString &inputPath, const QByteArray &bytes, const QSt
         }
         if (peakAllocated > 0) {
             const double d = double(e.peak.allocatedBytes) - peakAllocated;
-            findings.prepend(tr("Allocated %1 beside the measurement (%2%): the estimate's %3 phase holds %4. The "
-                                "tool gives no categories, so the difference is not attributed to one of them.")
+            findings.prepend((timeline ? tr("Allocated %1 beside the measurement (%2%): the estimate's %3 phase holds %4; "
+                                            "the rows above put PyTorch's categories beside the estimate's consumers.")
+                                       : tr("Allocated %1 beside the measurement (%2%): the estimate's %3 phase holds %4. The "
+                                            "tool gives no categories, so the difference is not attributed to one of them."))
                                  .arg(signedGib(d))
                                  .arg(QString::number(d / peakAllocated * 100, 'f', 1))
                                  .arg(QString::fromLatin1(phaseKey(e.peak.phase)), peakComposition(e)));

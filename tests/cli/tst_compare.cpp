@@ -199,6 +199,26 @@ private slots:
         QCOMPARE(alone.exitCode, 2);
         QVERIFY(alone.err.contains(QStringLiteral("give the run's SCENARIO")));
     }
+    void timelineByCategory()
+    {
+        const QString scenario = QStringLiteral(HEADROOM_SOURCE_DIR "/examples/llama2-7b-lora.headroom.json");
+        const auto run = runHeadroom({QStringLiteral("compare"), QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/pytorch/timeline-generated.json"),
+                                      scenario, QStringLiteral("--format"), QStringLiteral("json")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        const nlohmann::json doc = nlohmann::json::parse(run.out.toStdString());
+        QFile f(scenario);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const Estimate e = estimate(parseScenario(f.readAll().toStdString()));
+        bool weights = false;
+        for (const nlohmann::json &r : doc["readings"])
+            if (r["label"] == "weights") {
+                weights = true;
+                QCOMPARE(r["measured"].get<double>(), 1073741824.0); // the parameter category at the peak
+                QCOMPARE(r["estimated"].get<double>(), double(e.bytes(ConsumerId::Weights) + e.bytes(ConsumerId::QuantMetadata)));
+            }
+        QVERIFY(weights);
+        QVERIFY2(mentions(doc["findings"], "beside the profile"), doc["findings"].dump().c_str());
+    }
     void savedCaseReadsBackInValidate()
     {
         QTemporaryDir dir;

@@ -10,6 +10,7 @@
 #include "scenario/scenariojson.h"
 #include "measure/torchsnapshot.h"
 #include "measure/torchsummary.h"
+#include "measure/torchtimeline.h"
 
 #include <QFile>
 #include <QtTest>
@@ -173,6 +174,34 @@ private slots:
         QVERIFY(pickleRefusal(std::string("\x80\x02\x8a\x09\xff\xff\xff\xff\xff\xff\xff\xff\x00.", 14)).contains(QStringLiteral("past 64 bits")));
         QCOMPARE(readPickle(std::string("\x80\x02\x8a\x09\xff\xff\xff\xff\xff\xff\xff\xff\xff.", 14)).get<std::int64_t>(), -1);
         QCOMPARE(readPickle(std::string("\x80\x02J\xff\xff\xff\xff.", 8)).get<std::int64_t>(), -1);
+    }
+    void timeline()
+    {
+        const nlohmann::json expected = nlohmann::json::parse(data("timeline-expected.json"));
+        const TorchTimeline t = readTorchTimeline(data("timeline-generated.json"));
+        QCOMPARE(t.points, expected["points"].get<std::size_t>());
+        QCOMPARE(t.peakIndex, expected["peak_index"].get<std::size_t>());
+        QCOMPARE(t.peakBytes, expected["peak_bytes"].get<std::uint64_t>());
+        for (std::size_t c = 0; c < kTorchCategories; ++c)
+            QCOMPARE(t.atPeak[c], expected["at_peak"][c].get<std::uint64_t>());
+        // The categories keep PyTorch's column order: parameter first, optimizer state second.
+        QCOMPARE(t.atPeak[std::size_t(TorchCategory::Parameter)], std::uint64_t(kGiB));
+        QCOMPARE(t.atPeak[std::size_t(TorchCategory::OptimizerState)], std::uint64_t(4 * kGiB));
+        // 8 layers x 300 MiB at the end of the forward: the activation category's own largest.
+        QCOMPARE(t.largest[std::size_t(TorchCategory::Activation)], std::uint64_t(8 * 300 * kMiB));
+        const auto refusal = [](const std::string &text) {
+            try {
+                readTorchTimeline(text);
+            } catch (const InputError &e) {
+                return QString::fromStdString(e.what());
+            }
+            return QString();
+        };
+        QVERIFY(refusal("[[1, 2], [[0, 1, 2, 3, 4, 5, 6, 7, 8]]]").startsWith(QStringLiteral("sizes: 1 rows for 2 times")));
+        QVERIFY(refusal("[[1], [[0, 1, 2]]]").startsWith(QStringLiteral("sizes[0]: must list 9 sizes")));
+        QVERIFY(refusal("[[1], [[0, 1, 2, 3, 4, \"x\", 6, 7, 8]]]").startsWith(QStringLiteral("sizes[0][5]: must be a number")));
+        QVERIFY(refusal("\x1f\x8b").contains(QStringLiteral("gunzip")));
+        QVERIFY(refusal("{}").contains(QStringLiteral("[times, sizes] expected")));
     }
     void probeAsScenario()
     {
