@@ -249,6 +249,19 @@ private slots:
         QCOMPARE(log.setting("serving.cache_type_k")->value.get<std::string>(), std::string("f16"));
         QVERIFY(!log.setting("serving.n_ctx_per_seq"));
     }
+    void llamaCppColouredLog()
+    {
+        // llama.cpp's common_log with colours and timestamps (ggml-org/llama.cpp issue #27680,
+        // first post by SampleGHUsername): still llama.cpp's lines.
+        const std::string head =
+            "\x1b[34m0.00.612.797\x1b[0m \x1b[32mI \x1b[0mprint_info: model params          = 284.33 B\n"
+            "\x1b[34m0.00.612.797\x1b[0m \x1b[32mI \x1b[0mprint_info: general.name          = DeepSeek-V4-Flash-0731\n";
+        QVERIFY(refusal(head).contains(QStringLiteral("a llama.cpp log without a memory figure")));
+        const EngineLog log = readEngineLog(head + "\x1b[34m0.01.000.000\x1b[0m \x1b[32mI \x1b[0mload_tensors:        CUDA0 model buffer size =  4403.49 MiB\n");
+        QCOMPARE(log.engine, LogEngine::LlamaCpp);
+        QCOMPARE(log.model, std::string("DeepSeek-V4-Flash-0731"));
+        QCOMPARE(figure(log, "weights"), 4403.49 * kMiB);
+    }
     void refused_data()
     {
         QTest::addColumn<QString>("text");
