@@ -221,6 +221,7 @@ class HfCallback:
     def __init__(self, path="headroom-probe.json", steps=3):
         self.probe = Probe(path, steps=steps)
         self._hook = None
+        self._pre_hook = None
 
     def __getattr__(self, name):
         if name.startswith("on_"):
@@ -237,6 +238,18 @@ class HfCallback:
                     self.probe.after_forward()
             self._hook = model.register_forward_hook(after_forward)
 
+            # The Trainer calls model(**inputs): the batch's shape is in the keyword arguments
+            # (PyTorch 2.0 passes them to a pre-hook; older versions only the positional ones).
+            def before_forward(module, args, kwargs=None):
+                if self.probe.batch_shape is None:
+                    self.probe.batch_shape = _shape(kwargs) if kwargs else None
+                    if self.probe.batch_shape is None:
+                        self.probe.batch_shape = _shape(list(args))
+            try:
+                self._pre_hook = model.register_forward_pre_hook(before_forward, with_kwargs=True)
+            except TypeError:
+                self._pre_hook = model.register_forward_pre_hook(lambda m, a: before_forward(m, a))
+
     def on_step_begin(self, args, state, control, **kwargs):
         self.probe.begin_step(kwargs.get("inputs"))
 
@@ -249,8 +262,9 @@ class HfCallback:
         self.probe.after_optimizer()
 
     def on_train_end(self, args, state, control, **kwargs):
-        if self._hook is not None:
-            self._hook.remove()
+        for hook in (self._hook, self._pre_hook):
+            if hook is not None:
+                hook.remove()
         self.probe.write()
 
 

@@ -164,6 +164,7 @@ def check_hf_callback():
             doc = json.load(f)
     assert [r["phase"] for r in doc["readings"]] == ["load", "forward", "backward", "optimizer"], doc["readings"]
     assert doc["facts"]["optimizer"] == "SGD"
+    assert doc["facts"]["batch_shape"] == [2, 8], doc["facts"]  # from the model's forward pre-hook
 
 
 class TinyLlamaConfig:
