@@ -130,16 +130,18 @@ void printText(const QString &path, const EngineLog &log, const LogComparison &c
 CommandHelp compareHelp()
 {
     return {QStringLiteral("compare"),
-            tr("a serving engine's start-up log beside the estimate"),
+            tr("your own measurement beside the estimate: engine logs, PyTorch's tools, the probe"),
             tr("Read a vLLM, SGLang, TensorRT-LLM or llama.cpp start-up log and show each memory figure the engine "
                "printed beside the estimate's, with what explains the difference. Without SCENARIO the scenario is "
                "the one the log states (model, version, options, parallelism); what the log does not state is asked "
-               "for (--gpu, --model). LOG may also be PyTorch's torch.cuda.memory_summary() text or a "
-               "torch.cuda.memory._dump_snapshot() pickle, compared with the run's SCENARIO."),
+               "for (--gpu, --model). LOG may also be PyTorch's torch.cuda.memory_summary() text, a "
+               "torch.cuda.memory._dump_snapshot() pickle or a torch.profiler export_memory_timeline() JSON, "
+               "compared with the run's SCENARIO, or the JSON of Headroom's probe (headroom_probe.py), compared "
+               "phase by phase."),
             tr("headroom compare LOG [SCENARIO] [--gpu ID] [--model PRESET] [--set key.path=value]... "
                "[--save-case FILE] [--format text|json] [--unit GiB|GB]"),
-            {{QStringLiteral("LOG"), tr("The engine's start-up log (text, as printed).")},
-             {QStringLiteral("SCENARIO"), tr("A serving scenario to estimate instead of the log's own.")}},
+            {{QStringLiteral("LOG"), tr("The engine's start-up log (text, as printed), or PyTorch's or the probe's file.")},
+             {QStringLiteral("SCENARIO"), tr("The scenario to estimate instead of the one the file states.")}},
             {QCommandLineOption(QStringLiteral("gpu"), tr("The catalog GPU the log ran on, when the log does not name it."),
                                 QStringLiteral("id")),
              QCommandLineOption(QStringLiteral("model"), tr("The catalog model, when the log's is not in the catalog."),
