@@ -110,7 +110,8 @@ ProbeFile readProbeFile(std::string_view text)
         if (!r.is_object())
             throw InputError(path, "must be an object");
         ProbeReading reading;
-        const std::string phase = r.value("phase", std::string());
+        const auto phaseValue = r.find("phase");
+        const std::string phase = phaseValue != r.end() && phaseValue->is_string() ? phaseValue->get<std::string>() : std::string();
         if (phase == "load")
             reading.phase = PhaseId::Load;
         else if (phase == "forward")
@@ -184,7 +185,8 @@ LogScenario scenarioFromProbe(const ProbeFile &probe, const LogScenarioInput &in
                                          ? fact("quantization")->get<std::string>()
                                          : std::string();
     if (peft && peft->is_object()) {
-        const std::string type = peft->value("type", std::string());
+        const auto typeValue = peft->find("type");
+        const std::string type = typeValue != peft->end() && typeValue->is_string() ? typeValue->get<std::string>() : std::string();
         if (type.find("LORA") == std::string::npos)
             s.missing.push_back("the method: PEFT " + quotedText(type) + " is not modelled");
         doc["train"]["method"] = quantization == "4bit" ? "qlora" : "lora";

@@ -245,6 +245,10 @@ private slots:
         QVERIFY(refusal("{\"format\": \"headroom-probe\", \"version\": 1, \"readings\": []}").startsWith(QStringLiteral("readings:")));
         QVERIFY(refusal("{\"format\": \"headroom-probe\", \"version\": 1, \"readings\": [{\"phase\": \"warmup\"}]}")
                     .startsWith(QStringLiteral("readings[0].phase")));
+        QVERIFY(refusal(data("../fuzz-found/probe-phase-not-a-string.json")).startsWith(QStringLiteral("readings[0].phase: must be load")));
+        // Found by fuzz_probe: a phase that is a number is refused, not a library's type error.
+        QVERIFY(refusal("{\"format\": \"headroom-probe\", \"version\": 1, \"readings\": [{\"phase\": 6023680}]}")
+                    .startsWith(QStringLiteral("readings[0].phase: must be load")));
         QVERIFY(refusal("{\"format\": \"headroom-probe\", \"version\": 1, \"readings\": [{\"phase\": \"load\", \"allocated_bytes\": -1}]}")
                     .startsWith(QStringLiteral("readings[0].allocated_bytes: must be a whole number")));
     }
