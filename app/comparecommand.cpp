@@ -11,7 +11,9 @@
 #include "measure/torchsummary.h"
 #include "measure/logcompare.h"
 #include "scenario/scenariojson.h"
+#include "estimate/verdict.h"
 
+#include <QFile>
 #include <QFileInfo>
 #include <cmath>
 
@@ -125,6 +127,61 @@ void printText(const QString &path, const EngineLog &log, const LogComparison &c
     o.flush();
 }
 
+/// The log as a "headroom-serving-log" case (tests/data/serving/README.md) that `headroom validate`
+/// reads: the scenario, the engine's lines verbatim, its KV figures, the first-seen error.
+QString saveServingCase(const QString &path, const QString &logPath, const EngineLog &log, const Scenario &scenario,
+                        const Estimate &e, const std::vector<std::string> &notes)
+{
+    const QString id = QFileInfo(path).completeBaseName();
+    if (!path.endsWith(QLatin1String(".json")) || id.isEmpty())
+        return tr("--save-case: the case file must be ID.json (got %1)").arg(safe(path.toStdString()));
+    const LogFigure *kv = log.figure("kv_cache");
+    const LogFigure *tokens = log.figure("kv_tokens");
+    if (!kv && !tokens)
+        return tr("--save-case: the log prints neither its KV cache memory nor its KV tokens, what a serving case compares");
+    nlohmann::json printed = nlohmann::json::object(), measured = nlohmann::json::object();
+    std::string quote, how = "as the log printed them:";
+    for (const LogFigure &f : log.figures)
+        if (!printed.contains(f.key)) {
+            printed[f.key] = f.text;
+            quote += (quote.empty() ? "" : "\n") + f.text;
+        }
+    std::string firstSeen = "first seen: Headroom " HEADROOM_VERSION;
+    if (kv) {
+        measured["kv_cache_bytes"] = std::uint64_t(std::llround(std::min(kv->value, 1e18)));
+        measured["kv_cache_gib"] = std::round(kv->value / 1073741824.0 * 100) / 100;
+        how += " KV memory line " + std::to_string(kv->line);
+        firstSeen += " estimated " + QString::number(double(e.serving->kvCacheBytes) / 1073741824.0, 'f', 2).toStdString() +
+                     " GiB of KV cache against the log's " + QString::number(kv->value / 1073741824.0, 'f', 2).toStdString() + " GiB";
+    }
+    if (tokens) {
+        measured["kv_tokens"] = std::uint64_t(std::llround(std::min(tokens->value, 1e18)));
+        how += std::string(kv ? "," : "") + " KV tokens line " + std::to_string(tokens->line);
+        firstSeen += std::string(kv ? ";" : "") + " " + std::to_string(e.serving->kvCacheTokens) + " tokens against " +
+                     std::to_string(std::llround(std::min(tokens->value, 1e18)));
+    }
+    measured["how"] = how;
+    const Gpu *gpu = targetGpu(scenario);
+    nlohmann::json assumptions = nlohmann::json::array();
+    for (const std::string &n : notes)
+        assumptions.push_back(n);
+    const nlohmann::json doc = {
+        {"format", "headroom-serving-log"}, {"version", 1}, {"id", id.toStdString()},
+        {"scenario", scenarioToJson(scenario)},
+        {"engine_version", log.version.empty() ? std::string("not stated") : log.version},
+        {"printed", printed}, {"measured", measured},
+        {"hardware", gpu ? gpu->name : std::string("not stated")},
+        {"source", {{"repo", "your run"}, {"path", QFileInfo(logPath).fileName().toStdString()},
+                    {"url", "not published yet: fill in where the log is published before giving it back"}}},
+        {"quote", quote}, {"verified", false}, {"verification_note", firstSeen},
+        {"assumptions", assumptions}, {"not_modelled", nlohmann::json::array()}, {"confidence", "medium"}};
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        return tr("--save-case: cannot write %1").arg(safe(path.toStdString()));
+    file.write(QByteArray::fromStdString(doc.dump(2) + "\n"));
+    return {};
+}
+
 } // namespace
 
 CommandHelp compareHelp()
@@ -149,8 +206,9 @@ CommandHelp compareHelp()
              QCommandLineOption(QStringLiteral("set"), tr("Override one key of the scenario (repeatable)."),
                                 QStringLiteral("key=value")),
              QCommandLineOption(QStringLiteral("save-case"),
-                                tr("Save PyTorch's reading with the scenario as a measured case (ID.json) for "
-                                   "headroom validate."),
+                                tr("Save the reading with the scenario as a measured case (ID.json) for "
+                                   "headroom validate: a headroom-serving-log case for a start-up log, a "
+                                   "headroom-measurement case for PyTorch's readings."),
                                 QStringLiteral("file")),
              QCommandLineOption(QStringLiteral("format"), tr("text or json."), QStringLiteral("format"),
                                 QStringLiteral("text")),
@@ -194,9 +252,6 @@ int runCompare(const QStringList &arguments)
             return runCompareProbe(logPath, bytes, positional.size() == 3 ? positional.at(2) : QString(),
                                    parser.values(QStringLiteral("set")), parser.value(QStringLiteral("model")),
                                    parser.value(QStringLiteral("gpu")), format == QLatin1String("json"));
-        if (parser.isSet(QStringLiteral("save-case")))
-            return fail(tr("--save-case: a start-up log is saved as a case by hand for now (tests/data/serving/README.md); "
-                           "--save-case saves PyTorch's readings"));
         if (std::uint64_t(bytes.size()) > kEngineLogBytes)
             return fail(tr("%1: %2 bytes, more than the 16 MiB of a start-up log").arg(safe(logPath.toStdString())).arg(bytes.size()));
         log = readEngineLog(text);
@@ -251,6 +306,15 @@ int runCompare(const QStringList &arguments)
         }
         const std::optional<Estimate> e = scenario ? std::optional<Estimate>(estimate(*scenario)) : std::nullopt;
         const LogComparison comparison = compareLog(log, e ? *e : Estimate{});
+        if (parser.isSet(QStringLiteral("save-case"))) {
+            if (!e || !e->serving)
+                return fail(tr("--save-case: %1 is not modelled, so there is no estimate to keep beside the log")
+                                .arg(QString::fromLatin1(logEngineName(log.engine))));
+            const QString error = saveServingCase(parser.value(QStringLiteral("save-case")), logPath, log, *scenario, *e,
+                                                  notes);
+            if (!error.isEmpty())
+                return fail(error);
+        }
         if (format == QLatin1String("json")) {
             nlohmann::json doc = logComparisonToJson(log, comparison, scenarioDoc);
             doc["warnings"] = warnings;

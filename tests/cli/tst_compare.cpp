@@ -8,6 +8,7 @@
 #include "scenario/scenariojson.h"
 
 #include <QFile>
+#include <cmath>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <nlohmann/json.hpp>
@@ -235,6 +236,30 @@ private slots:
         QCOMPARE(report["cases"][0]["id"], "my-lora-run");
         // 20 GiB + 113 MiB peak allocated, as PyTorch printed it ("20593 MB").
         QCOMPARE(report["cases"][0]["measured_bytes"].get<double>(), (20.0 * 1024 + 113) * 1048576);
+    }
+    void savedServingCaseReadsBack()
+    {
+        QTemporaryDir dir;
+        const QString casePath = dir.filePath(QStringLiteral("my-vllm-run.json"));
+        const auto save = runHeadroom({QStringLiteral("compare"), logPath("vllm-v0-tp4-24gb-pr14447.log"), QStringLiteral("--model"),
+                                       QStringLiteral("llama-3.1-8b"), QStringLiteral("--gpu"), QStringLiteral("rtx-4090"),
+                                       QStringLiteral("--save-case"), casePath});
+        QVERIFY2(save.exitCode == 0, qPrintable(save.err));
+        const auto validate = runHeadroom({QStringLiteral("validate"), dir.path(), QStringLiteral("--format"), QStringLiteral("json")});
+        QVERIFY2(validate.exitCode == 0, qPrintable(validate.err));
+        QVERIFY(validate.out.contains(QStringLiteral("my-vllm-run")));
+        QFile f(casePath);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const nlohmann::json doc = nlohmann::json::parse(f.readAll().toStdString());
+        QCOMPARE(doc["format"], "headroom-serving-log");
+        // "the rest of the memory reserved for KV Cache is 1.57GiB" x 2^30, rounded.
+        QCOMPARE(doc["measured"]["kv_cache_bytes"].get<std::uint64_t>(), std::uint64_t(std::llround(1.57 * kGiB)));
+        QCOMPARE(doc["verified"], false);
+        QVERIFY(doc["verification_note"].get<std::string>().rfind("first seen: Headroom", 0) == 0);
+        // TensorRT-LLM is not modelled: nothing to keep beside it.
+        const auto trt = runHeadroom({QStringLiteral("compare"), logPath("trtllm-0.8-a100-issue1400.log"), QStringLiteral("--save-case"),
+                                      dir.filePath(QStringLiteral("trt.json"))});
+        QCOMPARE(trt.exitCode, 2);
     }
     void snapshotBesideTheEstimate()
     {
