@@ -10,6 +10,7 @@
 #include "io/pickle.h"
 #include "measure/torchsummary.h"
 #include "measure/logcompare.h"
+#include "measure/servingcase.h"
 #include "scenario/scenariojson.h"
 #include "estimate/verdict.h"
 
@@ -135,46 +136,11 @@ QString saveServingCase(const QString &path, const QString &logPath, const Engin
     const QString id = QFileInfo(path).completeBaseName();
     if (!path.endsWith(QLatin1String(".json")) || id.isEmpty())
         return tr("--save-case: the case file must be ID.json (got %1)").arg(safe(path.toStdString()));
-    const LogFigure *kv = log.figure("kv_cache");
-    const LogFigure *tokens = log.figure("kv_tokens");
-    if (!kv && !tokens)
-        return tr("--save-case: the log prints neither its KV cache memory nor its KV tokens, what a serving case compares");
-    nlohmann::json printed = nlohmann::json::object(), measured = nlohmann::json::object();
-    std::string quote, how = "as the log printed them:";
-    for (const LogFigure &f : log.figures)
-        if (!printed.contains(f.key)) {
-            printed[f.key] = f.text;
-            quote += (quote.empty() ? "" : "\n") + f.text;
-        }
-    std::string firstSeen = "first seen: Headroom " HEADROOM_VERSION;
-    if (kv) {
-        measured["kv_cache_bytes"] = std::uint64_t(std::llround(std::min(kv->value, 1e18)));
-        measured["kv_cache_gib"] = std::round(kv->value / 1073741824.0 * 100) / 100;
-        how += " KV memory line " + std::to_string(kv->line);
-        firstSeen += " estimated " + QString::number(double(e.serving->kvCacheBytes) / 1073741824.0, 'f', 2).toStdString() +
-                     " GiB of KV cache against the log's " + QString::number(kv->value / 1073741824.0, 'f', 2).toStdString() + " GiB";
-    }
-    if (tokens) {
-        measured["kv_tokens"] = std::uint64_t(std::llround(std::min(tokens->value, 1e18)));
-        how += std::string(kv ? "," : "") + " KV tokens line " + std::to_string(tokens->line);
-        firstSeen += std::string(kv ? ";" : "") + " " + std::to_string(e.serving->kvCacheTokens) + " tokens against " +
-                     std::to_string(std::llround(std::min(tokens->value, 1e18)));
-    }
-    measured["how"] = how;
-    const Gpu *gpu = targetGpu(scenario);
-    nlohmann::json assumptions = nlohmann::json::array();
-    for (const std::string &n : notes)
-        assumptions.push_back(n);
-    const nlohmann::json doc = {
-        {"format", "headroom-serving-log"}, {"version", 1}, {"id", id.toStdString()},
-        {"scenario", scenarioToJson(scenario)},
-        {"engine_version", log.version.empty() ? std::string("not stated") : log.version},
-        {"printed", printed}, {"measured", measured},
-        {"hardware", gpu ? gpu->name : std::string("not stated")},
-        {"source", {{"repo", "your run"}, {"path", QFileInfo(logPath).fileName().toStdString()},
-                    {"url", "not published yet: fill in where the log is published before giving it back"}}},
-        {"quote", quote}, {"verified", false}, {"verification_note", firstSeen},
-        {"assumptions", assumptions}, {"not_modelled", nlohmann::json::array()}, {"confidence", "medium"}};
+    std::string error;
+    const nlohmann::json doc = servingCaseDocument(id.toStdString(), QFileInfo(logPath).fileName().toStdString(), log,
+                                                   scenario, e, notes, error);
+    if (!error.empty())
+        return tr("--save-case: %1").arg(q(error));
     QFile file(path);
     if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
         return tr("--save-case: cannot write %1").arg(safe(path.toStdString()));
