@@ -97,6 +97,40 @@ private slots:
         QVERIFY(w.chart()->data().footnote.contains(QStringLiteral("vLLM log")));
     }
 
+    void sglangBesideItsPublishedCase()
+    {
+        // The serving case of the same post (tests/data/serving) and the SGLang log it quotes:
+        // "KV Cache is allocated. #tokens: 367404, K size: 8.23 GB, V size: 8.23 GB" (line 2).
+        QFile f(QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/serving/sglang-qwen3-235b-fp8-4xh100-tp4.json"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        MainWindow w;
+        w.model()->setUnit(Unit::GiB);
+        w.model()->setScenario(scenarioFromJson(nlohmann::json::parse(f.readAll().toStdString())["scenario"]),
+                               QStringLiteral("test"));
+        w.measurements()->setReporter([](const QString &text) { QFAIL(qPrintable(text)); });
+        QVERIFY(w.measurements()->open(logPath("sglang-qwen3-235b-fp8-tp4-issue21348.log")));
+        const QTableWidget *table = w.measurements()->dialog()->table();
+        // SGLang's "GB" are GiB (its code divides by 1 << 30): K + V = 8.23 + 8.23 = 16.46 GiB.
+        const int kv = rowOf(table, QStringLiteral("KV cache"));
+        QVERIFY(kv >= 0);
+        QCOMPARE(table->item(kv, 1)->text(), QStringLiteral("16.46 GiB"));
+        const int tokens = rowOf(table, QStringLiteral("KV cache tokens"));
+        QVERIFY(tokens >= 0);
+        QCOMPARE(table->item(tokens, 1)->text(), QStringLiteral("367,404"));
+        QCOMPARE(table->item(kv, 2)->text(),
+                 QString::fromStdString(formatBytes(w.model()->estimate().serving->kvCacheBytes, Unit::GiB)));
+
+        // HEADROOM_SHOTS=DIR: the window at 1280x720 and the dialog, to look at.
+        if (const QByteArray shots = qgetenv("HEADROOM_SHOTS"); !shots.isEmpty()) {
+            w.resize(1280, 720);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            QTest::qWait(200);
+            w.grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/window.png"));
+            w.measurements()->dialog()->grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/dialog.png"));
+        }
+    }
+
     void savedCaseIsTheCliCase()
     {
         MainWindow w;

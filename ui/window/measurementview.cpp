@@ -19,6 +19,7 @@
 #include <QMainWindow>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QTableWidget>
 #include <QUrl>
@@ -209,28 +210,30 @@ QString saveMeasuredCase(const OpenedMeasurement &m, const ScenarioModel &model,
 }
 
 MeasurementDialog::MeasurementDialog(ScenarioModel *model, QWidget *parent)
-    : QDialog(parent), m_model(model), m_header(new QLabel), m_table(new QTableWidget(0, 5)), m_findings(new QLabel),
+    : QDialog(parent), m_model(model), m_header(new QLabel), m_table(new QTableWidget(0, 5)), m_findings(new QPlainTextEdit),
       m_save(new QPushButton(tr("Save as a measured case...")))
 {
     setWindowTitle(tr("Measured beside the estimate"));
     m_header->setWordWrap(true);
     m_header->setTextFormat(Qt::PlainText);
-    m_findings->setWordWrap(true);
-    m_findings->setTextFormat(Qt::PlainText);
+    m_findings->setReadOnly(true);
+    m_findings->setAccessibleName(tr("What explains the difference"));
     m_table->setAccessibleName(tr("Measured and estimated figures"));
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->horizontalHeader()->setStretchLastSection(false);
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close);
     buttons->addButton(m_save, QDialogButtonBox::ActionRole);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::hide);
     connect(m_save, &QPushButton::clicked, this, &MeasurementDialog::saveRequested);
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_header);
-    layout->addWidget(m_table, 1);
-    layout->addWidget(m_findings);
+    layout->addWidget(m_table, 3);
+    layout->addWidget(new QLabel(tr("What explains the difference:")));
+    layout->addWidget(m_findings, 2);
     layout->addWidget(buttons);
-    resize(760, 420);
+    resize(820, 600);
 }
 
 void MeasurementDialog::show(const OpenedMeasurement *m)
@@ -300,8 +303,9 @@ void MeasurementDialog::show(const OpenedMeasurement *m)
             findings << QStringLiteral("- ") + QString::fromStdString(s);
     }
     m_table->resizeColumnsToContents();
+    m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
     findings << tr("The estimate is not tuned to the measurement: both are shown as they are (\"Where the memory actually goes\").");
-    m_findings->setText(tr("What explains the difference:") + QLatin1Char('\n') + findings.join(QLatin1Char('\n')));
+    m_findings->setPlainText(findings.join(QLatin1Char('\n')));
     m_save->setEnabled(m->log.has_value());
     QDialog::show();
     raise();

@@ -18,6 +18,7 @@
 
 class QLabel;
 class QMainWindow;
+class QPlainTextEdit;
 class QPushButton;
 class QTableWidget;
 
@@ -65,7 +66,7 @@ public:
     MeasurementDialog(ScenarioModel *model, QWidget *parent);
     void show(const OpenedMeasurement *m);
     QTableWidget *table() const { return m_table; }
-    QLabel *findings() const { return m_findings; }
+    QPlainTextEdit *findings() const { return m_findings; }
     QPushButton *saveButton() const { return m_save; }
 
 signals:
@@ -75,7 +76,7 @@ private:
     ScenarioModel *m_model;
     QLabel *m_header;
     QTableWidget *m_table;
-    QLabel *m_findings;
+    QPlainTextEdit *m_findings;
     QPushButton *m_save;
 };
 
