@@ -13,11 +13,13 @@
 #include <QFile>
 #include <QLabel>
 #include <QMimeData>
+#include <QPushButton>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QUrl>
 #include <QtTest>
 #include <cmath>
+#include <map>
 
 using namespace headroom;
 
@@ -153,6 +155,43 @@ private slots:
         QCOMPARE(doc["source"]["path"], "vllm-0.10.2-qwen3-next-80b-2xh200-tp2.log");
         QCOMPARE(w.measurements()->saveCaseTo(dir.filePath(QStringLiteral("no-extension"))),
                  QStringLiteral("The case file must be ID.json"));
+    }
+
+    void probeAcrossThePhases()
+    {
+        // The probe's file (tests/data/probe): a serving scenario is not compared with it, so the
+        // window takes the scenario its facts state, and draws each phase's measured peak across
+        // the phases view's bar of the same phase.
+        const QString path = QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/probe/probe-tiny-llama-bf16-adamw.json");
+        MainWindow w;
+        w.model()->setScenario(vllmScenario(), QStringLiteral("test"));
+        w.measurements()->setReporter([](const QString &text) { QFAIL(qPrintable(text)); });
+        QVERIFY(w.measurements()->open(path));
+        QVERIFY(!w.model()->scenario().serving);
+        w.model()->setView(ChartView::Phases);
+        // The file read independently: the last step's peak_allocated_bytes of each phase.
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        std::map<std::string, std::uint64_t> peak;
+        const nlohmann::json file = nlohmann::json::parse(f.readAll().toStdString());
+        for (const nlohmann::json &r : file["readings"])
+            peak[r["phase"].get<std::string>()] = r["peak_allocated_bytes"].get<std::uint64_t>();
+        const auto &phases = w.model()->estimate().phases;
+        const auto &columns = w.chart()->data().columns;
+        QVERIFY2(!phases.empty(), qPrintable(w.model()->estimateError()));
+        QCOMPARE(columns.size(), phases.size());
+        int drawn = 0;
+        for (std::size_t i = 0; i < phases.size(); ++i) {
+            const auto it = peak.find(phaseKey(phases[i].id));
+            if (it == peak.end())
+                continue;
+            QCOMPARE(columns[i].measuredBytes, it->second);
+            ++drawn;
+        }
+        QCOMPARE(drawn, 4); // load, forward, backward, optimizer
+        // The dialog lists the four phases; there is no serving case to save from a probe.
+        QCOMPARE(w.measurements()->dialog()->table()->rowCount(), 4);
+        QVERIFY(!w.measurements()->dialog()->saveButton()->isEnabled());
     }
 
     void droppedLogOpens()

@@ -96,9 +96,24 @@ QString openMeasurement(const QString &path, ScenarioModel &model, OpenedMeasure
         const std::string_view text(bytes.constData(), std::size_t(bytes.size()));
         if (isProbe(text)) {
             out.probe = readProbeFile(text);
-            if (!model.estimateError().isEmpty() || model.estimate().phases.empty())
-                return QObject::tr("%1: the probe's phases compare with a training scenario").arg(QFileInfo(path).fileName());
-            out.notes.push_back("compared with the current scenario");
+            if (model.estimateError().isEmpty() && !model.scenario().serving && !model.estimate().phases.empty()) {
+                out.notes.push_back("compared with the current scenario");
+            } else {
+                // Not a training scenario: the one the probe's facts state (the GPU the current one's
+                // where the probe names none).
+                const Gpu *gpu = targetGpu(model.scenario());
+                const LogScenario fromProbe = scenarioFromProbe(*out.probe, {std::string(), gpu ? gpu->id : std::string()});
+                if (!fromProbe.missing.empty()) {
+                    QString message = QObject::tr("%1: the probe's facts do not describe the run: ").arg(QFileInfo(path).fileName());
+                    for (std::size_t i = 0; i < fromProbe.missing.size(); ++i)
+                        message += (i ? QStringLiteral("; ") : QString()) + QString::fromStdString(fromProbe.missing[i]);
+                    return message;
+                }
+                model.setScenario(scenarioFromJson(fromProbe.document),
+                                  QObject::tr("Open measurement %1").arg(QFileInfo(path).fileName()));
+                out.notes = fromProbe.notes;
+                out.notes.insert(out.notes.begin(), "the scenario as the probe's facts state it");
+            }
             recompare(out, model);
             return {};
         }
@@ -195,7 +210,8 @@ QString saveMeasuredCase(const OpenedMeasurement &m, const ScenarioModel &model,
         return model.estimateError();
     std::vector<std::string> notes;
     for (const std::string &n : m.notes)
-        if (n != "compared with the current scenario" && n != "the scenario as the log states it")
+        if (n != "compared with the current scenario" && n != "the scenario as the log states it" &&
+            n != "the scenario as the probe's facts state it")
             notes.push_back(n);
     std::string error;
     const nlohmann::json doc = servingCaseDocument(id.toStdString(), QFileInfo(m.path).fileName().toStdString(), *m.log,
