@@ -16,6 +16,7 @@
 #include "io/inputpolicy.h"
 #include "measure/enginelog.h"
 #include "measure/probefile.h"
+#include "measure/servingcase.h"
 
 #include <QFileInfo>
 #include <nlohmann/json.hpp>
@@ -217,21 +218,15 @@ int runRender(const QStringList &arguments)
                 if (*view != ChartView::Bars)
                     return fail(tr("--measured: a start-up log is drawn in the bars view"));
                 const EngineLog log = readEngineLog(text);
-                double total = 0;
-                QStringList parts;
-                if (const LogFigure *budget = log.figure("budget")) {
-                    total = budget->value;
-                    parts << tr("the engine's budget");
-                } else {
-                    for (const char *key : {"weights", "activation_peak", "non_torch", "cuda_graph", "kv_cache"})
-                        if (const LogFigure *f = log.figure(key); f && f->value > 0) {
-                            total += f->value;
-                            parts << QString::fromLatin1(key);
-                        }
-                }
-                if (total <= 0 || (!log.figure("budget") && !(log.figure("weights") && log.figure("kv_cache"))))
+                std::vector<std::string> added;
+                const std::optional<double> measured = logMeasuredTotal(log, added);
+                if (!measured)
                     return fail(probePath + tr(": the log prints neither the engine's budget nor its weights and KV "
                                                "cache: no total to draw (headroom compare lists what it printed)"));
+                const double total = *measured;
+                QStringList parts;
+                for (const std::string &part : added)
+                    parts << QString::fromStdString(part);
                 data.measuredBytes = std::uint64_t(std::llround(std::min(total, 1e18)));
                 data.measuredLabel = tr("%1 log").arg(QString::fromLatin1(logEngineName(log.engine)));
                 const QString note = tr("Bold line: %1 as the %2 log printed it (%3); the bar is the estimate, not tuned to it.")
