@@ -192,6 +192,14 @@ private slots:
         // The dialog lists the four phases; there is no serving case to save from a probe.
         QCOMPARE(w.measurements()->dialog()->table()->rowCount(), 4);
         QVERIFY(!w.measurements()->dialog()->saveButton()->isEnabled());
+        if (const QByteArray shots = qgetenv("HEADROOM_SHOTS"); !shots.isEmpty()) {
+            w.resize(1280, 720);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            QTest::qWait(200);
+            w.grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/probe-window.png"));
+            w.measurements()->dialog()->grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/probe-dialog.png"));
+        }
     }
 
     void droppedLogOpens()
