@@ -7,9 +7,14 @@
 #include "clicommon.h"
 #include "inputfile.h"
 #include "io/inputpolicy.h"
+#include "io/pickle.h"
+#include "measure/torchsummary.h"
 #include "measure/logcompare.h"
+#include "measure/servingcase.h"
 #include "scenario/scenariojson.h"
+#include "estimate/verdict.h"
 
+#include <QFile>
 #include <QFileInfo>
 #include <cmath>
 
@@ -123,26 +128,54 @@ void printText(const QString &path, const EngineLog &log, const LogComparison &c
     o.flush();
 }
 
+/// The log as a "headroom-serving-log" case (tests/data/serving/README.md) that `headroom validate`
+/// reads: the scenario, the engine's lines verbatim, its KV figures, the first-seen error.
+QString saveServingCase(const QString &path, const QString &logPath, const EngineLog &log, const Scenario &scenario,
+                        const Estimate &e, const std::vector<std::string> &notes)
+{
+    const QString id = QFileInfo(path).completeBaseName();
+    if (!path.endsWith(QLatin1String(".json")) || id.isEmpty())
+        return tr("--save-case: the case file must be ID.json (got %1)").arg(safe(path.toStdString()));
+    std::string error;
+    const nlohmann::json doc = servingCaseDocument(id.toStdString(), QFileInfo(logPath).fileName().toStdString(), log,
+                                                   scenario, e, notes, error);
+    if (!error.empty())
+        return tr("--save-case: %1").arg(q(error));
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        return tr("--save-case: cannot write %1").arg(safe(path.toStdString()));
+    file.write(QByteArray::fromStdString(doc.dump(2) + "\n"));
+    return {};
+}
+
 } // namespace
 
 CommandHelp compareHelp()
 {
     return {QStringLiteral("compare"),
-            tr("a serving engine's start-up log beside the estimate"),
+            tr("your own measurement beside the estimate: engine logs, PyTorch's tools, the probe"),
             tr("Read a vLLM, SGLang, TensorRT-LLM or llama.cpp start-up log and show each memory figure the engine "
                "printed beside the estimate's, with what explains the difference. Without SCENARIO the scenario is "
                "the one the log states (model, version, options, parallelism); what the log does not state is asked "
-               "for (--gpu, --model)."),
+               "for (--gpu, --model). LOG may also be PyTorch's torch.cuda.memory_summary() text, a "
+               "torch.cuda.memory._dump_snapshot() pickle or a torch.profiler export_memory_timeline() JSON, "
+               "compared with the run's SCENARIO, or the JSON of Headroom's probe (headroom_probe.py), compared "
+               "phase by phase."),
             tr("headroom compare LOG [SCENARIO] [--gpu ID] [--model PRESET] [--set key.path=value]... "
-               "[--format text|json] [--unit GiB|GB]"),
-            {{QStringLiteral("LOG"), tr("The engine's start-up log (text, as printed).")},
-             {QStringLiteral("SCENARIO"), tr("A serving scenario to estimate instead of the log's own.")}},
+               "[--save-case FILE] [--format text|json] [--unit GiB|GB]"),
+            {{QStringLiteral("LOG"), tr("The engine's start-up log (text, as printed), or PyTorch's or the probe's file.")},
+             {QStringLiteral("SCENARIO"), tr("The scenario to estimate instead of the one the file states.")}},
             {QCommandLineOption(QStringLiteral("gpu"), tr("The catalog GPU the log ran on, when the log does not name it."),
                                 QStringLiteral("id")),
              QCommandLineOption(QStringLiteral("model"), tr("The catalog model, when the log's is not in the catalog."),
                                 QStringLiteral("preset")),
              QCommandLineOption(QStringLiteral("set"), tr("Override one key of the scenario (repeatable)."),
                                 QStringLiteral("key=value")),
+             QCommandLineOption(QStringLiteral("save-case"),
+                                tr("Save the reading with the scenario as a measured case (ID.json) for "
+                                   "headroom validate: a headroom-serving-log case for a start-up log, a "
+                                   "headroom-measurement case for PyTorch's readings."),
+                                QStringLiteral("file")),
              QCommandLineOption(QStringLiteral("format"), tr("text or json."), QStringLiteral("format"),
                                 QStringLiteral("text")),
              unitOption()},
@@ -165,8 +198,29 @@ int runCompare(const QStringList &arguments)
 
     EngineLog log;
     try {
-        const QByteArray bytes = readInputFile(logPath, kEngineLogBytes);
-        log = readEngineLog(std::string_view(bytes.constData(), std::size_t(bytes.size())));
+        const QByteArray bytes = readInputFile(logPath, limits::kPickleBytes);
+        const std::string_view text(bytes.constData(), std::size_t(bytes.size()));
+        // PyTorch's memory tools: a snapshot pickle (its PROTO opcode) or a memory_summary() table.
+        const std::size_t firstChar = text.find_first_not_of(" \t\r\n");
+        // A timeline is a JSON list of two lists ("[[times...], [sizes...]]"); a log line may start
+        // with "[" too ("[TensorRT-LLM]", SGLang's "[2025-10-16 ...]").
+        const std::size_t second = firstChar == std::string_view::npos ? firstChar : text.find_first_not_of(" \t\r\n", firstChar + 1);
+        const bool timeline = (firstChar != std::string_view::npos && text[firstChar] == '[' &&
+                               second != std::string_view::npos && text[second] == '[') ||
+                              (!bytes.isEmpty() && static_cast<unsigned char>(bytes.front()) == 0x1f);
+        if ((!bytes.isEmpty() && static_cast<unsigned char>(bytes.front()) == 0x80) || timeline ||
+            looksLikeTorchMemorySummary(text))
+            return runCompareTorch(logPath, bytes, positional.size() == 3 ? positional.at(2) : QString(),
+                                   parser.values(QStringLiteral("set")), parser.value(QStringLiteral("save-case")),
+                                   format == QLatin1String("json"));
+        if (text.find("\"headroom-probe\"") != std::string_view::npos && text.find_first_not_of(" \t\r\n") != std::string_view::npos &&
+            text[text.find_first_not_of(" \t\r\n")] == '{')
+            return runCompareProbe(logPath, bytes, positional.size() == 3 ? positional.at(2) : QString(),
+                                   parser.values(QStringLiteral("set")), parser.value(QStringLiteral("model")),
+                                   parser.value(QStringLiteral("gpu")), format == QLatin1String("json"));
+        if (std::uint64_t(bytes.size()) > kEngineLogBytes)
+            return fail(tr("%1: %2 bytes, more than the 16 MiB of a start-up log").arg(safe(logPath.toStdString())).arg(bytes.size()));
+        log = readEngineLog(text);
     } catch (const InputError &error) {
         return fail(logPath + QLatin1String(": ") + q(error.what()));
     } catch (const std::exception &error) {
@@ -218,6 +272,15 @@ int runCompare(const QStringList &arguments)
         }
         const std::optional<Estimate> e = scenario ? std::optional<Estimate>(estimate(*scenario)) : std::nullopt;
         const LogComparison comparison = compareLog(log, e ? *e : Estimate{});
+        if (parser.isSet(QStringLiteral("save-case"))) {
+            if (!e || !e->serving)
+                return fail(tr("--save-case: %1 is not modelled, so there is no estimate to keep beside the log")
+                                .arg(QString::fromLatin1(logEngineName(log.engine))));
+            const QString error = saveServingCase(parser.value(QStringLiteral("save-case")), logPath, log, *scenario, *e,
+                                                  notes);
+            if (!error.isEmpty())
+                return fail(error);
+        }
         if (format == QLatin1String("json")) {
             nlohmann::json doc = logComparisonToJson(log, comparison, scenarioDoc);
             doc["warnings"] = warnings;

@@ -1,11 +1,19 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <QByteArray>
+#include <QString>
 #include <QStringList>
 
 namespace headroom::cli {
 
 /// `headroom compare LOG [SCENARIO] ...`: a serving engine's start-up log beside the estimate.
 int runCompare(const QStringList &arguments);
+/// The same for torch.cuda.memory_summary() text or a memory snapshot pickle (comparetorch.cpp).
+int runCompareTorch(const QString &inputPath, const QByteArray &bytes, const QString &scenarioPath,
+                    const QStringList &overrides, const QString &saveCasePath, bool json);
+/// The same for the probe's measurement file (compareprobe.cpp).
+int runCompareProbe(const QString &inputPath, const QByteArray &bytes, const QString &scenarioPath,
+                    const QStringList &overrides, const QString &modelPreset, const QString &gpuId, bool json);
 
 } // namespace headroom::cli

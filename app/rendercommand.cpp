@@ -12,7 +12,13 @@
 #include "classroom/lessonexport.h"
 #include "modelimport.h"
 #include "document/scenariomodel.h"
+#include "inputfile.h"
+#include "io/inputpolicy.h"
+#include "measure/enginelog.h"
+#include "measure/probefile.h"
+#include "measure/servingcase.h"
 
+#include <QFileInfo>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -90,6 +96,10 @@ CommandHelp renderHelp()
              QCommandLineOption(QStringLiteral("view"), tr("bars (scenarios side by side), phases, or ranks (every kind of GPU and the CPU RAM of a multi-GPU run)."),
                                 QStringLiteral("view"), QStringLiteral("bars")),
              unitOption(),
+             QCommandLineOption(QStringLiteral("measured"),
+                                tr("With --view phases: the probe's readings (headroom_probe.py's JSON) drawn across "
+                                   "each phase's bar; with --view bars: what a serving engine's start-up log printed."),
+                                QStringLiteral("probe.json")),
              QCommandLineOption(QStringLiteral("set"),
                                 tr("Override a key of the current scenario, e.g. "
                                    "train.micro_batch=8."),
@@ -194,7 +204,57 @@ int runRender(const QStringList &arguments)
     options.size = QSize(qRound(width), qRound(height));
     options.scale = scale;
     options.dark = theme == QLatin1String("dark");
-    const QString error = exportChart(outPath, format, chartDataFor(model), options);
+    ChartData data = chartDataFor(model);
+    if (parser.isSet(QStringLiteral("measured"))) {
+        // The probe's peak of each phase across the estimate's bar of the same phase.
+        const QString probePath = parser.value(QStringLiteral("measured"));
+        if (!model.estimateError().isEmpty())
+            return fail(path + QLatin1String(": ") + model.estimateError());
+        try {
+            const QByteArray bytes = readInputFile(probePath, kEngineLogBytes);
+            const std::string_view text(bytes.constData(), std::size_t(bytes.size()));
+            if (looksLikeEngineLog(text) && text.find("\"headroom-probe\"") == std::string_view::npos) {
+                // A serving engine's log: what it printed, added up, across the current bar.
+                if (*view != ChartView::Bars)
+                    return fail(tr("--measured: a start-up log is drawn in the bars view"));
+                const EngineLog log = readEngineLog(text);
+                std::vector<std::string> added;
+                const std::optional<double> measured = logMeasuredTotal(log, added);
+                if (!measured)
+                    return fail(probePath + tr(": the log prints neither the engine's budget nor its weights and KV "
+                                               "cache: no total to draw (headroom compare lists what it printed)"));
+                const double total = *measured;
+                QStringList parts;
+                for (const std::string &part : added)
+                    parts << QString::fromStdString(part);
+                data.measuredBytes = std::uint64_t(std::llround(std::min(total, 1e18)));
+                data.measuredLabel = tr("%1 log").arg(QString::fromLatin1(logEngineName(log.engine)));
+                const QString note = tr("Bold line: %1 as the %2 log printed it (%3); the bar is the estimate, not tuned to it.")
+                                         .arg(parts.join(QStringLiteral(" + ")), QString::fromLatin1(logEngineName(log.engine)),
+                                              QFileInfo(probePath).fileName());
+                data.footnote = data.footnote.isEmpty() ? note : data.footnote + QLatin1Char(' ') + note;
+                const QString error = exportChart(outPath, format, data, options);
+                return error.isEmpty() ? ExitOk : fail(error);
+            }
+            if (*view != ChartView::Phases)
+                return fail(tr("--measured: the probe's readings are drawn in the phases view (add --view phases)"));
+            const ProbeFile probe = readProbeFile(std::string_view(bytes.constData(), std::size_t(bytes.size())));
+            const ProbeComparison c = compareProbe(probe, model.estimate());
+            const auto &phases = model.estimate().phases;
+            for (const ProbePhase &p : c.phases)
+                for (std::size_t i = 0; i < phases.size() && i < data.columns.size(); ++i)
+                    if (phases[i].id == p.phase)
+                        data.columns[i].measuredBytes = p.measuredPeakBytes;
+            const QString note = tr("Bold lines: the probe's measured peak of each phase (%1, step %2); the bars are "
+                                    "the estimate, not tuned to it.")
+                                     .arg(QFileInfo(probePath).fileName())
+                                     .arg(c.phases.empty() ? 0 : c.phases.back().step);
+            data.footnote = data.footnote.isEmpty() ? note : data.footnote + QLatin1Char(' ') + note;
+        } catch (const std::exception &problem) {
+            return fail(probePath + QLatin1String(": ") + errorText(problem));
+        }
+    }
+    const QString error = exportChart(outPath, format, data, options);
     if (!error.isEmpty())
         return fail(error);
     return ExitOk;

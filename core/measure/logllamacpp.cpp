@@ -38,6 +38,36 @@ std::string_view trimmed(std::string_view t)
     return t;
 }
 
+/// The line without what a log wrapper puts before llama.cpp's own text: colour escapes and the
+/// `common_log` timestamp and level ("\x1b[34m0.00.612.795\x1b[0m \x1b[32mI \x1b[0mprint_info: ...").
+std::string_view body(std::string_view t)
+{
+    for (int round = 0; round < 8; ++round) {
+        while (!t.empty() && (t.front() == ' ' || t.front() == '\t'))
+            t.remove_prefix(1);
+        if (t.size() >= 2 && t[0] == '\x1b' && t[1] == '[') {
+            const std::size_t m = t.find('m');
+            if (m == std::string_view::npos || m > 12)
+                return t;
+            t.remove_prefix(m + 1);
+            continue;
+        }
+        std::size_t i = 0;
+        while (i < t.size() && (std::isdigit(static_cast<unsigned char>(t[i])) || t[i] == '.'))
+            ++i;
+        if (i >= 5 && i < t.size() && (t[i] == ' ' || t[i] == '\x1b')) { // the timestamp
+            t.remove_prefix(i);
+            continue;
+        }
+        if (t.size() >= 2 && (t[0] == 'I' || t[0] == 'W' || t[0] == 'E' || t[0] == 'D') && (t[1] == ' ' || t[1] == '\x1b')) {
+            t.remove_prefix(1); // the level
+            continue;
+        }
+        break;
+    }
+    return t;
+}
+
 bool isGpuDevice(std::string_view device)
 {
     for (std::string_view kind : {"CUDA", "ROCm", "Vulkan", "SYCL", "Metal", "MTL", "CANN", "MUSA"})
@@ -166,7 +196,7 @@ void readContextSetting(Collector &c, const Line &line, std::string_view name, c
 
 bool isLlamaCppLine(const Line &line)
 {
-    const std::string_view t = trimmed(line.text);
+    const std::string_view t = trimmed(body(line.text));
     for (std::string_view p : kPrefixes)
         if (t.substr(0, p.size()) == p)
             return true;
@@ -175,7 +205,7 @@ bool isLlamaCppLine(const Line &line)
 
 bool readLlamaCppLine(Collector &c, const Line &line)
 {
-    const std::string_view t = trimmed(line.text);
+    const std::string_view t = trimmed(body(line.text));
     if (line.has("Device 0:") && line.has("compute capability")) {
         c.gpu(valueAfter(line, "Device 0:", ","), line);
         return true;

@@ -164,8 +164,21 @@ bool readVllmLine(Collector &c, const Line &line)
     if (line.has("Non-torch memory:"))
         c.bytes("non_torch", line, "Non-torch memory:", gib);
     if (line.has("Free memory on device")) {
+        // "Free memory on device (139.21/139.81 GiB) on startup. Desired GPU memory utilization is
+        // (0.9, 125.83 GiB). Actual usage is 74.28 GiB for weight, 5.58 GiB for peak activation,
+        // 1.38 GiB for non-torch memory, and 2.37 GiB for CUDAGraph memory." (0.10.2 on), the
+        // refusal "... on startup is less than desired GPU memory utilization (0.9, 71.24 GiB)",
+        // "Free memory on device cuda:0 (27.28/31.86 GiB)", and the older "Free memory on device:
+        // 78.57/79.18 GiB on startup".
+        const std::size_t at = line.text.find("Free memory on device");
+        std::size_t from = at + std::string_view("Free memory on device").size();
+        const std::size_t open = line.text.find('(', from), slash = line.text.find('/', from);
+        if (open != std::string_view::npos && slash != std::string_view::npos && open < slash)
+            from = open + 1;
+        else if (from < line.text.size() && line.text[from] == ':')
+            ++from;
         std::size_t end = 0;
-        const auto free = numberAfter(line, "Free memory on device", &end);
+        const auto free = number(line.text, from, &end);
         const std::string_view rest = line.text.substr(end);
         if (!free || rest.empty() || rest.front() != '/')
             c.truncated(line, "Free memory on device");
@@ -175,6 +188,28 @@ bool readVllmLine(Collector &c, const Line &line)
             c.truncated(line, "Free memory on device");
         c.figure("total_gpu_memory", *total, FigureUnit::Bytes, line);
         c.figure("free_at_startup", *total / std::max(1.0, *numberAfter(tail, "/")) * *free, FigureUnit::Bytes, line);
+        for (const char *marker : {"utilization is (", "utilization ("}) {
+            if (!line.has(marker))
+                continue;
+            std::size_t after = 0;
+            const auto u = numberAfter(line, marker, &after);
+            const Line budget{line.text.substr(after), line.number};
+            const auto b = bytesAfter(budget, ",", gib);
+            if (!u || !b)
+                c.truncated(line, marker);
+            c.setting("serving.gpu_memory_utilization", *u, line);
+            c.figure("budget", *b, FigureUnit::Bytes, line);
+            break;
+        }
+        if (line.has("Actual usage is") && line.has(" for weight,")) {
+            c.bytes("weights", line, "Actual usage is", gib);
+            c.bytes("activation_peak", line, "for weight,", gib);
+            c.bytes("non_torch", line, "for peak activation,", gib);
+            if (line.has("for non-torch memory, and"))
+                c.bytes("cuda_graph", line, "for non-torch memory, and", gib);
+        }
+        if (line.has("is less than desired GPU memory utilization"))
+            c.refusal(line);
     }
     if (line.has("the estimated maximum model length is")) {
         c.refusal(line);

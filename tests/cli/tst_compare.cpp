@@ -8,6 +8,7 @@
 #include "scenario/scenariojson.h"
 
 #include <QFile>
+#include <cmath>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <nlohmann/json.hpp>
@@ -176,6 +177,150 @@ private slots:
         const auto missing = runHeadroom({QStringLiteral("compare"), dir.filePath(QStringLiteral("absent.log"))});
         QCOMPARE(missing.exitCode, 2);
         QVERIFY(missing.err.contains(QStringLiteral("absent.log")));
+    }
+    void torchSummaryBesideTheEstimate()
+    {
+        const QString scenario = QStringLiteral(HEADROOM_SOURCE_DIR "/examples/llama2-7b-lora.headroom.json");
+        const QString summary = QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/pytorch/memory-summary-pytorch-issue35901.txt");
+        const auto run = runHeadroom({QStringLiteral("compare"), summary, scenario, QStringLiteral("--format"), QStringLiteral("json")});
+        QCOMPARE(run.exitCode, 0);
+        const nlohmann::json doc = nlohmann::json::parse(run.out.toStdString());
+        QFile f(scenario);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const Estimate e = estimate(parseScenario(f.readAll().toStdString()));
+        QCOMPARE(doc["readings"][0]["key"], "peak_allocated");
+        QCOMPARE(doc["readings"][0]["measured"].get<double>(), 4877.0 * 1048576);
+        QCOMPARE(doc["readings"][0]["estimated"].get<double>(), double(e.peak.allocatedBytes));
+        QCOMPARE(doc["readings"][1]["measured"].get<double>(), 12420.0 * 1048576);
+        // 12,420 MB reserved against 4,877 MB allocated: 7,543 MB (61%) the allocator holds for nothing.
+        QVERIFY2(mentions(doc["findings"], "expandable_segments:True"), doc["findings"].dump().c_str());
+        QVERIFY(mentions(doc["findings"], "Reserved is 7.37 GiB above allocated (61% of reserved)"));
+        // Without the run's scenario there is nothing to estimate.
+        const auto alone = runHeadroom({QStringLiteral("compare"), summary});
+        QCOMPARE(alone.exitCode, 2);
+        QVERIFY(alone.err.contains(QStringLiteral("give the run's SCENARIO")));
+    }
+    void timelineByCategory()
+    {
+        const QString scenario = QStringLiteral(HEADROOM_SOURCE_DIR "/examples/llama2-7b-lora.headroom.json");
+        const auto run = runHeadroom({QStringLiteral("compare"), QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/pytorch/timeline-generated.json"),
+                                      scenario, QStringLiteral("--format"), QStringLiteral("json")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        const nlohmann::json doc = nlohmann::json::parse(run.out.toStdString());
+        QFile f(scenario);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const Estimate e = estimate(parseScenario(f.readAll().toStdString()));
+        bool weights = false;
+        for (const nlohmann::json &r : doc["readings"])
+            if (r["label"] == "weights") {
+                weights = true;
+                QCOMPARE(r["measured"].get<double>(), 1073741824.0); // the parameter category at the peak
+                QCOMPARE(r["estimated"].get<double>(), double(e.bytes(ConsumerId::Weights) + e.bytes(ConsumerId::QuantMetadata)));
+            }
+        QVERIFY(weights);
+        QVERIFY2(mentions(doc["findings"], "beside the profile"), doc["findings"].dump().c_str());
+    }
+    void savedCaseReadsBackInValidate()
+    {
+        QTemporaryDir dir;
+        const QString scenario = QStringLiteral(HEADROOM_SOURCE_DIR "/examples/llama2-7b-lora.headroom.json");
+        const QString casePath = dir.filePath(QStringLiteral("my-lora-run.json"));
+        const auto save = runHeadroom({QStringLiteral("compare"),
+                                       QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/pytorch/memory-summary-torch-1.13-generated.txt"),
+                                       scenario, QStringLiteral("--save-case"), casePath});
+        QCOMPARE(save.exitCode, 0);
+        const auto validate = runHeadroom({QStringLiteral("validate"), dir.path(), QStringLiteral("--format"), QStringLiteral("json")});
+        QVERIFY2(validate.exitCode == 0, qPrintable(validate.err));
+        const nlohmann::json report = nlohmann::json::parse(validate.out.toStdString());
+        QCOMPARE(report["cases"].size(), std::size_t(1));
+        QCOMPARE(report["cases"][0]["id"], "my-lora-run");
+        // 20 GiB + 113 MiB peak allocated, as PyTorch printed it ("20593 MB").
+        QCOMPARE(report["cases"][0]["measured_bytes"].get<double>(), (20.0 * 1024 + 113) * 1048576);
+    }
+    void savedServingCaseReadsBack()
+    {
+        QTemporaryDir dir;
+        const QString casePath = dir.filePath(QStringLiteral("my-vllm-run.json"));
+        const auto save = runHeadroom({QStringLiteral("compare"), logPath("vllm-v0-tp4-24gb-pr14447.log"), QStringLiteral("--model"),
+                                       QStringLiteral("llama-3.1-8b"), QStringLiteral("--gpu"), QStringLiteral("rtx-4090"),
+                                       QStringLiteral("--save-case"), casePath});
+        QVERIFY2(save.exitCode == 0, qPrintable(save.err));
+        const auto validate = runHeadroom({QStringLiteral("validate"), dir.path(), QStringLiteral("--format"), QStringLiteral("json")});
+        QVERIFY2(validate.exitCode == 0, qPrintable(validate.err));
+        QVERIFY(validate.out.contains(QStringLiteral("my-vllm-run")));
+        QFile f(casePath);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const nlohmann::json doc = nlohmann::json::parse(f.readAll().toStdString());
+        QCOMPARE(doc["format"], "headroom-serving-log");
+        // "the rest of the memory reserved for KV Cache is 1.57GiB" x 2^30, rounded.
+        QCOMPARE(doc["measured"]["kv_cache_bytes"].get<std::uint64_t>(), std::uint64_t(std::llround(1.57 * kGiB)));
+        QCOMPARE(doc["verified"], false);
+        QVERIFY(doc["verification_note"].get<std::string>().rfind("first seen: Headroom", 0) == 0);
+        // TensorRT-LLM is not modelled: nothing to keep beside it.
+        const auto trt = runHeadroom({QStringLiteral("compare"), logPath("trtllm-0.8-a100-issue1400.log"), QStringLiteral("--save-case"),
+                                      dir.filePath(QStringLiteral("trt.json"))});
+        QCOMPARE(trt.exitCode, 2);
+    }
+    void snapshotBesideTheEstimate()
+    {
+        const auto run = runHeadroom({QStringLiteral("compare"), QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/pytorch/snapshot-protocol5.pickle"),
+                                      QStringLiteral(HEADROOM_SOURCE_DIR "/examples/llama2-7b-lora.headroom.json"), QStringLiteral("--format"),
+                                      QStringLiteral("json")});
+        QCOMPARE(run.exitCode, 0);
+        const nlohmann::json doc = nlohmann::json::parse(run.out.toStdString());
+        QCOMPARE(doc["tool"], "torch.cuda.memory._dump_snapshot()");
+        QCOMPARE(doc["readings"][0]["measured"].get<double>(), 22.0 * 1048576); // 20 + 2 MiB of segments
+        const auto refused = runHeadroom({QStringLiteral("compare"), QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/pytorch/refused-torch-tensor.pickle"),
+                                          QStringLiteral(HEADROOM_SOURCE_DIR "/examples/llama2-7b-lora.headroom.json")});
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains(QStringLiteral("GLOBAL (0x63) names a Python object")), qPrintable(refused.err));
+    }
+    void overlays()
+    {
+        // The probe's phases across the estimate's phase bars, in an SVG export.
+        QTemporaryDir dir;
+        const auto probe = runJson({QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/probe/probe-tiny-llama-bf16-adamw.json"),
+                                    QStringLiteral("--gpu"), QStringLiteral("h100-80gb")});
+        QCOMPARE(probe["phases"].size(), std::size_t(4));
+        QCOMPARE(probe["phases"][0]["phase"], "load");
+        // After loading, the bf16 weights alone: 2 bytes a parameter of the probe's model.
+        QFile facts(QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/probe/probe-tiny-llama-bf16-adamw.json"));
+        QVERIFY(facts.open(QIODevice::ReadOnly));
+        const std::uint64_t params = nlohmann::json::parse(facts.readAll().toStdString())["facts"]["params"].get<std::uint64_t>();
+        QCOMPARE(probe["phases"][0]["measured_peak_bytes"].get<std::uint64_t>(), 2 * params);
+        const QString scenario = writeScenario(dir, probe["scenario"]);
+        const QString svg = dir.filePath(QStringLiteral("phases.svg"));
+        const auto render = runHeadroom({QStringLiteral("render"), scenario, QStringLiteral("--view"), QStringLiteral("phases"),
+                                         QStringLiteral("--measured"),
+                                         QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/probe/probe-tiny-llama-bf16-adamw.json"),
+                                         QStringLiteral("--out"), svg});
+        QVERIFY2(render.exitCode == 0, qPrintable(render.err));
+        QFile f(svg);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(f.readAll());
+        QVERIFY(text.contains(QStringLiteral("the probe")));
+        // The bars view refuses the probe, the phases view a log.
+        const auto wrongView = runHeadroom({QStringLiteral("render"), scenario, QStringLiteral("--measured"),
+                                            QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/probe/probe-tiny-llama-bf16-adamw.json"),
+                                            QStringLiteral("--out"), svg});
+        QCOMPARE(wrongView.exitCode, 2);
+        QVERIFY(wrongView.err.contains(QStringLiteral("add --view phases")));
+        // A start-up log that printed the engine's budget, across the bars view's bar.
+        const auto vllm = runJson({logPath("vllm-v0-tp4-24gb-pr14447.log"), QStringLiteral("--model"), QStringLiteral("llama-3.1-8b"),
+                                   QStringLiteral("--gpu"), QStringLiteral("rtx-4090")});
+        const QString servingScenario = writeScenario(dir, vllm["scenario"]);
+        const auto bars = runHeadroom({QStringLiteral("render"), servingScenario, QStringLiteral("--measured"),
+                                       logPath("vllm-v0-tp4-24gb-pr14447.log"), QStringLiteral("--out"), svg});
+        QVERIFY2(bars.exitCode == 0, qPrintable(bars.err));
+        QVERIFY(f.open(QIODevice::ReadOnly) || f.isOpen());
+        f.close();
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QVERIFY(QString::fromUtf8(f.readAll()).contains(QStringLiteral("budget as the vLLM log printed it")));
+        // A log without a total is not drawn.
+        const auto partial = runHeadroom({QStringLiteral("render"), servingScenario, QStringLiteral("--measured"),
+                                          logPath("vllm-v1-kimi-linear-tp2-issue28228.log"), QStringLiteral("--out"), svg});
+        QCOMPARE(partial.exitCode, 2);
+        QVERIFY(partial.err.contains(QStringLiteral("no total to draw")));
     }
     void text()
     {

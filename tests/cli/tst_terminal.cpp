@@ -108,6 +108,10 @@ private slots:
                       {"model", {{"preset", "llama-3-8b"}}}, {"task", "inference"},
                       {"framework", {{"name", "vllm"}}}, {"gpus", {"h100-80gb"}}};
         write(QStringLiteral("serve.json"), serve);
+        // A serving engine's start-up log whose model name carries the escapes (issue 28).
+        write(QStringLiteral("hostile.log"),
+              QByteArray::fromStdString("INFO Initializing a V1 LLM engine (v0.10.1) with config: model='" + kHostile +
+                                        "', tensor_parallel_size=1\nINFO Available KV cache memory: 2.30 GiB\n"));
         // A measurement case whose scenario name, source and hardware carry the escapes.
         QFile measured(QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/measured/lg-04.json"));
         QVERIFY(measured.open(QIODevice::ReadOnly));
@@ -181,6 +185,11 @@ private slots:
             row(qPrintable(QStringLiteral("solve-serving-%1").arg(QLatin1String(format))),
                 {QStringLiteral("solve"), QStringLiteral("@/serve.json"), QStringLiteral("--for"),
                  QStringLiteral("max-concurrency"), QStringLiteral("--gpu"), QStringLiteral("h100-80gb"),
+                 QStringLiteral("--format"), QLatin1String(format)},
+                isJson);
+            row(qPrintable(QStringLiteral("compare-%1").arg(QLatin1String(format))),
+                {QStringLiteral("compare"), QStringLiteral("@/hostile.log"), QStringLiteral("--model"),
+                 QStringLiteral("llama-3.1-8b"), QStringLiteral("--gpu"), QStringLiteral("rtx-4090"),
                  QStringLiteral("--format"), QLatin1String(format)},
                 isJson);
             row(qPrintable(QStringLiteral("validate-%1").arg(QLatin1String(format))),

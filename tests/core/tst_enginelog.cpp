@@ -94,6 +94,37 @@ private slots:
         QVERIFY(std::abs(figure(log, "gpu_blocks") * 16 / figure(log, "max_concurrency_tokens") -
                          figure(log, "max_concurrency")) < 0.005);
     }
+    void vllmSummaryLine()
+    {
+        const EngineLog log = read("vllm-0.10.2-qwen3-next-80b-2xh200-tp2.log");
+        QCOMPARE(log.version, std::string("0.10.2"));
+        QCOMPARE(log.model, std::string("/data/models/Qwen3-Next-80B-A3B-Instruct"));
+        QCOMPARE(log.setting("parallel.tensor")->value.get<int>(), 2);
+        QCOMPARE(log.setting("serving.max_model_len")->value.get<int>(), 262144);
+        QCOMPARE(log.setting("serving.gpu_memory_utilization")->value.get<double>(), 0.9);
+        // "Model loading took 74.2812 GiB" (the first line that prints it), the summary's 74.28.
+        QCOMPARE(figure(log, "weights"), 74.2812 * kGiB);
+        QCOMPARE(figure(log, "total_gpu_memory"), 139.81 * kGiB);
+        QCOMPARE(figure(log, "budget"), 125.83 * kGiB);
+        QCOMPARE(figure(log, "activation_peak"), 5.58 * kGiB);
+        QCOMPARE(figure(log, "non_torch"), 1.38 * kGiB);
+        QCOMPARE(figure(log, "cuda_graph"), 2.37 * kGiB);
+        // vLLM 0.10.2's own sums: 139.81 x 0.9 = 125.83 GiB of budget; less 74.28 (weights),
+        // 5.58 (activation peak) and 1.38 (non-torch) leaves 44.59 GiB, the "Available KV cache
+        // memory" it printed (the CUDA graphs, captured after, are not taken out).
+        QVERIFY(std::abs(figure(log, "total_gpu_memory") * 0.9 - figure(log, "budget")) < 0.006 * kGiB);
+        QVERIFY(std::abs(figure(log, "budget") - 74.28 * kGiB - figure(log, "activation_peak") - figure(log, "non_torch") -
+                         figure(log, "kv_cache")) < 0.006 * kGiB);
+        QCOMPARE(figure(log, "kv_tokens"), 973760.0);
+        QVERIFY(!log.refusal);
+        // The refusal wording of the same line, with the device named (vLLM 0.11).
+        const EngineLog refused = readEngineLog(
+            "ValueError: Free memory on device cuda:0 (27.28/31.86 GiB) on startup is less than desired GPU memory "
+            "utilization (0.97, 30.9 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.");
+        QVERIFY(refused.refusal);
+        QCOMPARE(figure(refused, "total_gpu_memory"), 31.86 * kGiB);
+        QCOMPARE(figure(refused, "budget"), 30.9 * kGiB);
+    }
     void vllmV1Tokens()
     {
         const EngineLog log = read("vllm-v1-kimi-linear-tp2-issue28228.log");
@@ -217,6 +248,19 @@ private slots:
         QCOMPARE(log.setting("serving.n_gpu_layers")->value.get<int>(), -1); // 25/25
         QCOMPARE(log.setting("serving.cache_type_k")->value.get<std::string>(), std::string("f16"));
         QVERIFY(!log.setting("serving.n_ctx_per_seq"));
+    }
+    void llamaCppColouredLog()
+    {
+        // llama.cpp's common_log with colours and timestamps (ggml-org/llama.cpp issue #27680,
+        // first post by SampleGHUsername): still llama.cpp's lines.
+        const std::string head =
+            "\x1b[34m0.00.612.797\x1b[0m \x1b[32mI \x1b[0mprint_info: model params          = 284.33 B\n"
+            "\x1b[34m0.00.612.797\x1b[0m \x1b[32mI \x1b[0mprint_info: general.name          = DeepSeek-V4-Flash-0731\n";
+        QVERIFY(refusal(head).contains(QStringLiteral("a llama.cpp log without a memory figure")));
+        const EngineLog log = readEngineLog(head + "\x1b[34m0.01.000.000\x1b[0m \x1b[32mI \x1b[0mload_tensors:        CUDA0 model buffer size =  4403.49 MiB\n");
+        QCOMPARE(log.engine, LogEngine::LlamaCpp);
+        QCOMPARE(log.model, std::string("DeepSeek-V4-Flash-0731"));
+        QCOMPARE(figure(log, "weights"), 4403.49 * kMiB);
     }
     void refused_data()
     {

@@ -4,9 +4,13 @@
 // pickles in protocols 2 to 5, checked against Python's own json of the same dict and the sums
 // Python computed; and the pickles the restricted reader must refuse (a real torch tensor, an
 // OrderedDict, protocol 0, cut-off, nested, self-containing and exponentially shared values).
+#include "estimate/estimate.h"
 #include "io/pickle.h"
+#include "measure/probefile.h"
+#include "scenario/scenariojson.h"
 #include "measure/torchsnapshot.h"
 #include "measure/torchsummary.h"
+#include "measure/torchtimeline.h"
 
 #include <QFile>
 #include <QtTest>
@@ -170,6 +174,83 @@ private slots:
         QVERIFY(pickleRefusal(std::string("\x80\x02\x8a\x09\xff\xff\xff\xff\xff\xff\xff\xff\x00.", 14)).contains(QStringLiteral("past 64 bits")));
         QCOMPARE(readPickle(std::string("\x80\x02\x8a\x09\xff\xff\xff\xff\xff\xff\xff\xff\xff.", 14)).get<std::int64_t>(), -1);
         QCOMPARE(readPickle(std::string("\x80\x02J\xff\xff\xff\xff.", 8)).get<std::int64_t>(), -1);
+    }
+    void timeline()
+    {
+        const nlohmann::json expected = nlohmann::json::parse(data("timeline-expected.json"));
+        const TorchTimeline t = readTorchTimeline(data("timeline-generated.json"));
+        QCOMPARE(t.points, expected["points"].get<std::size_t>());
+        QCOMPARE(t.peakIndex, expected["peak_index"].get<std::size_t>());
+        QCOMPARE(t.peakBytes, expected["peak_bytes"].get<std::uint64_t>());
+        for (std::size_t c = 0; c < kTorchCategories; ++c)
+            QCOMPARE(t.atPeak[c], expected["at_peak"][c].get<std::uint64_t>());
+        // The categories keep PyTorch's column order: parameter first, optimizer state second.
+        QCOMPARE(t.atPeak[std::size_t(TorchCategory::Parameter)], std::uint64_t(kGiB));
+        QCOMPARE(t.atPeak[std::size_t(TorchCategory::OptimizerState)], std::uint64_t(4 * kGiB));
+        // 8 layers x 300 MiB at the end of the forward: the activation category's own largest.
+        QCOMPARE(t.largest[std::size_t(TorchCategory::Activation)], std::uint64_t(8 * 300 * kMiB));
+        const auto refusal = [](const std::string &text) {
+            try {
+                readTorchTimeline(text);
+            } catch (const InputError &e) {
+                return QString::fromStdString(e.what());
+            }
+            return QString();
+        };
+        QVERIFY(refusal("[[1, 2], [[0, 1, 2, 3, 4, 5, 6, 7, 8]]]").startsWith(QStringLiteral("sizes: 1 rows for 2 times")));
+        QVERIFY(refusal("[[1], [[0, 1, 2]]]").startsWith(QStringLiteral("sizes[0]: must list 9 sizes")));
+        QVERIFY(refusal("[[1], [[0, 1, 2, 3, 4, \"x\", 6, 7, 8]]]").startsWith(QStringLiteral("sizes[0][5]: must be a number")));
+        QVERIFY(refusal("\x1f\x8b").contains(QStringLiteral("gunzip")));
+        QVERIFY(refusal("{}").contains(QStringLiteral("[times, sizes] expected")));
+    }
+    void probeAsScenario()
+    {
+        const ProbeFile probe = readProbeFile(data("../probe/probe-tiny-llama-bf16-adamw.json"));
+        QCOMPARE(probe.readings.size(), std::size_t(7));
+        const std::uint64_t params = probe.facts["params"].get<std::uint64_t>();
+        // The probe's model in bf16: after loading, the weights alone, 2 bytes a parameter.
+        QCOMPARE(probe.readings[0].allocatedBytes, 2 * params);
+        const LogScenario s = scenarioFromProbe(probe, {"", "h100-80gb"});
+        QVERIFY2(s.missing.empty(), s.missing.empty() ? "" : s.missing.front().c_str());
+        QCOMPARE(s.document["train"]["micro_batch"].get<int>(), 2);
+        QCOMPARE(s.document["train"]["seq_len"].get<int>(), 128);
+        QCOMPARE(s.document["train"]["method"], "full");
+        QCOMPARE(s.document["train"]["optimizer"], "adamw");
+        QCOMPARE(s.document["precision"]["weights"], "bf16");
+        QCOMPARE(s.document["kernels"]["attention"], "sdpa");
+        // Headroom's count from the config against PyTorch's numel() of the same model.
+        const Estimate e = estimate(scenarioFromJson(s.document));
+        QCOMPARE(e.totalParams, params);
+        const ProbeComparison c = compareProbe(probe, e);
+        QCOMPARE(c.phases.size(), std::size_t(4));
+        QCOMPARE(c.phases[0].phase, PhaseId::Load);
+        QCOMPARE(c.phases[0].measuredPeakBytes, 2 * params);
+        QCOMPARE(c.phases[3].step, std::uint64_t(1)); // the last step recorded
+        QVERIFY(!c.findings.empty());
+        // Without the GPU, it is asked for.
+        const LogScenario noGpu = scenarioFromProbe(probe, {});
+        QVERIFY(!noGpu.missing.empty() && noGpu.missing.back().find("give --gpu ID") != std::string::npos);
+    }
+    void probeRefused()
+    {
+        const auto refusal = [](const std::string &text) {
+            try {
+                readProbeFile(text);
+            } catch (const InputError &e) {
+                return QString::fromStdString(e.what());
+            }
+            return QString();
+        };
+        QVERIFY(refusal("{\"format\": \"headroom-scenario\", \"version\": 1}").startsWith(QStringLiteral("format:")));
+        QVERIFY(refusal("{\"format\": \"headroom-probe\", \"version\": 1, \"readings\": []}").startsWith(QStringLiteral("readings:")));
+        QVERIFY(refusal("{\"format\": \"headroom-probe\", \"version\": 1, \"readings\": [{\"phase\": \"warmup\"}]}")
+                    .startsWith(QStringLiteral("readings[0].phase")));
+        QVERIFY(refusal(data("../fuzz-found/probe-phase-not-a-string.json")).startsWith(QStringLiteral("readings[0].phase: must be load")));
+        // Found by fuzz_probe: a phase that is a number is refused, not a library's type error.
+        QVERIFY(refusal("{\"format\": \"headroom-probe\", \"version\": 1, \"readings\": [{\"phase\": 6023680}]}")
+                    .startsWith(QStringLiteral("readings[0].phase: must be load")));
+        QVERIFY(refusal("{\"format\": \"headroom-probe\", \"version\": 1, \"readings\": [{\"phase\": \"load\", \"allocated_bytes\": -1}]}")
+                    .startsWith(QStringLiteral("readings[0].allocated_bytes: must be a whole number")));
     }
     void snapshotRefused()
     {

@@ -283,6 +283,20 @@ void BudgetChart::relayout()
         m_measuredLine->setPen(pen);
         m_measuredLine->setLine(layout.measuredLine);
     }
+    while (m_columnMeasured.size() < layout.columnMeasured.size()) {
+        auto *item = new QGraphicsLineItem(m_chart);
+        item->setZValue(22);
+        m_columnMeasured.push_back(item);
+    }
+    for (std::size_t i = 0; i < m_columnMeasured.size(); ++i) {
+        m_columnMeasured[i]->setVisible(i < layout.columnMeasured.size());
+        if (i >= layout.columnMeasured.size())
+            continue;
+        QPen pen(chartTextColor(m_data.dark));
+        pen.setWidthF(2.5 * m_scale);
+        m_columnMeasured[i]->setPen(pen);
+        m_columnMeasured[i]->setLine(layout.columnMeasured[i]);
+    }
     while (m_ownLines.size() < layout.ownLines.size()) {
         auto *item = new QGraphicsLineItem(m_chart);
         item->setZValue(22);

@@ -45,6 +45,8 @@ struct ChartColumn
     /// A capacity drawn across this bar only (the machine's RAM share per GPU); bytes 0: none.
     CapacityLine ownLine;
     int pin = -1; ///< the pin this bar shows (its index), or -1
+    /// A measured figure drawn across this bar (a phase's peak from the probe); 0: none.
+    std::uint64_t measuredBytes = 0;
 };
 
 /// Everything the chart draws.
@@ -129,6 +131,7 @@ private:
     std::vector<QGraphicsRectItem *> m_patches;
     QGraphicsLineItem *m_measuredLine = nullptr;
     std::vector<QGraphicsLineItem *> m_ownLines; ///< a pool: one per ChartLayout::ownLines
+    std::vector<QGraphicsLineItem *> m_columnMeasured; ///< a pool: one per ChartLayout::columnMeasured
     ChartData m_data;
     ChartLayout m_layout;
     bool m_themeApplied = false;

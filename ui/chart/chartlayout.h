@@ -73,6 +73,7 @@ struct ChartLayout
     std::vector<double> lineY; ///< the capacity lines, chart coordinates
     std::vector<double> lineWidth; ///< their pen widths
     QLineF measuredLine;       ///< null when no measured peak is drawn
+    std::vector<QLineF> columnMeasured; ///< bars' own measured figures (ChartColumn::measuredBytes)
     std::vector<QLineF> ownLines; ///< bars' own capacities (the host bar's RAM share)
 
     /// The capacity line bands texts must keep off (a line's pen plus a pixel each side).

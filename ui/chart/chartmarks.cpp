@@ -204,6 +204,38 @@ void placeInPlot(const ChartData &data, const PlotFrame &frame, ChartLayout &out
         }
         obstacles.push_back(band);
     }
+    // Each bar's own measured figure (the phases view beside a probe): a bold line across the bar
+    // and its value just above it (else below), where that is clear.
+    out.columnMeasured.clear();
+    for (std::size_t c = 0; c < data.columns.size(); ++c) {
+        const std::uint64_t bytes = data.columns[c].measuredBytes;
+        if (bytes == 0)
+            continue;
+        const double my = yOf(value(bytes));
+        const int column = int(c);
+        const double left = columnCentre(column) - barPixels / 2 - 4 * s, right = columnCentre(column) + barPixels / 2 + 4 * s;
+        out.columnMeasured.emplace_back(left, my, right, my);
+        const QRectF band(QPointF(left, my - 2 * s), QPointF(right, my + 2 * s));
+        const QString label = bytesText(bytes, data.unit);
+        const double w = textWidth(frame.boldSmall, label), h = lineHeight(frame.boldSmall);
+        for (int step = 0; step < 4; ++step) {
+            bool placed = false;
+            for (const double sign : {-1.0, 1.0}) {
+                const QRectF candidate(columnCentre(column) - w / 2,
+                                       sign < 0 ? my - h - 3 * s - step * h : my + 3 * s + step * h, w, h);
+                if (!plot.contains(candidate) || collides(candidate, obstacles) || band.intersects(candidate))
+                    continue;
+                marks.push_back({ChartText::Measured, label, candidate, frame.boldSmall, chartTextColor(dark), label, column, -1});
+                out.patches.push_back(candidate.adjusted(-2 * s, 0, 2 * s, 0));
+                obstacles.push_back(candidate);
+                placed = true;
+                break;
+            }
+            if (placed)
+                break;
+        }
+        obstacles.push_back(band);
+    }
     // Each own line's label over its bar, above the line, else below it, further out until clear.
     for (int c = 0, own = 0; c < int(data.columns.size()); ++c) {
         const CapacityLine &line = data.columns[std::size_t(c)].ownLine;

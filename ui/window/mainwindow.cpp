@@ -18,6 +18,7 @@
 #include "classroom/frontierview.h"
 #include "classroom/sweepview.h"
 #include "controls/solvepanel.h"
+#include "window/measurementview.h"
 #include "window/theme.h"
 #include "controls/usergpudialog.h"
 #include "controls/usergpus.h"
@@ -103,6 +104,7 @@ MainWindow::MainWindow(QWidget *parent)
 
     m_document = new DocumentController(this, m_model, m_chartView);
     m_lessons = new LessonController(this, m_model);
+    m_measurements = new MeasurementController(this, m_model);
     m_lessons->setReplaceQuestion([this] { return m_document->maybeSave(); });
     chartLayout->insertWidget(0, m_lessons->captionBar());
     buildMenus();
@@ -249,6 +251,16 @@ void MainWindow::buildMenus()
 {
     QMenu *file = menuBar()->addMenu(tr("&File"));
     m_document->addActions(file);
+    file->addSeparator();
+    file->addAction(tr("Open &measurement..."), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Open measurement"), QString(),
+            tr("Start-up logs and probe files (*.log *.txt *.json);;All files (*)"));
+        if (!path.isEmpty())
+            m_measurements->open(path);
+    });
+    file->addAction(tr("Save as a measured &case..."), m_measurements, &MeasurementController::saveCase);
+    file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
     QMenu *edit = menuBar()->addMenu(tr("&Edit"));
@@ -474,7 +486,9 @@ void MainWindow::refresh()
 {
     applyTheme();
     m_controls->refresh();
-    m_chart->setData(chartDataFor(*m_model));
+    ChartData data = chartDataFor(*m_model);
+    m_measurements->addOverlay(data);
+    m_chart->setData(data);
     m_breakdown->refresh();
 
     m_status->setText(statusText(*m_model));

@@ -21,6 +21,7 @@ class DocumentController;
 class FrontierView;
 class SolvePanel;
 class LessonController;
+class MeasurementController;
 class PresenterView;
 class ScenarioModel;
 class SweepView;
@@ -43,6 +44,8 @@ public:
     DocumentController *document() const { return m_document; }
     /// The Lessons menu and the step's title and caption above the chart.
     LessonController *lessons() const { return m_lessons; }
+    /// File > Open measurement... and Save as a measured case...; dropped logs and probe files.
+    MeasurementController *measurements() const { return m_measurements; }
     /// Presenter mode (F5 or F11), made on first use.
     PresenterView *presenter();
     /// "What should I change?" (made on first use).
@@ -95,6 +98,7 @@ private:
     QLabel *m_status;
     DocumentController *m_document = nullptr;
     LessonController *m_lessons = nullptr;
+    MeasurementController *m_measurements = nullptr;
     PresenterView *m_presenter = nullptr;
     AdvisorView *m_advisor = nullptr;
     SweepView *m_sweeps = nullptr;
