@@ -10,6 +10,9 @@ HEADROOM_PACKAGES=(build-essential cmake ninja-build pkg-config qt6-base-dev lib
     qt6-charts-dev qt6-svg-dev qt6-qpa-plugins nlohmann-json3-dev libyaml-cpp-dev libtomlplusplus-dev fonts-dejavu-core)
 # What the packaging test checks the .deb with (lintian is optional: the test skips without it).
 HEADROOM_PACKAGING_PACKAGES=(dpkg-dev desktop-file-utils appstream shared-mime-info man-db)
+# What the tests compare with: PyYAML (our YAML reading against the frameworks' reader) and
+# PyTorch on CPU (the probe for training scripts, tested with CUDA memory functions the test provides).
+HEADROOM_TEST_PACKAGES=(python3-yaml python3-torch)
 # The tree scripts/run and scripts/test share (same flags, built once).
 HEADROOM_TREE="$HEADROOM_ROOT/build"
 HEADROOM_TREE_FLAGS=(-DHEADROOM_WERROR=ON)

@@ -142,9 +142,16 @@ private:
                                       QStringLiteral("tests/data/configs"), QStringLiteral("tests/data/measured"),
                                       QStringLiteral("fuzz/seeds/document"), QStringLiteral("fuzz/seeds/safetensors"),
                                       QStringLiteral("fuzz/seeds/index")}) {
+            // The monkey saves over what it opened: it opens copies (in the same folder layout, so
+            // relative references still resolve), never the project's own files.
             const QDir dir(source.filePath(folder));
-            for (const QString &name : dir.entryList(QDir::Files, QDir::Name))
-                m_corpus << dir.filePath(name);
+            const QString copies = m_dir.filePath(QStringLiteral("source/") + folder);
+            QDir().mkpath(copies);
+            for (const QString &name : dir.entryList(QDir::Files, QDir::Name)) {
+                const QString copy = copies + QLatin1Char('/') + name;
+                if (QFile::copy(dir.filePath(name), copy))
+                    m_corpus << copy;
+            }
         }
         // Hostile files: deep, duplicated, huge, a FIFO, a device, a folder.
         const auto write = [this](const char *name, const QByteArray &content) {
