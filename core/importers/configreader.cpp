@@ -253,7 +253,14 @@ RegexTargets regexLoraTargets(const std::string &pattern)
     }
     std::regex expression;
     try {
-        expression = std::regex(pattern, std::regex::ECMAScript);
+        // libstdc++'s default executor backtracks: "(.*)*(.*)*X" or ".*" twelve times took minutes
+        // on one module name. The polynomial (breadth-first) executor matches in linear time; it
+        // refuses back-references, which regex_error reports as unreadable.
+        auto flags = std::regex::ECMAScript;
+#ifdef __GLIBCXX__
+        flags |= std::regex_constants::__polynomial;
+#endif
+        expression = std::regex(pattern, flags);
     } catch (const std::regex_error &) {
         out.error = "is not a regular expression Headroom can read (got " + quotedText(pattern) + ")";
         return out;

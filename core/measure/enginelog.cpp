@@ -228,6 +228,13 @@ void Collector::figure(const char *key, double value, FigureUnit unit, const Lin
 {
     if (m_log.figure(key))
         return;
+    // A figure past a double (1e400, printed as inf), past 2^64 bytes or tokens, or a negative
+    // size is no engine's: refused, never compared as inf or a wrapped number. llama.cpp's
+    // "unaccounted" is total - free - the rest and goes below zero when the driver under-reports.
+    if (!std::isfinite(value) || std::fabs(value) >= 18446744073709551616.0)
+        throw EngineLogError(line.number, std::string(key) + ": the figure is too large (" + shown(line) + ")");
+    if (value < 0 && std::string_view(key) != "unaccounted")
+        throw EngineLogError(line.number, std::string(key) + ": a negative figure (" + shown(line) + ")");
     m_log.figures.push_back({key, value, unit, line.number, shown(line)});
 }
 
