@@ -32,6 +32,7 @@ const Command kCommands[] = {
     {"render", runRender},
     {"solve", runSolve},
     {"frontier", runFrontier},
+    {"fit", runFit},
 };
 
 QString programDescription()

@@ -25,7 +25,7 @@ QCommandLineOption unitOption()
 
 QList<CommandHelp> commandHelp()
 {
-    return {estimateHelp(), validateHelp(), adviseHelp(), renderHelp(), solveHelp(), frontierHelp()};
+    return {estimateHelp(), validateHelp(), adviseHelp(), renderHelp(), solveHelp(), frontierHelp(), fitHelp()};
 }
 
 } // namespace headroom::cli

@@ -37,5 +37,6 @@ CommandHelp adviseHelp();
 CommandHelp renderHelp();
 CommandHelp solveHelp();
 CommandHelp frontierHelp();
+CommandHelp fitHelp();
 
 } // namespace headroom::cli

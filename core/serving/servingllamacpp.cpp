@@ -81,7 +81,18 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
     f.gpuLayers = static_cast<std::uint32_t>(gpuLayers);
 
     // Every tensor typed as llama-quantize types it for the file type (llamacppweights.h).
-    const LlamaWeights lw = llamaWeights(m, c.params, cfg.weightType);
+    LlamaWeights lw = llamaWeights(m, c.params, cfg.weightType);
+    const bool fromFile = cfg.fileBytes && cfg.fileBytes->layers.size() == std::size_t(m.layers) &&
+                          cfg.fileBytes->experts.size() == std::size_t(m.layers);
+    if (fromFile) { // the GGUF file's own tensors
+        lw.layerBytes = cfg.fileBytes->layers;
+        lw.expertBytes = cfg.fileBytes->experts;
+        lw.outputBytes = cfg.fileBytes->output;
+        lw.embeddingBytes = cfg.fileBytes->embedding;
+        lw.totalBytes = cfg.fileBytes->total;
+        lw.bytesByType = cfg.fileBytes->byType;
+        lw.notes = {"the bytes are the GGUF file's own tensors, not the file type's rules"};
+    }
     // --n-cpu-moe N / --cpu-moe: the expert tensors of the first N (all) layers stay in CPU RAM
     // (common/arg.cpp: the -ot rule "blk\.(0|...|N-1)\.ffn_(up|down|gate)_exps=CPU").
     const std::uint64_t cpuMoeLayers = cfg.cpuMoe ? layers : std::min<std::uint64_t>(cfg.nCpuMoe, layers);
@@ -181,13 +192,15 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
         for (const auto &[name, bytes] : lw.bytesByType)
             types += (types.empty() ? "" : ", ") + name + " " + formatBytes(bytes, Unit::GiB);
         weights.expression = n(gpuLayers) + " of " + n(layers) + " blocks (up to " + n(typicalLayer) + " B each, " +
-                             enumName(cfg.weightType) + ")" +
+                             (fromFile ? "the GGUF file" : enumName(cfg.weightType)) + ")" +
                              (outputOnGpu ? " + output layer " + n(lw.outputBytes) + " B" : "") +
                              (expertsOnCpu ? " - experts in CPU RAM " + n(expertsOnCpu) + " B" : "");
         weights.notes.push_back("n_gpu_layers puts the output layer, then the last blocks on the GPU "
                                 "(i_gpu_start = " + n(gpuStart) + "); the token embeddings stay in CPU RAM (" +
                                 formatBytes(hostWeights, Unit::GiB) + " of weights in CPU RAM).");
-        weights.notes.push_back("tensor types as llama-quantize gives them for " + std::string(enumName(cfg.weightType)) +
+        weights.notes.push_back((fromFile ? std::string("tensor types of the GGUF file")
+                                          : "tensor types as llama-quantize gives them for " +
+                                                std::string(enumName(cfg.weightType))) +
                                 ": " + types + " (" + formatBytes(fileBytes, Unit::GiB) + " in all).");
         for (const std::string &note : lw.notes)
             weights.notes.push_back(note);
