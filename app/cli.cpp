@@ -33,6 +33,7 @@ const Command kCommands[] = {
     {"solve", runSolve},
     {"frontier", runFrontier},
     {"fit", runFit},
+    {"fits", runFits},
 };
 
 QString programDescription()

@@ -25,7 +25,7 @@ QCommandLineOption unitOption()
 
 QList<CommandHelp> commandHelp()
 {
-    return {estimateHelp(), validateHelp(), adviseHelp(), renderHelp(), solveHelp(), frontierHelp(), fitHelp()};
+    return {estimateHelp(), validateHelp(), adviseHelp(), renderHelp(), solveHelp(), frontierHelp(), fitHelp(), fitsHelp()};
 }
 
 } // namespace headroom::cli

@@ -38,5 +38,6 @@ CommandHelp renderHelp();
 CommandHelp solveHelp();
 CommandHelp frontierHelp();
 CommandHelp fitHelp();
+CommandHelp fitsHelp();
 
 } // namespace headroom::cli

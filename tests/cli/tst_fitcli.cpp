@@ -57,6 +57,24 @@ private slots:
         QVERIFY(run.out.contains(QLatin1String("fits the machine's 64 GiB")));
     }
 
+    void fitsListsEveryModelAndFormat()
+    {
+        const Run run = runHeadroom({QStringLiteral("fits"), QStringLiteral("--gpu"), QStringLiteral("rtx-4090"),
+                                     QStringLiteral("--format=csv")});
+        QCOMPARE(run.exitCode, 0);
+        const QStringList lines = run.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QVERIFY(lines.size() > 7 * 50);
+        QCOMPARE((lines.size() - 1) % 7, 0); // the header, then 7 file types per model
+        // Llama 3 8B Q4_K_M (4,912,898,048 B, tst_llamacpp) fits a 24 GB card whole; Mixtral
+        // 8x7B Q4_K_M keeps its layers on the GPU with some experts in CPU RAM.
+        QVERIFY2(run.out.contains(QLatin1String("llama-3-8b,q4_k_m,\"fits\",4912898048,4096,33,0,")), qPrintable(run.out.left(2000)));
+        QVERIFY(run.out.contains(QLatin1String("mixtral-8x7b,q4_k_m,\"fits, experts in CPU RAM\"")));
+        const Run vllm = runHeadroom({QStringLiteral("fits"), QStringLiteral("--gpu"), QStringLiteral("rtx-4090"),
+                                      QStringLiteral("--engine"), QStringLiteral("vllm")});
+        QCOMPARE(vllm.exitCode, 2);
+        QVERIFY(vllm.err.contains(QLatin1String("not modelled yet")));
+    }
+
     void badInputExitsTwo_data()
     {
         QTest::addColumn<QStringList>("arguments");
