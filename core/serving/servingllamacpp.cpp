@@ -14,6 +14,8 @@
 #include "scenario/units.h"
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 
 namespace headroom::detail {
 
@@ -81,10 +83,17 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
     f.gpuLayers = static_cast<std::uint32_t>(gpuLayers);
 
     // Every tensor typed as llama-quantize types it for the file type (llamacppweights.h).
-    LlamaWeights lw = llamaWeights(m, c.params, cfg.weightType);
     const bool fromFile = cfg.fileBytes && cfg.fileBytes->layers.size() == std::size_t(m.layers) &&
                           cfg.fileBytes->experts.size() == std::size_t(m.layers);
+    // The solvers and `fits` estimate one model and file type many times over (other -ngl,
+    // --n-cpu-moe): the last typing is kept, per thread, for the same model and type.
+    thread_local std::optional<std::pair<std::pair<ModelArch, GgufType>, LlamaWeights>> last;
+    if (!fromFile && !(last && last->first.second == cfg.weightType && last->first.first == m))
+        last.emplace(std::make_pair(m, cfg.weightType), llamaWeights(m, c.params, cfg.weightType));
+    LlamaWeights file;
+    const LlamaWeights &lw = fromFile ? file : last->second;
     if (fromFile) { // the GGUF file's own tensors
+        LlamaWeights &lw = file;
         lw.layerBytes = cfg.fileBytes->layers;
         lw.expertBytes = cfg.fileBytes->experts;
         lw.outputBytes = cfg.fileBytes->output;
