@@ -73,8 +73,8 @@ CommandHelp fitHelp()
             {QCommandLineOption(QStringLiteral("gpu"), tr("A catalog GPU id, e.g. rtx-4090."), QStringLiteral("id")),
              QCommandLineOption(QStringLiteral("ram-gib"), tr("The machine's RAM, for the CPU side of the plan."),
                                 QStringLiteral("N")),
-             QCommandLineOption(QStringLiteral("target-mib"), tr("Memory to leave free on the GPU (llama.cpp's "
-                                                                 "--fit-target, default 1024)."),
+             QCommandLineOption(QStringLiteral("target-mib"), tr("Memory to leave free on the GPU, in MiB "
+                                                                 "(default 1024, as llama.cpp's fit target)."),
                                 QStringLiteral("MiB"), QStringLiteral("1024")),
              QCommandLineOption(QStringLiteral("fit-ctx"), tr("The smallest context the plan may shrink to "
                                                               "(default: keep the context)."),
