@@ -41,7 +41,9 @@ bool llamaFitsWith(const Scenario &s, std::uint64_t targetBytes, Estimate *out)
     bool fits = false;
     for (const GpuFit &g : e.gpus)
         if (gpu && g.id == gpu->id)
-            fits = g.fits && g.headroomBytes >= 0 && std::uint64_t(g.headroomBytes) >= targetBytes;
+            // Memory only, as llama.cpp's fit: the whole n_ctx cache is allocated up front, and
+            // whether the scenario's requests fit in n_ctx is another question.
+            fits = g.headroomBytes >= 0 && std::uint64_t(g.headroomBytes) >= targetBytes;
     if (out)
         *out = e;
     return fits;

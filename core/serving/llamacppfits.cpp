@@ -29,6 +29,7 @@ std::vector<LlamaFitsRow> llamaFitsMatrix(const Catalog &catalog, const LlamaFit
         serving.nCtx = std::min<std::uint32_t>(options.context, std::uint32_t(std::max(1, preset.arch.maxPositions)));
         serving.nParallel = 1;
         s.serving = serving;
+        s.inference.context = serving.nCtx; // a model with learned positions ends at its last one
         const ParamCounts params = countParams(s.model);
         for (const GgufType format : llamaFitsFormats()) {
             LlamaFitsRow row;
