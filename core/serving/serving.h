@@ -118,6 +118,9 @@ struct ServingConfig
     /// --n-cpu-moe N: the first N layers' expert tensors (ffn_*_exps) stay in CPU RAM.
     std::uint32_t nCpuMoe = 0;
     bool cpuMoe = false; ///< --cpu-moe: every layer's expert tensors in CPU RAM
+    /// -ot "REGEX=BUFFER" rules, in order (the first that matches a tensor's name places it):
+    /// BUFFER is CPU or CUDA0 (the GPU); checked when read.
+    std::vector<std::string> overrideTensor;
 
     // Hugging Face generate()
     HfCacheImpl cacheImplementation = HfCacheImpl::Dynamic;

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <regex>
 #include <utility>
 
 namespace headroom::detail {
@@ -113,6 +114,36 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
             gpuWeights = addChecked(gpuWeights, lw.layerBytes[i] - experts, "weights");
             expertsOnCpu = addChecked(expertsOnCpu, experts, "weights");
         }
+    }
+    // -ot rules (llama_model::load_tensors: the first rule whose regex_search matches a tensor's
+    // name picks its buffer; --n-cpu-moe's own rules come after the user's, common/arg.cpp).
+    const bool overrides = !cfg.overrideTensor.empty() && !fromFile;
+    if (overrides) {
+        std::vector<std::pair<std::regex, bool>> rules; // regex, to CPU
+        for (const std::string &rule : cfg.overrideTensor) {
+            const std::size_t eq = rule.rfind('=');
+            rules.emplace_back(std::regex(rule.substr(0, eq)), rule.substr(eq + 1) == "CPU");
+        }
+        gpuWeights = 0;
+        expertsOnCpu = 0;
+        for (const LlamaTensor &t : lw.tensors) {
+            const std::string name = t.layer >= 0 ? "blk." + std::to_string(t.layer) + "." + t.name : std::string(t.name);
+            bool onGpu = t.layer >= 0 ? std::uint64_t(t.layer) >= gpuStart
+                                      : t.role != LlamaTensorRole::TokenEmbd && outputOnGpu;
+            bool matched = false;
+            for (const auto &[regex, toCpu] : rules)
+                if (std::regex_search(name, regex)) {
+                    onGpu = !toCpu;
+                    matched = true;
+                    break;
+                }
+            if (!matched && t.experts && std::uint64_t(t.layer) < cpuMoeLayers)
+                onGpu = false;
+            if (onGpu)
+                gpuWeights = addChecked(gpuWeights, t.bytes, "weights");
+        }
+        if (m.tiedEmbeddings && outputOnGpu) // the output layer's copy of token_embd
+            gpuWeights = addChecked(gpuWeights, lw.embeddingBytes, "weights");
     }
     // CPU RAM: what is not on the GPU (the tied output's copy of token_embd is extra on the GPU).
     const std::uint64_t fileBytes = lw.totalBytes;
@@ -213,6 +244,12 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
                                 ": " + types + " (" + formatBytes(fileBytes, Unit::GiB) + " in all).");
         for (const std::string &note : lw.notes)
             weights.notes.push_back(note);
+        if (overrides)
+            weights.notes.push_back("override_tensor: " + n(cfg.overrideTensor.size()) +
+                                    " -ot rule(s) applied to the tensors' names, in order");
+        else if (!cfg.overrideTensor.empty())
+            weights.notes.push_back("override_tensor is not applied to a GGUF file's own tensors: "
+                                    "the placement is n_gpu_layers' and n_cpu_moe's");
         used.expression = n(std::min(usedCells, cells)) + " cells in use x " + n(perCellGpu) + " B";
         free.expression = n(cells) + " cells (n_ctx " + n(cfg.nCtx) + ", padded to " + n(pad) + ") x " +
                           n(kvGpuLayers) + " GPU layers x K (" + kLayout.type.name + ") and V (" +
