@@ -34,6 +34,8 @@ const Command kCommands[] = {
     {"render", runRender},
     {"solve", runSolve},
     {"frontier", runFrontier},
+    {"fit", runFit},
+    {"fits", runFits},
 };
 
 QString programDescription()

@@ -25,7 +25,8 @@ QCommandLineOption unitOption()
 
 QList<CommandHelp> commandHelp()
 {
-    return {estimateHelp(), validateHelp(), compareHelp(), adviseHelp(), renderHelp(), solveHelp(), frontierHelp()};
+    return {estimateHelp(), validateHelp(), compareHelp(), adviseHelp(), renderHelp(), solveHelp(), frontierHelp(),
+            fitHelp(), fitsHelp()};
 }
 
 } // namespace headroom::cli

@@ -38,5 +38,7 @@ CommandHelp adviseHelp();
 CommandHelp renderHelp();
 CommandHelp solveHelp();
 CommandHelp frontierHelp();
+CommandHelp fitHelp();
+CommandHelp fitsHelp();
 
 } // namespace headroom::cli

@@ -404,6 +404,9 @@ int runEstimate(const QStringList &arguments)
         } else {
             scenario = loadScenario(path, parser.values(QStringLiteral("set")), modelFiles);
         }
+        // llama.cpp places the GGUF file's own tensors.
+        if (gguf && scenario.serving && scenario.serving->engine == Engine::LlamaCpp)
+            scenario.serving->fileBytes = ggufFileBytes(*gguf, scenario.model.layers);
         const Estimate e = estimate(scenario);
         if (format == QLatin1String("json")) {
             nlohmann::json doc = estimateToJson(e, unit);

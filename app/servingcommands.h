@@ -11,6 +11,10 @@ namespace headroom::cli {
 
 /// `headroom solve FILE --for VARIABLE --gpu ID [--margin 0.9] [--strategies a,b] [--format text|json]`
 int runSolve(const QStringList &arguments);
+/// `headroom fit FILE --gpu ID [--ram-gib N] [--target-mib 1024] [--format text|json]`
+int runFit(const QStringList &arguments);
+/// `headroom fits --gpu ID [--ram-gib N] [--context T] [--format text|json|csv]`
+int runFits(const QStringList &arguments);
 /// `headroom frontier FILE [--gpu ID]... [--tensor 1,2,4] [--contiguous] [--format text|json|csv]`
 int runFrontier(const QStringList &arguments);
 /// `headroom validate DIR` on a folder of serving start-up logs (headroom-serving-log).

@@ -211,4 +211,40 @@ GgufArch ggufArchitecture(const GgufModel &model)
     return out;
 }
 
+LlamaFileBytes ggufFileBytes(const GgufModel &model, int layers)
+{
+    LlamaFileBytes out;
+    out.layers.assign(std::size_t(std::max(0, layers)), 0);
+    out.experts.assign(std::size_t(std::max(0, layers)), 0);
+    bool tied = true;
+    for (const GgufTensor &t : model.tensors) {
+        out.total += t.bytes; // the file's totals were checked against 2^64 when read
+        out.byType[t.type.name] += t.bytes;
+        int layer = -1;
+        if (t.name.rfind("blk.", 0) == 0) {
+            std::size_t i = 4;
+            int value = 0;
+            while (i < t.name.size() && i < 10 && t.name[i] >= '0' && t.name[i] <= '9')
+                value = value * 10 + (t.name[i++] - '0');
+            if (i > 4 && i < t.name.size() && t.name[i] == '.')
+                layer = value;
+        }
+        if (layer >= 0 && layer < layers) {
+            out.layers[std::size_t(layer)] += t.bytes;
+            if (t.name.find("_exps.") != std::string::npos)
+                out.experts[std::size_t(layer)] += t.bytes;
+        } else if (t.name == "token_embd.weight") {
+            out.embedding += t.bytes;
+        } else if (t.name.rfind("output", 0) == 0) { // output.weight, output_norm.*
+            out.output += t.bytes;
+            tied = tied && t.name != "output.weight";
+        } else if (layer < 0) {
+            out.output += t.bytes; // other tensors outside the blocks (position embeddings, ...)
+        }
+    }
+    if (tied)
+        out.output += out.embedding; // load_tensors duplicates token_embd into the output layer
+    return out;
+}
+
 } // namespace headroom

@@ -5,6 +5,7 @@
 
 #include "io/gguf.h"
 #include "scenario/scenario.h"
+#include "serving/serving.h"
 
 #include <optional>
 #include <string>
@@ -24,5 +25,9 @@ struct GgufArch
 /// total is the file's own. Architectures with recurrent or per-layer-varying shapes are not
 /// read (the note says which key), and the caller keeps its own shape.
 GgufArch ggufArchitecture(const GgufModel &model);
+
+/// The file's tensor bytes as llama.cpp places them, for a model of `layers` blocks (the
+/// llama.cpp engine uses them instead of the file type's rules).
+LlamaFileBytes ggufFileBytes(const GgufModel &model, int layers);
 
 } // namespace headroom

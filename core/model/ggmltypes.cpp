@@ -58,10 +58,15 @@ constexpr std::array<GgmlType, 33> kTypes{{
 
 std::optional<GgmlType> ggmlType(std::uint32_t id)
 {
-    for (const GgmlType &type : kTypes)
-        if (type.blockSize > 0 && type.id == id)
-            return type;
-    return std::nullopt;
+    // One slot per type number (the table is sorted by number, a few numbers unused).
+    static const std::array<std::optional<GgmlType>, 40> byId = [] {
+        std::array<std::optional<GgmlType>, 40> table{};
+        for (const GgmlType &type : kTypes)
+            if (type.blockSize > 0 && type.id < table.size())
+                table[type.id] = type;
+        return table;
+    }();
+    return id < byId.size() ? byId[id] : std::nullopt;
 }
 
 std::optional<GgmlType> ggmlTypeNamed(std::string_view name)

@@ -6,7 +6,7 @@
 #include "scenario/names.h"
 
 #include <algorithm>
-#include <cstring>
+#include <array>
 
 namespace headroom {
 
@@ -282,6 +282,7 @@ bool isAttention(LayerKind kind)
 std::vector<LlamaTensor> tensorsOf(const ModelArch &m, const ParamCounts &p, std::vector<std::string> &notes)
 {
     std::vector<LlamaTensor> out;
+    out.reserve(std::size_t(std::max(0, m.layers)) * 20 + 4);
     const std::uint64_t h = std::uint64_t(m.hidden), v = std::uint64_t(m.vocab);
     const std::uint64_t heads = std::uint64_t(m.heads), kv = std::uint64_t(m.kvHeads), hd = std::uint64_t(m.headDim);
     add(out, R::TokenEmbd, -1, "token_embd.weight", h, v);
@@ -351,12 +352,10 @@ std::vector<LlamaTensor> tensorsOf(const ModelArch &m, const ParamCounts &p, std
     if (linearLayers > 0)
         notes.push_back("linear-attention and state-space layers' matrices are sized in the file type's base type "
                         "(llama-quantize gives them no category); their small convolution weights in f32 are not counted");
-    // load_tensors' order: by layer, then by name (llama_model_loader::weight_name_comparer).
-    std::stable_sort(out.begin(), out.end(), [](const LlamaTensor &a, const LlamaTensor &b) {
-        if (a.layer != b.layer)
-            return a.layer < b.layer;
-        return std::strcmp(a.name, b.name) < 0;
-    });
+    // llama-quantize's counters follow the loader's order, by layer, then by name
+    // (llama_model_loader::weight_name_comparer): the tensors above are made layer by layer, and
+    // within a layer the tensors of one category in name order (ffn_down_exps before
+    // ffn_down_shexp), which is all the counters see.
     return out;
 }
 
@@ -379,6 +378,7 @@ LlamaWeights llamaWeights(const ModelArch &m, const ParamCounts &params, GgufTyp
     for (const LlamaTensor &tensor : w.tensors)
         qs.nAttentionWv += attnVLike(tensor.role);
     bool toF16 = false;
+    std::array<std::uint64_t, 64> byType{};
     w.layerBytes.assign(std::size_t(std::max(0, m.layers)), 0);
     w.expertBytes.assign(std::size_t(std::max(0, m.layers)), 0);
     for (LlamaTensor &tensor : w.tensors) {
@@ -394,7 +394,7 @@ LlamaWeights llamaWeights(const ModelArch &m, const ParamCounts &params, GgufTyp
         tensor.bytes = mulChecked(ceilDiv(tensor.ne0, tensor.type.blockSize), tensor.type.typeSize, "weights");
         tensor.bytes = mulChecked(tensor.bytes, tensor.rows, "weights");
         w.totalBytes = addChecked(w.totalBytes, tensor.bytes, "weights");
-        w.bytesByType[tensor.type.name] += tensor.bytes;
+        byType[tensor.type.id] += tensor.bytes; // at most the total above
         if (tensor.layer >= 0) {
             auto &layer = w.layerBytes[std::size_t(tensor.layer)];
             layer = addChecked(layer, tensor.bytes, "weights");
@@ -406,6 +406,9 @@ LlamaWeights llamaWeights(const ModelArch &m, const ParamCounts &params, GgufTyp
             w.outputBytes = addChecked(w.outputBytes, tensor.bytes, "weights");
         }
     }
+    for (std::uint32_t id = 0; id < byType.size(); ++id)
+        if (byType[id])
+            w.bytesByType[t(id).name] = byType[id];
     // Tied embeddings: the output layer holds a copy of token_embd (TENSOR_DUPLICATED in
     // load_tensors), not counted twice in the file.
     if (m.tiedEmbeddings)

@@ -5,6 +5,7 @@
 // servinghf.cpp and servingllamacpp.cpp (docs/serving.md cites the code each follows).
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,20 @@ enum class GgufType {
     Q4_1, Q5_1, Q2_K_S, Q3_K_S, Q3_K_M, Q3_K_L, Q4_K_S, Q4_K_M, Q5_K_S, Q5_K_M, Iq2_Xxs, Iq2_Xs,
     Iq2_S, Iq2_M, Iq3_Xxs, Iq3_Xs, Iq3_S, Iq3_M, Iq1_S, Iq1_M, Iq4_Nl, Iq4_Xs, Tq1_0, Tq2_0,
     Mxfp4_Moe,
+};
+
+/// A GGUF file's tensor bytes as llama.cpp places them: per block, the block's expert tensors
+/// (ffn_*_exps), the output layer (output.weight, output_norm; a copy of token_embd when tied)
+/// and the token embeddings.
+struct LlamaFileBytes
+{
+    std::vector<std::uint64_t> layers;
+    std::vector<std::uint64_t> experts;
+    std::uint64_t output = 0;
+    std::uint64_t embedding = 0;
+    std::uint64_t total = 0; ///< every tensor of the file
+    std::map<std::string, std::uint64_t> byType;
+    bool operator==(const LlamaFileBytes &) const = default;
 };
 
 /// vLLM's top-k/top-p sampler: the release's default (auto: PyTorch's sort before 0.17, the
@@ -99,9 +114,15 @@ struct ServingConfig
     bool flashAttn = true;
     bool kvOffload = true; ///< false: --no-kv-offload, every layer's cache in CPU RAM
     GgufType weightType = GgufType::Q4_K;
+    /// A GGUF file's own tensor bytes (--model-weights FILE.gguf), used instead of the file
+    /// type's when its blocks match the model; never written to the scenario.
+    std::optional<LlamaFileBytes> fileBytes;
     /// --n-cpu-moe N: the first N layers' expert tensors (ffn_*_exps) stay in CPU RAM.
     std::uint32_t nCpuMoe = 0;
     bool cpuMoe = false; ///< --cpu-moe: every layer's expert tensors in CPU RAM
+    /// -ot "REGEX=BUFFER" rules, in order (the first that matches a tensor's name places it):
+    /// BUFFER is CPU or CUDA0 (the GPU); checked when read.
+    std::vector<std::string> overrideTensor;
 
     // Hugging Face generate()
     HfCacheImpl cacheImplementation = HfCacheImpl::Dynamic;

@@ -2,6 +2,7 @@
 #include "serving/servingjson.h"
 
 #include <cctype>
+#include <regex>
 
 #include "scenario/names.h"
 #include "io/inputpolicy.h"
@@ -56,6 +57,7 @@ const EngineKey kEngineKeys[] = {
     {"weight_type", {Engine::LlamaCpp}},
     {"n_cpu_moe", {Engine::LlamaCpp}},
     {"cpu_moe", {Engine::LlamaCpp}},
+    {"override_tensor", {Engine::LlamaCpp}},
     {"cache_implementation", {Engine::HfGenerate}},
     {"cache_nbits", {Engine::HfGenerate}},
     {"residual_length", {Engine::HfGenerate}},
@@ -138,6 +140,39 @@ EngineKvType readKvType(ObjectReader &r, const char *key, EngineKvType fallback,
         names += (names.empty() ? "" : ", ") + std::string(enumName(a));
     throw ScenarioError(r.keyPath(key), "must be one of " + names + " for this engine (got \"" +
                                             enumName(value) + "\")");
+}
+
+/// override_tensor: llama.cpp's -ot rules, "REGEX=BUFFER" (common/arg.cpp splits at the last
+/// '='), the regex as std::regex (ECMAScript) reads it, as llama.cpp does.
+std::vector<std::string> readOverrides(ObjectReader &r)
+{
+    const json *node = r.child("override_tensor");
+    if (!node)
+        return {};
+    const std::string key = r.keyPath("override_tensor");
+    if (!node->is_array() || node->size() > 64)
+        throw ScenarioError(key, "must be a list of at most 64 \"REGEX=BUFFER\" rules");
+    std::vector<std::string> rules;
+    for (std::size_t i = 0; i < node->size(); ++i) {
+        const std::string at = key + "[" + std::to_string(i) + "]";
+        const json &rule = (*node)[i];
+        if (!rule.is_string() || rule.get<std::string>().size() > 256)
+            throw ScenarioError(at, "must be a \"REGEX=BUFFER\" string of at most 256 characters");
+        const std::string text = rule.get<std::string>();
+        const std::size_t eq = text.rfind('=');
+        if (eq == std::string::npos || eq == 0)
+            throw ScenarioError(at, "must be REGEX=BUFFER (got " + quotedText(text) + ")");
+        const std::string buffer = text.substr(eq + 1);
+        if (buffer != "CPU" && buffer != "CUDA0")
+            throw ScenarioError(at, "the buffer must be CPU or CUDA0 (one GPU is modelled; got " + quotedText(buffer) + ")");
+        try {
+            std::regex check(text.substr(0, eq));
+        } catch (const std::regex_error &) {
+            throw ScenarioError(at, "not a regular expression: " + quotedText(text.substr(0, eq)));
+        }
+        rules.push_back(text);
+    }
+    return rules;
 }
 
 /// weight_type: a llama.cpp file type or ggml type, as llama-quantize names them ("Q4_K_M",
@@ -250,6 +285,7 @@ ServingConfig servingFromJson(const json &node, const Scenario &s)
         c.weightType = readWeightType(r, c.weightType);
         c.nCpuMoe = count(r, "n_cpu_moe", 0, 100000, c.nCpuMoe);
         c.cpuMoe = r.boolean("cpu_moe", c.cpuMoe);
+        c.overrideTensor = readOverrides(r);
         break;
     }
     case Engine::HfGenerate:
@@ -336,6 +372,8 @@ json servingToJson(const ServingConfig &c)
             doc["n_cpu_moe"] = c.nCpuMoe;
         if (c.cpuMoe)
             doc["cpu_moe"] = true;
+        if (!c.overrideTensor.empty())
+            doc["override_tensor"] = c.overrideTensor;
         break;
     case Engine::HfGenerate:
         doc.update({{"max_model_len", c.maxModelLen},

@@ -14,6 +14,9 @@
 #include "scenario/units.h"
 
 #include <algorithm>
+#include <optional>
+#include <regex>
+#include <utility>
 
 namespace headroom::detail {
 
@@ -81,7 +84,25 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
     f.gpuLayers = static_cast<std::uint32_t>(gpuLayers);
 
     // Every tensor typed as llama-quantize types it for the file type (llamacppweights.h).
-    const LlamaWeights lw = llamaWeights(m, c.params, cfg.weightType);
+    const bool fromFile = cfg.fileBytes && cfg.fileBytes->layers.size() == std::size_t(m.layers) &&
+                          cfg.fileBytes->experts.size() == std::size_t(m.layers);
+    // The solvers and `fits` estimate one model and file type many times over (other -ngl,
+    // --n-cpu-moe): the last typing is kept, per thread, for the same model and type.
+    thread_local std::optional<std::pair<std::pair<ModelArch, GgufType>, LlamaWeights>> last;
+    if (!fromFile && !(last && last->first.second == cfg.weightType && last->first.first == m))
+        last.emplace(std::make_pair(m, cfg.weightType), llamaWeights(m, c.params, cfg.weightType));
+    LlamaWeights file;
+    const LlamaWeights &lw = fromFile ? file : last->second;
+    if (fromFile) { // the GGUF file's own tensors
+        LlamaWeights &lw = file;
+        lw.layerBytes = cfg.fileBytes->layers;
+        lw.expertBytes = cfg.fileBytes->experts;
+        lw.outputBytes = cfg.fileBytes->output;
+        lw.embeddingBytes = cfg.fileBytes->embedding;
+        lw.totalBytes = cfg.fileBytes->total;
+        lw.bytesByType = cfg.fileBytes->byType;
+        lw.notes = {"the bytes are the GGUF file's own tensors, not the file type's rules"};
+    }
     // --n-cpu-moe N / --cpu-moe: the expert tensors of the first N (all) layers stay in CPU RAM
     // (common/arg.cpp: the -ot rule "blk\.(0|...|N-1)\.ffn_(up|down|gate)_exps=CPU").
     const std::uint64_t cpuMoeLayers = cfg.cpuMoe ? layers : std::min<std::uint64_t>(cfg.nCpuMoe, layers);
@@ -93,6 +114,36 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
             gpuWeights = addChecked(gpuWeights, lw.layerBytes[i] - experts, "weights");
             expertsOnCpu = addChecked(expertsOnCpu, experts, "weights");
         }
+    }
+    // -ot rules (llama_model::load_tensors: the first rule whose regex_search matches a tensor's
+    // name picks its buffer; --n-cpu-moe's own rules come after the user's, common/arg.cpp).
+    const bool overrides = !cfg.overrideTensor.empty() && !fromFile;
+    if (overrides) {
+        std::vector<std::pair<std::regex, bool>> rules; // regex, to CPU
+        for (const std::string &rule : cfg.overrideTensor) {
+            const std::size_t eq = rule.rfind('=');
+            rules.emplace_back(std::regex(rule.substr(0, eq)), rule.substr(eq + 1) == "CPU");
+        }
+        gpuWeights = 0;
+        expertsOnCpu = 0;
+        for (const LlamaTensor &t : lw.tensors) {
+            const std::string name = t.layer >= 0 ? "blk." + std::to_string(t.layer) + "." + t.name : std::string(t.name);
+            bool onGpu = t.layer >= 0 ? std::uint64_t(t.layer) >= gpuStart
+                                      : t.role != LlamaTensorRole::TokenEmbd && outputOnGpu;
+            bool matched = false;
+            for (const auto &[regex, toCpu] : rules)
+                if (std::regex_search(name, regex)) {
+                    onGpu = !toCpu;
+                    matched = true;
+                    break;
+                }
+            if (!matched && t.experts && std::uint64_t(t.layer) < cpuMoeLayers)
+                onGpu = false;
+            if (onGpu)
+                gpuWeights = addChecked(gpuWeights, t.bytes, "weights");
+        }
+        if (m.tiedEmbeddings && outputOnGpu) // the output layer's copy of token_embd
+            gpuWeights = addChecked(gpuWeights, lw.embeddingBytes, "weights");
     }
     // CPU RAM: what is not on the GPU (the tied output's copy of token_embd is extra on the GPU).
     const std::uint64_t fileBytes = lw.totalBytes;
@@ -181,16 +232,24 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
         for (const auto &[name, bytes] : lw.bytesByType)
             types += (types.empty() ? "" : ", ") + name + " " + formatBytes(bytes, Unit::GiB);
         weights.expression = n(gpuLayers) + " of " + n(layers) + " blocks (up to " + n(typicalLayer) + " B each, " +
-                             enumName(cfg.weightType) + ")" +
+                             (fromFile ? "the GGUF file" : enumName(cfg.weightType)) + ")" +
                              (outputOnGpu ? " + output layer " + n(lw.outputBytes) + " B" : "") +
                              (expertsOnCpu ? " - experts in CPU RAM " + n(expertsOnCpu) + " B" : "");
         weights.notes.push_back("n_gpu_layers puts the output layer, then the last blocks on the GPU "
                                 "(i_gpu_start = " + n(gpuStart) + "); the token embeddings stay in CPU RAM (" +
                                 formatBytes(hostWeights, Unit::GiB) + " of weights in CPU RAM).");
-        weights.notes.push_back("tensor types as llama-quantize gives them for " + std::string(enumName(cfg.weightType)) +
+        weights.notes.push_back((fromFile ? std::string("tensor types of the GGUF file")
+                                          : "tensor types as llama-quantize gives them for " +
+                                                std::string(enumName(cfg.weightType))) +
                                 ": " + types + " (" + formatBytes(fileBytes, Unit::GiB) + " in all).");
         for (const std::string &note : lw.notes)
             weights.notes.push_back(note);
+        if (overrides)
+            weights.notes.push_back("override_tensor: " + n(cfg.overrideTensor.size()) +
+                                    " -ot rule(s) applied to the tensors' names, in order");
+        else if (!cfg.overrideTensor.empty())
+            weights.notes.push_back("override_tensor is not applied to a GGUF file's own tensors: "
+                                    "the placement is n_gpu_layers' and n_cpu_moe's");
         used.expression = n(std::min(usedCells, cells)) + " cells in use x " + n(perCellGpu) + " B";
         free.expression = n(cells) + " cells (n_ctx " + n(cfg.nCtx) + ", padded to " + n(pad) + ") x " +
                           n(kvGpuLayers) + " GPU layers x K (" + kLayout.type.name + ") and V (" +

@@ -54,6 +54,10 @@ private slots:
         QVERIFY(run.out.contains(QLatin1String("architecture \"llama\" from the GGUF metadata: 2 layers, hidden 32")));
         QVERIFY(run.out.contains(QLatin1String("2 blocks of 1.04 KiB each; 474 B outside the blocks")));
         QVERIFY(run.out.contains(QLatin1String("Parameters: 2,208 total")));
+        // llama.cpp places the file's own tensors: both blocks (1,070 B each) and the output layer
+        // (output_norm 128 + output 210 = 338 B) on the GPU, token_embd (136 B) in CPU RAM.
+        QVERIFY2(run.out.contains(QLatin1String("2 of 2 blocks (up to 1,070 B each, the GGUF file) + output layer 338 B = 2.42 KiB")),
+                 qPrintable(run.out));
 
         const Run json = runHeadroom({QStringLiteral("estimate"), scenario, QStringLiteral("--model-weights"), kSeed,
                                       QStringLiteral("--format=json")});

@@ -108,6 +108,30 @@ private slots:
         QCOMPARE(cpu.serving->kvCacheBytes, all.serving->kvCacheBytes);
     }
 
+    void overrideTensorRulesPlaceTensorsByName()
+    {
+        // -ot "blk\.(0|1)\.ffn_(up|down|gate)=CPU": blocks 0 and 1 (both bumped) keep their MLP
+        // in CPU RAM: gate and up 2 x 33,030,144 + down in q6_K 48,168,960 = 114,229,248 B each.
+        const std::string rule = ", \"weight_type\": \"Q4_K_M\", \"override_tensor\": "
+                                 "[\"blk\\\\.(0|1)\\\\.ffn_(up|down|gate)=CPU\"]";
+        const Estimate e = llama("llama-3-8b", rule);
+        QCOMPARE(e.serving->weightsBytes, kBlocks + kOutput - 2 * 114'229'248ull);
+        QCOMPARE(e.hostBytes, kEmbd + 2 * 114'229'248ull + 128'256ull * 4);
+        // The first rule that matches wins; CUDA0 brings the token embeddings onto the GPU.
+        const Estimate up = llama("llama-3-8b", ", \"weight_type\": \"Q4_K_M\", "
+                                                "\"override_tensor\": [\"token_embd=CUDA0\", \"token_embd=CPU\"]");
+        QCOMPARE(up.serving->weightsBytes, kBlocks + kOutput + kEmbd);
+        for (const char *bad : {"\"blk.(=CPU\"", "\"x=METAL\"", "\"noequals\""}) {
+            try {
+                llama("llama-3-8b", std::string(", \"override_tensor\": [") + bad + "]");
+                QFAIL(bad);
+            } catch (const ScenarioError &error) {
+                QVERIFY2(QString::fromStdString(error.what()).contains(QLatin1String("serving.override_tensor[0]")),
+                         error.what());
+            }
+        }
+    }
+
     void lowBitFileTypes()
     {
         // IQ2_M (base iq2_s) on Llama 3 8B: attn_v q4_K (n_gqa 4 >= 4), token_embd iq3_s, output

@@ -46,7 +46,7 @@ bool isModelFile(const QString &path)
 {
     const QString name = QFileInfo(path).fileName().toLower();
     if (name == QLatin1String("config.json") || name.endsWith(QLatin1String(".safetensors")) ||
-        name.endsWith(QLatin1String(".safetensors.index.json")))
+        name.endsWith(QLatin1String(".safetensors.index.json")) || name.endsWith(QLatin1String(".gguf")))
         return true;
     if (!name.endsWith(QLatin1String(".json")) || name.endsWith(QLatin1String(".headroom.json")))
         return false;

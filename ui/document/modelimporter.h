@@ -24,8 +24,8 @@ struct ModelImport
     QString summary;
 };
 
-/// True for what File > Import model reads: a Hugging Face config.json, a .safetensors file or
-/// a model.safetensors.index.json (by name, or a JSON file with a model_type).
+/// True for what File > Import model reads: a Hugging Face config.json, a .safetensors file,
+/// a model.safetensors.index.json or a .gguf file (by name, or a JSON file with a model_type).
 bool isModelFile(const QString &path);
 
 /// Reads a config.json (asking for missing keys through `prompt`) or safetensors headers (the

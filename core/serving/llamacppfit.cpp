@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "serving/llamacppfit.h"
+
+#include "estimate/verdict.h"
+#include "scenario/scenariojson.h"
+
+#include <algorithm>
+
+namespace headroom {
+
+namespace {
+
+ServingConfig &cfg(Scenario &s) { return *s.serving; }
+
+/// The last value in [lo, hi] for which `fits` holds, `fits` being true up to a point and false
+/// after it; lo - 1 when none.
+template <typename Fits>
+std::int64_t lastFitting(std::int64_t lo, std::int64_t hi, Fits fits)
+{
+    std::int64_t good = lo - 1;
+    while (lo <= hi) {
+        const std::int64_t mid = lo + (hi - lo) / 2;
+        if (fits(mid)) {
+            good = mid;
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return good;
+}
+
+std::string mib(std::uint64_t bytes) { return std::to_string(bytes / (1024 * 1024)) + " MiB"; }
+
+} // namespace
+
+bool llamaFitsWith(const Scenario &s, std::uint64_t targetBytes, Estimate *out)
+{
+    const Estimate e = estimate(s);
+    const Gpu *gpu = targetGpu(s);
+    bool fits = false;
+    for (const GpuFit &g : e.gpus)
+        if (gpu && g.id == gpu->id)
+            // Memory only, as llama.cpp's fit: the whole n_ctx cache is allocated up front, and
+            // whether the scenario's requests fit in n_ctx is another question.
+            fits = g.headroomBytes >= 0 && std::uint64_t(g.headroomBytes) >= targetBytes;
+    if (out)
+        *out = e;
+    return fits;
+}
+
+LlamaFitPlan planLlamaFit(const Scenario &input, const LlamaFitOptions &options)
+{
+    if (!input.serving || input.serving->engine != Engine::LlamaCpp)
+        throw ScenarioError("serving.engine", "fit plans llama.cpp: the scenario needs \"engine\": \"llama_cpp\"");
+    if (!targetGpu(input))
+        throw ScenarioError("gpus", "fit needs a GPU (--gpu ID)");
+    LlamaFitPlan plan;
+    Scenario s = input;
+    const int layers = s.model.layers;
+    const std::uint64_t target = options.targetBytes;
+    const bool moe = s.model.moeLayers() > 0;
+    cfg(s).nGpuLayers = layers + 1;
+    cfg(s).nCpuMoe = 0;
+    cfg(s).cpuMoe = false;
+    auto fits = [&](const Scenario &candidate) { return llamaFitsWith(candidate, target); };
+
+    plan.steps.push_back("all " + std::to_string(layers + 1) + " layers on the GPU, n_ctx " +
+                         std::to_string(cfg(s).nCtx));
+    bool done = fits(s);
+    // The context, when it may shrink (--fit-ctx): halve it, not below the floor.
+    if (!done && options.fitCtx > 0 && options.fitCtx < cfg(s).nCtx) {
+        while (!done && cfg(s).nCtx > options.fitCtx) {
+            cfg(s).nCtx = std::max(options.fitCtx, cfg(s).nCtx / 2);
+            cfg(s).nParallel = std::min(cfg(s).nParallel, cfg(s).nCtx);
+            done = fits(s);
+        }
+        plan.steps.push_back("context shrunk to " + std::to_string(cfg(s).nCtx) + (done ? ": fits" : ": not enough"));
+    }
+    // Mixture of experts: the expert tensors of the first N layers to CPU RAM.
+    if (!done && moe) {
+        const std::int64_t n = lastFitting(0, layers, [&](std::int64_t k) {
+            Scenario t = s;
+            cfg(t).nCpuMoe = std::uint32_t(layers - k); // k layers keep their experts on the GPU
+            return fits(t);
+        });
+        if (n >= 0) {
+            cfg(s).nCpuMoe = std::uint32_t(layers - n);
+            done = true;
+            plan.steps.push_back("experts of the first " + std::to_string(cfg(s).nCpuMoe) + " layers to CPU RAM: fits");
+        } else {
+            cfg(s).nCpuMoe = std::uint32_t(layers);
+            plan.steps.push_back("every layer's experts in CPU RAM: not enough");
+        }
+    }
+    // Fewer layers on the GPU: the first blocks go first, the output layer last.
+    if (!done) {
+        const std::int64_t ngl = lastFitting(0, layers + 1, [&](std::int64_t k) {
+            Scenario t = s;
+            cfg(t).nGpuLayers = std::int32_t(k);
+            return fits(t);
+        });
+        if (ngl >= 0) {
+            cfg(s).nGpuLayers = std::int32_t(ngl);
+            done = true;
+            plan.steps.push_back(std::to_string(ngl) + " of " + std::to_string(layers + 1) + " layers on the GPU: fits");
+        } else {
+            cfg(s).nGpuLayers = 0;
+            plan.steps.push_back("nothing fits: the GPU cannot hold llama.cpp's context with " + mib(target) + " free");
+        }
+    }
+    Estimate e;
+    plan.fits = llamaFitsWith(s, target, &e);
+    plan.nCtx = cfg(s).nCtx;
+    plan.nGpuLayers = cfg(s).nGpuLayers;
+    plan.nCpuMoe = cfg(s).nCpuMoe;
+    const Gpu *gpu = targetGpu(s);
+    plan.gpu = gpu->id;
+    for (const GpuFit &g : e.gpus)
+        if (g.id == gpu->id) {
+            plan.freeBytes = g.headroomBytes;
+            plan.deviceBytes = g.capacityBytes - std::uint64_t(std::max<std::int64_t>(0, g.headroomBytes));
+            if (g.headroomBytes < 0)
+                plan.deviceBytes = g.capacityBytes + std::uint64_t(-g.headroomBytes);
+        }
+    plan.hostBytes = e.hostMachine.perGpuBytes ? e.hostMachine.perGpuBytes : e.hostBytes;
+    plan.ramFits = e.hostMachine.fits;
+    plan.flags.push_back("-c " + std::to_string(plan.nCtx));
+    plan.flags.push_back("-ngl " + std::to_string(plan.nGpuLayers));
+    if (plan.nCpuMoe > 0) {
+        plan.flags.push_back("--n-cpu-moe " + std::to_string(plan.nCpuMoe));
+        // common/arg.cpp: --n-cpu-moe N adds "blk\\.(0|...|N-1)\\.ffn_(up|down|gate)_exps=CPU" per layer.
+        plan.overrideTensor = plan.nCpuMoe >= std::uint32_t(layers)
+                                  ? "\\.ffn_(up|down|gate)_exps=CPU"
+                                  : "blk\\.(" + [&] {
+                                        std::string alternatives;
+                                        for (std::uint32_t i = 0; i < plan.nCpuMoe; ++i)
+                                            alternatives += (i ? "|" : "") + std::to_string(i);
+                                        return alternatives;
+                                    }() + ")\\.ffn_(up|down|gate)_exps=CPU";
+    }
+    plan.scenario = s;
+    return plan;
+}
+
+} // namespace headroom
