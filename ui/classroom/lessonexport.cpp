@@ -84,7 +84,7 @@ void paintLessonStep(QPainter &painter, const QRectF &rect, const Lesson &lesson
     model.setUnit(options.unit);
     model.setView(options.view);
     model.setDark(dark);
-    model.setAxisMinimumBytes(lessonPeakBytes(lesson));
+    model.setAxisMinimumBytes(lessonAxisBytes(lesson));
 
     QFont body = small;
     body.setPointSizeF(11.5 * scale);
