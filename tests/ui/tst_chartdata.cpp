@@ -285,6 +285,36 @@ private slots:
         QVERIFY(callouts > 0); // the last steps' slivers are there, and labelled
     }
 
+    // The closing comparison: one bar per step, each the step's own device peak, after the last step.
+    void closingComparisonHasEveryStep()
+    {
+        const Lesson ladder = shippedLesson("ladder");
+        QVERIFY(ladder.comparison);
+        QCOMPARE(lessonPageCount(ladder), int(ladder.steps.size()) + 1);
+        const ChartData data = lessonComparisonData(ladder, Unit::GiB, false);
+        QCOMPARE(data.columns.size(), ladder.steps.size());
+        for (std::size_t i = 0; i < ladder.steps.size(); ++i) {
+            const Estimate e = estimate(ladder.steps[i].scenario);
+            QCOMPARE(data.columns[i].totalBytes, e.peak.deviceBytes);
+            QVERIFY(data.columns[i].label.contains(QString::fromStdString(ladder.steps[i].title)));
+        }
+        // Drawn against the last step's target GPU.
+        QCOMPARE(data.targetLine, targetLineIndex(ladder.steps.back().scenario));
+        // The handout has it as its last page; asking for a page past it is refused.
+        LessonExportOptions options;
+        options.chart.size = QSize(960, 540);
+        const QByteArray pdf = renderLessonPdf(ladder, options);
+        static const QRegularExpression page(QStringLiteral("/Type\\s*/Page(?!s)"));
+        QCOMPARE(int(QString::fromLatin1(pdf).count(page)), lessonPageCount(ladder));
+        QTemporaryDir dir;
+        QVERIFY(exportLesson(dir.filePath(QStringLiteral("last.png")), ExportFormat::Png, ladder,
+                             lessonPageCount(ladder) - 1, options).isEmpty());
+        QVERIFY(!exportLesson(dir.filePath(QStringLiteral("past.png")), ExportFormat::Png, ladder,
+                              lessonPageCount(ladder), options).isEmpty());
+        QImage image(dir.filePath(QStringLiteral("last.png")));
+        QCOMPARE(image.size(), QSize(960, 540) * options.chart.scale);
+    }
+
     // A per-step lesson leaves every step on its own axis, in the window.
     void perStepLessonKeepsEachStepsAxis()
     {

@@ -20,7 +20,12 @@ struct LessonExportOptions
     ChartView view = ChartView::Bars;
 };
 
-/// Draws step `index` as a page into `rect`: the lesson and step titles, the caption, and the
+/// The pages of the lesson: one per step, plus the closing comparison when it asks for one.
+int lessonPageCount(const Lesson &lesson);
+/// The closing comparison: one bar per step (its device peak, consumers stacked), against the
+/// last step's GPUs and verdict line.
+ChartData lessonComparisonData(const Lesson &lesson, Unit unit, bool dark);
+/// Draws step `index` as a page into `rect` (index == steps: the closing comparison): the lesson and step titles, the caption, and the
 /// step's chart drawn by BudgetChart below them.
 void paintLessonStep(QPainter &painter, const QRectF &rect, const Lesson &lesson, int index,
                      const LessonExportOptions &options);
