@@ -276,8 +276,15 @@ void placeInPlot(const ChartData &data, const PlotFrame &frame, ChartLayout &out
         }
     }
     // Callouts after every in-bar value, so that they step around them: beside the bar, right
-    // (else left) in the gap before the next bar, at the segment's height, else stepped up or down.
+    // (else left) in the gap before the next bar, in the stack's order from the bottom up, each at
+    // its segment's height or just above the one below it, else stepped up or down.
+    int lastColumn = -1;
+    double lastTop[2] = {0, 0}; // the top of the latest callout on the right, on the left
     for (const Callout &callout : callouts) {
+        if (callout.column != lastColumn) {
+            lastColumn = callout.column;
+            lastTop[0] = lastTop[1] = plot.bottom() + 1e6;
+        }
         const double h = valueHeight, swatch = std::round(h * 0.55), gap = 2 * s;
         const double barLeft = columnCentre(callout.column) - barPixels / 2, barRight = barLeft + barPixels;
         const double rightLimit = callout.column + 1 < int(data.columns.size())
@@ -290,22 +297,24 @@ void placeInPlot(const ChartData &data, const PlotFrame &frame, ChartLayout &out
         bool done = false;
         for (const QString &text : {callout.text, QString::number(number, 'f', number >= 100 ? 0 : number >= 0.1 ? 1 : 2)}) {
             const double w = swatch + gap + textWidth(frame.valueFont, text);
-            std::vector<double> xs;
+            std::vector<int> sides; // 0: right of the bar, 1: left
             if (barRight + gap + w <= rightLimit)
-                xs.push_back(barRight + gap);
+                sides.push_back(0);
             if (barLeft - gap - w >= leftLimit)
-                xs.push_back(barLeft - gap - w);
-            for (int step = 0; step < 8 && !done; ++step)
+                sides.push_back(1);
+            for (int step = 0; step < 12 && !done; ++step)
                 for (const double sign : {1.0, -1.0}) {
                     if (done || (step == 0 && sign < 0))
                         continue;
-                    const double top = callout.centreY - h / 2 - sign * step * h;
-                    for (const double x : xs) {
+                    for (const int side : sides) {
+                        const double x = side == 0 ? barRight + gap : barLeft - gap - w;
+                        const double top = std::min(callout.centreY - h / 2, lastTop[side] - h) - sign * step * h;
                         const QRectF box(x, top, w, h);
                         if (!plot.contains(box) || collides(box, obstacles))
                             continue;
+                        lastTop[side] = top;
                         // The swatch on the bar's side, the number beyond it.
-                        const bool right = x > barLeft;
+                        const bool right = side == 0;
                         const QRectF swatchBox(right ? x : x + w - swatch, top + (h - swatch) / 2, swatch, swatch);
                         const QRectF textBox(right ? x + swatch + gap : x, top, w - swatch - gap, h);
                         out.texts.push_back({ChartText::SegmentValue, text, textBox, frame.valueFont,
