@@ -237,6 +237,10 @@ void placeInPlot(const ChartData &data, const PlotFrame &frame, ChartLayout &out
         QString text;
     };
     std::vector<Callout> callouts;
+    // Beside one bar (a step, a scenario with its CPU RAM bar); between several bars (pins, a
+    // lesson's comparison) they would sit next to the neighbour and read as its own.
+    const bool calloutsShown = std::count_if(data.columns.begin(), data.columns.end(),
+                                             [](const ChartColumn &column) { return !column.host; }) <= 1;
     const double valueHeight = lineHeight(frame.valueFont);
     for (int c = 0; c < int(data.columns.size()); ++c) {
         const ChartColumn &column = data.columns[std::size_t(c)];
@@ -271,7 +275,7 @@ void placeInPlot(const ChartData &data, const PlotFrame &frame, ChartLayout &out
                     break;
                 }
             }
-            if (!placed)
+            if (!placed && calloutsShown)
                 callouts.push_back({c, i, segment.center().y(), full});
         }
     }
