@@ -5,6 +5,8 @@
 #include "fileutil.h"
 #include "classroom/lessoncontroller.h"
 #include "classroom/lessonplayer.h"
+#include "classroom/presenterview.h"
+#include "document/documentcontroller.h"
 #include "window/mainwindow.h"
 #include "document/scenariomodel.h"
 
@@ -13,6 +15,7 @@
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
+#include <QMessageBox>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -104,6 +107,50 @@ private slots:
         while (w.model()->undoStack()->canUndo() && !(w.model()->scenario() == before))
             w.model()->undoStack()->undo();
         QVERIFY(w.model()->scenario() == before);
+    }
+
+    // Ctrl+P pins in presenter mode too (the window's shortcut does not reach its top-level view),
+    // Ctrl+Shift+P removes the last pin.
+    void ctrlPPinsInPresenterMode()
+    {
+        MainWindow w;
+        w.show();
+        w.lessons()->openBuiltin(QStringLiteral("ladder"));
+        PresenterView *presenter = w.presenter();
+        presenter->enter();
+        QVERIFY(w.model()->pins().empty());
+        QTest::keyClick(presenter, Qt::Key_P, Qt::ControlModifier);
+        QCOMPARE(int(w.model()->pins().size()), 1);
+        QVERIFY(w.model()->pins()[0].scenario == w.lessons()->player()->lesson().steps[0].scenario);
+        QTest::keyClick(presenter, Qt::Key_Right);
+        QTest::keyClick(presenter, Qt::Key_P, Qt::ControlModifier);
+        QCOMPARE(int(w.model()->pins().size()), 2);
+        QTest::keyClick(presenter, Qt::Key_P); // a plain P is not a pin
+        QCOMPARE(int(w.model()->pins().size()), 2);
+        QTest::keyClick(presenter, Qt::Key_P, Qt::ControlModifier | Qt::ShiftModifier);
+        QCOMPARE(int(w.model()->pins().size()), 1);
+        presenter->leave();
+    }
+
+    // Opening a scenario while a lesson is open ends the lesson: no stale caption over another
+    // scenario's chart, no lesson-wide axis squashing it.
+    void openingAScenarioEndsTheLesson()
+    {
+        const QString path = write("plain.headroom.json", R"({"format": "headroom-scenario", "version": 1,
+            "model": {"preset": "llama-3-8b"}, "train": {"method": "lora", "micro_batch": 1}})");
+        MainWindow w;
+        w.show();
+        w.lessons()->openBuiltin(QStringLiteral("ladder"));
+        QVERIFY(w.lessons()->player()->isActive());
+        QVERIFY(w.model()->axisMinimumBytes() > 0);
+        QVERIFY(w.lessons()->captionBar()->isVisible());
+        w.model()->undoStack()->clear(); // nothing unsaved to ask about
+        w.document()->setSaveQuestion([] { return QMessageBox::Discard; });
+        QVERIFY(w.document()->openFile(path));
+        QCOMPARE(w.model()->scenario().train.microBatch, 1u);
+        QVERIFY(!w.lessons()->player()->isActive());
+        QCOMPARE(w.model()->axisMinimumBytes(), 0ull);
+        QVERIFY(!w.lessons()->captionBar()->isVisible());
     }
 
     void usersOwnLessonFile()

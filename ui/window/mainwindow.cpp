@@ -10,6 +10,7 @@
 #include "controls/controlpanel.h"
 #include "document/documentcontroller.h"
 #include "classroom/lessoncontroller.h"
+#include "classroom/lessonplayer.h"
 #include "document/preferences.h"
 #include "classroom/presenterview.h"
 #include "scenario/scenariojson.h"
@@ -104,6 +105,8 @@ MainWindow::MainWindow(QWidget *parent)
     m_lessons = new LessonController(this, m_model);
     m_lessons->setReplaceQuestion([this] { return m_document->maybeSave(); });
     chartLayout->insertWidget(0, m_lessons->captionBar());
+    // An opened scenario is not the lesson's step: its caption and shared axis go with it.
+    connect(m_document, &DocumentController::opened, m_lessons->player(), &LessonPlayer::stop);
     buildMenus();
     connect(m_model, &ScenarioModel::changed, this, &MainWindow::refresh);
     connect(m_chart, &BudgetChart::segmentHovered, this, [this](const QString &text) {
