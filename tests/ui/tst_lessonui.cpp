@@ -4,6 +4,7 @@
 #include "uitestutil.h"
 #include "fileutil.h"
 #include "classroom/lessoncontroller.h"
+#include "classroom/lessonexport.h"
 #include "classroom/lessonplayer.h"
 #include "classroom/presenterview.h"
 #include "document/documentcontroller.h"
@@ -12,6 +13,8 @@
 
 #include <QAction>
 #include <QFile>
+#include <QRegularExpression>
+#include <QImage>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
@@ -151,6 +154,37 @@ private slots:
         QVERIFY(!w.lessons()->player()->isActive());
         QCOMPARE(w.model()->axisMinimumBytes(), 0ull);
         QVERIFY(!w.lessons()->captionBar()->isVisible());
+    }
+
+    // The Lessons menu exports the open lesson as a deck: one PDF (every step and the closing
+    // comparison), or one PNG per page, numbered; only while a lesson is open.
+    void exportsTheLessonDeck()
+    {
+        MainWindow w;
+        QVERIFY(!w.lessons()->exportDeckAction()->isEnabled());
+        QVERIFY(!w.lessons()->exportDeck(m_dir.filePath(QStringLiteral("none.pdf"))));
+        w.lessons()->openBuiltin(QStringLiteral("ladder"));
+        QVERIFY(w.lessons()->exportDeckAction()->isEnabled());
+        QSettings().setValue(QStringLiteral("export/size"), QSize(640, 360));
+        const Lesson &lesson = w.lessons()->player()->lesson();
+        const int pages = int(lesson.steps.size()) + 1; // the ladder asks for its comparison
+        QString reported;
+        w.lessons()->setMessageHandler([&](const QString &text) { reported = text; });
+        const QString pdf = m_dir.filePath(QStringLiteral("deck.pdf"));
+        QVERIFY2(w.lessons()->exportDeck(pdf), qPrintable(reported));
+        QFile file(pdf);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        static const QRegularExpression page(QStringLiteral("/Type\\s*/Page(?!s)"));
+        QCOMPARE(int(QString::fromLatin1(file.readAll()).count(page)), pages);
+        QVERIFY2(w.lessons()->exportDeck(m_dir.filePath(QStringLiteral("deck.png"))), qPrintable(reported));
+        for (int i = 1; i <= pages; ++i)
+            QVERIFY2(!QImage(m_dir.filePath(QStringLiteral("deck-%1.png").arg(i, 2, 10, QLatin1Char('0')))).isNull(),
+                     qPrintable(QString::number(i)));
+        QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("deck-%1.png").arg(pages + 1, 2, 10, QLatin1Char('0')))));
+        // A name without a known extension is refused with a message, nothing written.
+        QVERIFY(!w.lessons()->exportDeck(m_dir.filePath(QStringLiteral("deck.txt"))));
+        QVERIFY(reported.contains(QLatin1String(".pdf")));
+        QCOMPARE(lessonDeckPagePath(QStringLiteral("/a/b.png"), 11, 12), QStringLiteral("/a/b-12.png"));
     }
 
     void usersOwnLessonFile()

@@ -7,6 +7,8 @@
 
 #include <QBuffer>
 #include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
 #include <QFontMetricsF>
 #include <QGuiApplication>
 #include <QImage>
@@ -220,6 +222,37 @@ QString exportLesson(const QString &path, ExportFormat format, const Lesson &les
         return tr("a lesson is drawn as PNG, SVG or PDF");
     }
     return writeFileAtomically(path, format == ExportFormat::Svg ? xmlSafeSvg(bytes) : bytes);
+}
+
+QString lessonDeckPagePath(const QString &path, int index, int pageCount)
+{
+    const QFileInfo info(path);
+    const int digits = std::max(2, int(QString::number(pageCount).size()));
+    const QString suffix = info.suffix().isEmpty() ? QString() : QLatin1Char('.') + info.suffix();
+    return info.dir().filePath(info.completeBaseName() + QLatin1Char('-') +
+                               QStringLiteral("%1").arg(index + 1, digits, 10, QLatin1Char('0')) + suffix);
+}
+
+QString exportLessonDeck(const QString &path, ExportFormat format, const Lesson &lesson,
+                         const LessonExportOptions &options, QStringList *written)
+{
+    if (format == ExportFormat::Pdf) {
+        QString error = exportLesson(path, format, lesson, -1, options);
+        if (error.isEmpty() && written)
+            *written << path;
+        return error;
+    }
+    if (format != ExportFormat::Png && format != ExportFormat::Svg)
+        return tr("a lesson deck is one PDF, or one PNG or SVG per step");
+    const int pages = lessonPageCount(lesson);
+    for (int i = 0; i < pages; ++i) {
+        const QString page = lessonDeckPagePath(path, i, pages);
+        if (QString error = exportLesson(page, format, lesson, i, options); !error.isEmpty())
+            return error;
+        if (written)
+            *written << page;
+    }
+    return {};
 }
 
 } // namespace headroom

@@ -36,4 +36,12 @@ QByteArray renderLessonPdf(const Lesson &lesson, const LessonExportOptions &opti
 QString exportLesson(const QString &path, ExportFormat format, const Lesson &lesson, int step,
                      const LessonExportOptions &options);
 
+/// The file a deck's page `index` is written to: `path` itself for a PDF (the whole deck), else
+/// one file per page beside it, numbered from 1 ("deck.png" -> "deck-01.png", "deck-07.png").
+QString lessonDeckPagePath(const QString &path, int index, int pageCount);
+/// The whole lesson as a deck: one PDF of every page, or one PNG or SVG per page (steps, then the
+/// closing comparison). Returns an empty string or the error; `written` lists the files.
+QString exportLessonDeck(const QString &path, ExportFormat format, const Lesson &lesson,
+                         const LessonExportOptions &options, QStringList *written = nullptr);
+
 } // namespace headroom
