@@ -11,6 +11,7 @@
 #include "document/documentcontroller.h"
 #include "classroom/lessoncontroller.h"
 #include "classroom/lessonplayer.h"
+#include "controls/modelsearch.h"
 #include "document/preferences.h"
 #include "classroom/presenterview.h"
 #include "scenario/scenariojson.h"
@@ -60,6 +61,7 @@ MainWindow::MainWindow(QWidget *parent)
     applyTheme();
 
     m_controls = new ControlPanel(m_model);
+    installModelSearchIn(m_controls, m_model->catalog()); // the preset combo finds "qwen3 30b"
     auto *scroll = new QScrollArea;
     m_controlsScroll = scroll;
     scroll->setWidget(m_controls);
