@@ -6,10 +6,15 @@
 #include "document/scenariomodel.h"
 #include "scenario/modelsearch.h"
 #include "window/mainwindow.h"
+#include "window/shortcutsdialog.h"
 
 #include <QComboBox>
 #include <QCompleter>
 #include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
+#include <algorithm>
+#include <functional>
 #include <QSettings>
 #include <QtTest>
 
@@ -79,6 +84,41 @@ private slots:
             // Two presets may share a Hub id (the same checkpoint, other settings): the first is one of them.
             QCOMPARE(QString::fromStdString(found.front()->hfId), QString::fromStdString(preset.hfId));
         }
+    }
+
+    // Help > Keyboard shortcuts lists the menus' own shortcuts and presenter mode's keys.
+    void keyboardShortcutsList()
+    {
+        MainWindow w;
+        const QVector<ShortcutRow> rows = shortcutRows(w.menuBar());
+        const auto has = [&](const QString &where, const QString &what, const QKeySequence &key) {
+            const QString keys = key.toString(QKeySequence::NativeText);
+            return std::any_of(rows.begin(), rows.end(), [&](const ShortcutRow &row) {
+                return row.where.startsWith(where) && row.what == what && row.keys.split(QStringLiteral(", ")).contains(keys);
+            });
+        };
+        QVERIFY(has(QStringLiteral("Scenario"), QStringLiteral("Pin for comparison"), Qt::CTRL | Qt::Key_P));
+        QVERIFY(has(QStringLiteral("Lessons"), QStringLiteral("Next step"), Qt::ALT | Qt::Key_Right));
+        QVERIFY(has(QStringLiteral("Presenter mode"), QStringLiteral("Pin for comparison"), Qt::CTRL | Qt::Key_P));
+        QVERIFY(has(QStringLiteral("Presenter mode"), QStringLiteral("Leave presenter mode"), Qt::Key_Escape));
+        // Every menu action with a shortcut is listed once, with its keys.
+        int withShortcut = 0;
+        std::function<void(const QMenu *)> count = [&](const QMenu *menu) {
+            for (const QAction *action : menu->actions())
+                action->menu() ? count(action->menu()) : void(withShortcut += !action->shortcuts().isEmpty());
+        };
+        for (const QAction *action : w.menuBar()->actions())
+            if (action->menu())
+                count(action->menu());
+        QCOMPARE(int(std::count_if(rows.begin(), rows.end(), [](const ShortcutRow &row) { return row.where != QLatin1String("Presenter mode"); })),
+                 withShortcut);
+        // The menu item is there.
+        bool listed = false;
+        for (const QAction *action : w.menuBar()->actions())
+            if (action->menu() && action->text().remove(QLatin1Char('&')) == QLatin1String("Help"))
+                for (const QAction *item : action->menu()->actions())
+                    listed |= item->text().remove(QLatin1Char('&')) == QLatin1String("Keyboard shortcuts");
+        QVERIFY(listed);
     }
 
     // In the window: type into the preset combo and press Enter; the model changes as if chosen.

@@ -12,6 +12,7 @@
 #include "classroom/lessoncontroller.h"
 #include "classroom/lessonplayer.h"
 #include "controls/modelsearch.h"
+#include "window/shortcutsdialog.h"
 #include "document/preferences.h"
 #include "classroom/presenterview.h"
 #include "scenario/scenariojson.h"
@@ -360,6 +361,7 @@ void MainWindow::buildMenus()
     m_savePinsAsLesson->setEnabled(!m_model->pins().empty());
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Keyboard shortcuts"), this, [this] { ShortcutsDialog(menuBar(), this).exec(); });
     help->addAction(tr("&About Headroom"), this, [this] { AboutDialog(this).exec(); });
 }
 
