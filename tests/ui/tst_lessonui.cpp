@@ -187,6 +187,25 @@ private slots:
         QCOMPARE(lessonDeckPagePath(QStringLiteral("/a/b.png"), 11, 12), QStringLiteral("/a/b-12.png"));
     }
 
+    // Screenshots to look at (HEADROOM_SHOTS=folder): the ladder's last step, the export dialog
+    // and Help > Keyboard shortcuts. Skipped otherwise.
+    void screenshots()
+    {
+        const QString folder = qEnvironmentVariable("HEADROOM_SHOTS");
+        if (folder.isEmpty())
+            QSKIP("set HEADROOM_SHOTS to a folder to write screenshots");
+        MainWindow w;
+        w.resize(1280, 720);
+        w.show();
+        w.lessons()->openBuiltin(QStringLiteral("ladder"));
+        w.lessons()->player()->goTo(5);
+        QTest::qWait(200);
+        QVERIFY(w.grab().save(folder + QStringLiteral("/window-ladder-last.png")));
+        w.lessons()->player()->goTo(3);
+        QTest::qWait(100);
+        QVERIFY(w.grab().save(folder + QStringLiteral("/window-ladder-qlora.png")));
+    }
+
     void usersOwnLessonFile()
     {
         const QString path = write("mine.json", R"({"format": "headroom-lesson", "version": 1, "title": "Mine",
