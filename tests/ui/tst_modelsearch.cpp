@@ -7,6 +7,11 @@
 #include "scenario/modelsearch.h"
 #include "window/mainwindow.h"
 #include "window/shortcutsdialog.h"
+#include "window/firstruncard.h"
+#include "classroom/advisorview.h"
+#include "classroom/frontierview.h"
+#include <QDockWidget>
+#include <QPushButton>
 
 #include <QComboBox>
 #include <QCompleter>
@@ -84,6 +89,43 @@ private slots:
             // Two presets may share a Hub id (the same checkpoint, other settings): the first is one of them.
             QCOMPARE(QString::fromStdString(found.front()->hfId), QString::fromStdString(preset.hfId));
         }
+    }
+
+    // A first start shows the three questions; each opens the view that answers it, and the card
+    // does not come back.
+    void firstRunCardLeadsToTheAnswers()
+    {
+        QSettings().clear();
+        {
+            MainWindow w;
+            w.show();
+            auto *card = w.findChild<FirstRunCard *>();
+            QVERIFY(card);
+            QVERIFY(card->isVisible());
+            QVERIFY(!w.advisor()->isVisible());
+            card->fitButton()->click();
+            QVERIFY(w.advisor()->isVisible());
+            QVERIFY(!card->isVisible());
+        }
+        {
+            MainWindow w; // not a first start any more
+            QVERIFY(!w.findChild<FirstRunCard *>());
+        }
+        QSettings().clear();
+        MainWindow w;
+        w.show();
+        auto *card = w.findChild<FirstRunCard *>();
+        QVERIFY(card);
+        card->usersButton()->click();
+        QVERIFY(w.frontier()->isVisible());
+        QSettings().clear();
+        MainWindow again;
+        again.show();
+        again.findChild<FirstRunCard *>()->gpusButton()->click();
+        auto *dock = again.findChild<QDockWidget *>(QStringLiteral("solveDock"));
+        QVERIFY(dock);
+        QVERIFY(dock->isVisible());
+        QSettings().clear();
     }
 
     // Help > Keyboard shortcuts lists the menus' own shortcuts and presenter mode's keys.

@@ -13,6 +13,7 @@
 #include "classroom/lessonplayer.h"
 #include "controls/modelsearch.h"
 #include "window/shortcutsdialog.h"
+#include "window/firstruncard.h"
 #include "document/preferences.h"
 #include "classroom/presenterview.h"
 #include "scenario/scenariojson.h"
@@ -111,6 +112,21 @@ MainWindow::MainWindow(QWidget *parent)
     // An opened scenario is not the lesson's step: its caption and shared axis go with it.
     connect(m_document, &DocumentController::opened, m_lessons->player(), &LessonPlayer::stop);
     buildMenus();
+    // A first start: the three questions, each leading to the view that answers it.
+    if (FirstRunCard::wanted()) {
+        auto *card = new FirstRunCard;
+        card->setObjectName(QStringLiteral("firstRunCard"));
+        chartLayout->insertWidget(0, card);
+        connect(card, &FirstRunCard::fitAsked, this, [this] {
+            advisor()->show();
+            advisor()->raise();
+        });
+        connect(card, &FirstRunCard::usersAsked, this, [this] {
+            frontier()->show();
+            frontier()->raise();
+        });
+        connect(card, &FirstRunCard::gpusAsked, this, [this] { m_solveAction->setChecked(true); });
+    }
     connect(m_model, &ScenarioModel::changed, this, &MainWindow::refresh);
     connect(m_chart, &BudgetChart::segmentHovered, this, [this](const QString &text) {
         if (text.isEmpty())
