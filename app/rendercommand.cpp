@@ -171,8 +171,11 @@ int runRender(const QStringList &arguments)
         QString error;
         try {
             const Lesson parsed = lessonFromJson(doc);
-            if (step > double(parsed.steps.size()))
-                return fail(tr("--step: the lesson has %1 steps (got %2)").arg(parsed.steps.size()).arg(step));
+            // The closing comparison, when the lesson asks for one, is the page after the last step.
+            if (step > double(lessonPageCount(parsed)))
+                return fail(parsed.comparison ? tr("--step: the lesson has %1 steps and the comparison %2 (got %3)")
+                                                    .arg(parsed.steps.size()).arg(lessonPageCount(parsed)).arg(step)
+                                              : tr("--step: the lesson has %1 steps (got %2)").arg(parsed.steps.size()).arg(step));
             for (std::size_t i = 0; i < parsed.steps.size(); ++i)
                 if (step == 0 || std::size_t(step) == i + 1)
                     if (const auto problem = estimateProblem(parsed.steps[i].scenario))

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "lesson/lesson.h"
 
+#include "io/inputpolicy.h"
 #include "lesson/lessondata.h"
 #include "scenario/scenariojson.h"
 
@@ -58,13 +59,29 @@ std::string requiredText(const json &object, const std::string &key, const std::
 
 Lesson lessonFromJson(const json &doc, const Catalog &catalog)
 {
-    onlyKeys(doc, "", {"format", "version", "title", "steps"});
+    onlyKeys(doc, "", {"format", "version", "title", "axis", "comparison", "steps"});
     if (!doc.contains("format") || doc.at("format") != "headroom-lesson")
         throw ScenarioError("format", "must be \"headroom-lesson\"");
     if (!doc.contains("version") || doc.at("version") != 1)
         throw ScenarioError("version", "must be 1 (this Headroom reads version 1)");
     Lesson lesson;
     lesson.title = requiredText(doc, "title", "");
+    if (doc.contains("axis")) {
+        const json &axis = doc.at("axis");
+        if (axis == "shared")
+            lesson.axis = LessonAxis::Shared;
+        else if (axis == "per-step")
+            lesson.axis = LessonAxis::PerStep;
+        else
+            throw ScenarioError("axis", "must be \"shared\" or \"per-step\" (got " +
+                                            quoteJson(axis) + ")");
+    }
+    if (doc.contains("comparison")) {
+        if (!doc.at("comparison").is_boolean())
+            throw ScenarioError("comparison", "must be true or false (got " +
+                                                  quoteJson(doc.at("comparison")) + ")");
+        lesson.comparison = doc.at("comparison").get<bool>();
+    }
     if (!doc.contains("steps") || !doc.at("steps").is_array() || doc.at("steps").empty())
         throw ScenarioError("steps", "must be a non-empty list of steps");
     if (doc.at("steps").size() > limits::kLessonSteps)
@@ -131,7 +148,13 @@ json lessonToJson(const Lesson &lesson)
     json steps = json::array();
     for (const LessonStep &step : lesson.steps)
         steps.push_back({{"title", step.title}, {"caption", step.caption}, {"scenario", scenarioToJson(step.scenario)}});
-    return {{"format", "headroom-lesson"}, {"version", 1}, {"title", lesson.title}, {"steps", steps}};
+    json doc = {{"format", "headroom-lesson"}, {"version", 1}, {"title", lesson.title}};
+    if (lesson.axis == LessonAxis::PerStep)
+        doc["axis"] = "per-step";
+    if (lesson.comparison)
+        doc["comparison"] = true;
+    doc["steps"] = steps;
+    return doc;
 }
 
 namespace {
@@ -236,6 +259,11 @@ std::uint64_t lessonPeakBytes(const Lesson &lesson, const Catalog &catalog)
         }
     }
     return largest;
+}
+
+std::uint64_t lessonAxisBytes(const Lesson &lesson, const Catalog &catalog)
+{
+    return lesson.axis == LessonAxis::Shared ? lessonPeakBytes(lesson, catalog) : 0;
 }
 
 const std::vector<BuiltinLesson> &builtinLessons()

@@ -23,11 +23,19 @@ struct LessonStep
     bool operator==(const LessonStep &) const = default;
 };
 
+/// How a lesson's steps share the value axis ("axis" in the document).
+enum class LessonAxis {
+    Shared,  ///< one axis, the largest step's: the point is the shrink (the default)
+    PerStep, ///< each step on its own axis: the point is each step's own split
+};
+
 /// A lesson (`*.json`, "format": "headroom-lesson"): steps to show one after another.
 struct Lesson
 {
     std::string title;
     std::vector<LessonStep> steps;
+    LessonAxis axis = LessonAxis::Shared;
+    bool comparison = false; ///< a closing slide compares every step's peak
     bool operator==(const Lesson &) const = default;
 };
 
@@ -53,6 +61,10 @@ void checkCaption(std::string_view caption, const std::string &path);
 /// The largest device peak over the lesson's steps: one y-axis for every step, so the ladder
 /// visibly shrinks (0 when no step can be estimated).
 std::uint64_t lessonPeakBytes(const Lesson &lesson, const Catalog &catalog = builtinCatalog());
+
+/// The axis minimum a step of the lesson is drawn with: lessonPeakBytes for a shared axis, 0
+/// (the step's own axis) for a per-step one.
+std::uint64_t lessonAxisBytes(const Lesson &lesson, const Catalog &catalog = builtinCatalog());
 
 /// A lesson shipped in resources/lessons/, compiled into the program.
 struct BuiltinLesson

@@ -310,8 +310,9 @@ Solution solveMinGpus(const Scenario &base, const Gpu &gpu, const SolveOptions &
     }
     const std::vector<Family> options_ = families(s, options);
     if (options_.empty())
-        throw SolveError("min-gpus: the scenario splits across GPUs in no way (set parallel.strategy to zero1, "
-                         "zero2, zero3 or fsdp, or parallel.tensor/pipeline above 1, or pass --strategies)");
+        // Words for the window and the command line alike: no command-line flags.
+        throw SolveError("min-gpus: the scenario splits across GPUs in no way (choose a sharding strategy, "
+                         "ZeRO-1, ZeRO-2, ZeRO-3 or FSDP, or tensor or pipeline parallelism above 1)");
     const std::uint64_t limit = limitFor(gpu, options);
     const bool budget = hasBudget(s);
     Solution best;

@@ -22,11 +22,13 @@ QString lessonPath(const char *id)
     return QStringLiteral(HEADROOM_SOURCE_DIR "/resources/lessons/%1.json").arg(QLatin1String(id));
 }
 
+/// The handout's pages: one per step, and the closing comparison when the lesson asks for it.
 int stepCount(const char *id)
 {
     QFile file(lessonPath(id));
     file.open(QIODevice::ReadOnly);
-    return int(headroom::parseLesson(file.readAll().toStdString()).steps.size());
+    const headroom::Lesson lesson = headroom::parseLesson(file.readAll().toStdString());
+    return int(lesson.steps.size()) + (lesson.comparison ? 1 : 0);
 }
 
 /// "/Type /Page" objects, not "/Type /Pages".

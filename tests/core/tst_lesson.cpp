@@ -266,6 +266,35 @@ private slots:
         QCOMPARE(lesson.steps[2].scenario.train.microBatch, 8u);
     }
 
+    void axisIsTheLessonsChoice()
+    {
+        // Two steps: micro-batch 2, then 8. The second has more activations, so a larger peak.
+        const std::string steps = std::string("[") + kFirstStep +
+                                  R"(, {"title": "c", "caption": "d", "set": {"train.micro_batch": 8}}])";
+        const auto withKeys = [&](const std::string &keys) {
+            return R"({"format": "headroom-lesson", "version": 1, "title": "T", )" + keys + R"("steps": )" + steps + "}";
+        };
+        const Lesson shared = parseLesson(withKeys(""));
+        QCOMPARE(shared.axis, LessonAxis::Shared); // the default: v1 lessons keep their one axis
+        QCOMPARE(shared.comparison, false);
+        const std::uint64_t first = estimate(shared.steps[0].scenario).peak.deviceBytes;
+        const std::uint64_t second = estimate(shared.steps[1].scenario).peak.deviceBytes;
+        QVERIFY(second > first);
+        // Shared: every step drawn against the largest step's peak.
+        QCOMPARE(lessonAxisBytes(shared), second);
+        QCOMPARE(lessonAxisBytes(parseLesson(withKeys(R"("axis": "shared", )"))), second);
+        // Per step: no lesson-wide minimum, each step's chart scales to itself.
+        const Lesson perStep = parseLesson(withKeys(R"("axis": "per-step", "comparison": true, )"));
+        QCOMPARE(perStep.axis, LessonAxis::PerStep);
+        QCOMPARE(perStep.comparison, true);
+        QCOMPARE(lessonAxisBytes(perStep), std::uint64_t(0));
+        QCOMPARE(lessonPeakBytes(perStep), second); // the largest peak itself is unchanged
+        // Both keys survive writing and reading back; the default writes neither.
+        QCOMPARE(lessonFromJson(lessonToJson(perStep)), perStep);
+        QVERIFY(!lessonToJson(shared).contains("axis"));
+        QVERIFY(!lessonToJson(shared).contains("comparison"));
+    }
+
     void strictErrorsNameTheKey_data()
     {
         QTest::addColumn<QString>("text");
@@ -302,6 +331,12 @@ private slots:
         std::string twoHundredMore;
         for (int i = 0; i < 200; ++i)
             twoHundredMore += R"(, {"title": "a", "caption": "b", "set": {"train.micro_batch": 2}})";
+        row("bad-axis", R"({"format": "headroom-lesson", "version": 1, "title": "T", "axis": "each", "steps": [)" +
+                            first + "]}", "axis");
+        row("axis-not-text", R"({"format": "headroom-lesson", "version": 1, "title": "T", "axis": 1, "steps": [)" +
+                                 first + "]}", "axis");
+        row("bad-comparison", R"({"format": "headroom-lesson", "version": 1, "title": "T", "comparison": "yes", "steps": [)" +
+                                  first + "]}", "comparison");
         row("too-many-steps", lessonText("[" + first + twoHundredMore + "]"), "steps");
     }
     void strictErrorsNameTheKey()

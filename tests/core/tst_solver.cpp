@@ -38,6 +38,23 @@ class TestSolver : public QObject
 {
     Q_OBJECT
 private slots:
+    // The refusal for a scenario that splits across GPUs in no way is read in the window too:
+    // it names the ways to split, never a command-line flag ("--strategies").
+    void minGpusRefusalHasNoCommandLineFlags()
+    {
+        const Scenario s = scenarioFrom(R"({"model": {"preset": "llama-2-7b"}, "train": {"micro_batch": 1}})");
+        SolveOptions options;
+        options.strategies.clear();
+        try {
+            solve(s, SolveFor::MinGpus, "h100-80gb", options);
+            QFAIL("no refusal");
+        } catch (const SolveError &error) {
+            const QString text = QString::fromUtf8(error.what());
+            QVERIFY2(!text.contains(QLatin1String("--")), error.what());
+            QVERIFY2(text.contains(QLatin1String("FSDP")) && text.contains(QLatin1String("ZeRO-3")), error.what());
+        }
+    }
+
     void boundary_data()
     {
         QTest::addColumn<QString>("scenario");

@@ -30,6 +30,7 @@
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
 #include <QtTest>
+#include <nlohmann/json.hpp>
 
 using namespace headroom;
 
@@ -226,6 +227,112 @@ private slots:
         presenter->leave();
         window.lessons()->player()->stop();
         QCOMPARE(window.model()->axisMinimumBytes(), 0ull);
+    }
+
+    // A segment too thin for its size is labelled beside the bar (a callout), never dropped:
+    // on the ladder's shared axis the last steps' gradients and Adam state are slivers.
+    void smallSegmentsGetACallout()
+    {
+        const Lesson ladder = shippedLesson("ladder");
+        QVERIFY(ladder.axis == LessonAxis::Shared);
+        int callouts = 0;
+        for (const double scale : {1.0, 2.0}) {
+            for (std::size_t step = 0; step < ladder.steps.size(); ++step) {
+                ScenarioModel page;
+                page.assign(ladder.steps[step].scenario);
+                page.setAxisMinimumBytes(lessonAxisBytes(ladder));
+                const ChartData data = chartDataFor(page);
+                const ChartLayout layout = layoutChart(data, QSizeF(1280, 720) * scale, scale, QFont());
+                QCOMPARE(int(data.columns.size()), 1);
+                const ChartColumn &column = data.columns[0];
+                for (int i = 0; i < kConsumerCount; ++i) {
+                    if (!column.bytes[std::size_t(i)])
+                        continue;
+                    const auto label = std::find_if(layout.texts.begin(), layout.texts.end(), [&](const ChartText &t) {
+                        return t.role == ChartText::SegmentValue && t.column == 0 && t.consumer == i;
+                    });
+                    QVERIFY2(label != layout.texts.end(),
+                             qPrintable(QStringLiteral("step %1: no value for %2").arg(step).arg(QLatin1String(consumerKey(ConsumerId(i))))));
+                    // A callout sits beside the bar, in the text colour; its swatch names the segment.
+                    const double barPixels = layout.plot.width() * layout.barWidth;
+                    const double barLeft = layout.plot.center().x() - barPixels / 2, barRight = barLeft + barPixels;
+                    if (label->rect.left() >= barRight || label->rect.right() <= barLeft) {
+                        ++callouts;
+                        // The size, or the number alone where the gap is narrow; the tooltip has it whole.
+                        const QString size = bytesText(column.bytes[std::size_t(i)], layout.scale);
+                        // (32 MiB on a GiB axis reads "0.03": 32 / 1,024 = 0.031.)
+                        bool number = false;
+                        const double shown = label->text.toDouble(&number);
+                        QVERIFY2(label->text == size ||
+                                     (number && qAbs(shown - toScale(column.bytes[std::size_t(i)], layout.scale)) <= 0.05),
+                                 qPrintable(label->text + QLatin1String(" / ") + size));
+                        QCOMPARE(label->toolTip, size);
+                        QVERIFY(layout.plot.contains(label->rect));
+                    }
+                }
+                // No two plot texts meet, nor a callout's swatch a text.
+                for (std::size_t a = 0; a < layout.texts.size(); ++a) {
+                    if (!layout.texts[a].insidePlot())
+                        continue;
+                    for (std::size_t b = a + 1; b < layout.texts.size(); ++b)
+                        QVERIFY2(!layout.texts[b].insidePlot() || !layout.texts[a].rect.intersects(layout.texts[b].rect),
+                                 qPrintable(layout.texts[a].text + QLatin1String(" meets ") + layout.texts[b].text));
+                    for (const ChartSwatch &swatch : layout.swatches)
+                        QVERIFY(!swatch.rect.intersects(layout.texts[a].rect));
+                }
+            }
+        }
+        QVERIFY(callouts > 0); // the last steps' slivers are there, and labelled
+    }
+
+    // The closing comparison: one bar per step, each the step's own device peak, after the last step.
+    void closingComparisonHasEveryStep()
+    {
+        const Lesson ladder = shippedLesson("ladder");
+        QVERIFY(ladder.comparison);
+        QCOMPARE(lessonPageCount(ladder), int(ladder.steps.size()) + 1);
+        const ChartData data = lessonComparisonData(ladder, Unit::GiB, false);
+        QCOMPARE(data.columns.size(), ladder.steps.size());
+        for (std::size_t i = 0; i < ladder.steps.size(); ++i) {
+            const Estimate e = estimate(ladder.steps[i].scenario);
+            QCOMPARE(data.columns[i].totalBytes, e.peak.deviceBytes);
+            QVERIFY(data.columns[i].label.contains(QString::fromStdString(ladder.steps[i].title)));
+        }
+        // Drawn against the last step's target GPU.
+        QCOMPARE(data.targetLine, targetLineIndex(ladder.steps.back().scenario));
+        // The handout has it as its last page; asking for a page past it is refused.
+        LessonExportOptions options;
+        options.chart.size = QSize(960, 540);
+        const QByteArray pdf = renderLessonPdf(ladder, options);
+        static const QRegularExpression page(QStringLiteral("/Type\\s*/Page(?!s)"));
+        QCOMPARE(int(QString::fromLatin1(pdf).count(page)), lessonPageCount(ladder));
+        QTemporaryDir dir;
+        QVERIFY(exportLesson(dir.filePath(QStringLiteral("last.png")), ExportFormat::Png, ladder,
+                             lessonPageCount(ladder) - 1, options).isEmpty());
+        QVERIFY(!exportLesson(dir.filePath(QStringLiteral("past.png")), ExportFormat::Png, ladder,
+                              lessonPageCount(ladder), options).isEmpty());
+        QImage image(dir.filePath(QStringLiteral("last.png")));
+        QCOMPARE(image.size(), QSize(960, 540) * options.chart.scale);
+    }
+
+    // A per-step lesson leaves every step on its own axis, in the window.
+    void perStepLessonKeepsEachStepsAxis()
+    {
+        nlohmann::json doc = nlohmann::json::parse(lessonToJson(shippedLesson("ladder")).dump());
+        doc["axis"] = "per-step";
+        const Lesson lesson = lessonFromJson(doc);
+        ScenarioModel model;
+        LessonPlayer player(&model);
+        player.start(lesson);
+        for (int step = 0; step < int(lesson.steps.size()); ++step) {
+            QVERIFY(player.goTo(step));
+            QCOMPARE(model.axisMinimumBytes(), 0ull);
+            QCOMPARE(chartDataFor(model).axisMinimumBytes, std::uint64_t(0));
+        }
+        player.start(shippedLesson("ladder"));
+        QCOMPARE(model.axisMinimumBytes(), lessonPeakBytes(shippedLesson("ladder")));
+        player.stop();
+        QCOMPARE(model.axisMinimumBytes(), 0ull);
     }
 
     // Pins get a readable name when pinned, keep it, and an identical scenario is not pinned twice.

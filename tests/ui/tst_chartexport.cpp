@@ -213,6 +213,38 @@ private slots:
         QVERIFY(previews >= 2);
         ExportDialog::remember(dialog.options());
         QCOMPARE(ExportDialog::remembered().size, QSize(1440, 1080));
+        // Presets are recognised when reopened at another resolution: 1920 x 1080 at scale 2 is
+        // the 16:9 slide (a 3840 x 2160 image of it), not a custom size; picking it keeps scale 2.
+        {
+            ExportDialog again(ExportFormat::Png, {QSize(1920, 1080), 2, false}, [&](QSize size, double scale, bool dark) {
+                ChartData shown = data;
+                shown.dark = dark;
+                return renderChartImage(shown, size, scale);
+            });
+            QVERIFY2(again.presets()->currentText().startsWith(QLatin1String("16:9 slide")),
+                     qPrintable(again.presets()->currentText()));
+            QCOMPARE(again.options().scale, 2.0);
+            again.presets()->setCurrentIndex(3);
+            emit again.presets()->activated(3);
+            QCOMPARE(again.options().size, QSize(1080, 1080));
+            QCOMPARE(again.options().scale, 2.0);
+            // The paper column is 300 dpi only at its own scale: at another it is a custom size.
+            ExportDialog paperAt1(ExportFormat::Png, {QSize(420, 315), 1, false});
+            QVERIFY(paperAt1.presets()->currentText().startsWith(QLatin1String("Custom")));
+            // The preview is the whole page at the page's aspect (16:9), inside the preview's box.
+            again.presets()->setCurrentIndex(0);
+            emit again.presets()->activated(0);
+            again.resize(900, 500);
+            again.show();
+            QCoreApplication::processEvents();
+            const QPixmap page = again.preview()->pixmap();
+            QVERIFY(!page.isNull());
+            QVERIFY(qAbs(double(page.width()) / page.height() - 16.0 / 9.0) < 0.02);
+            const QSize room = again.preview()->contentsRect().size();
+            QVERIFY2(page.width() <= room.width() + 1 && page.height() <= room.height() + 1,
+                     qPrintable(QStringLiteral("%1x%2 in %3x%4").arg(page.width()).arg(page.height()).arg(room.width()).arg(room.height())));
+            again.hide();
+        }
         // 1080p at scale 1 is laid out with twice the window's text, to read when projected.
         QCOMPARE(exportTextScale(QSize(1920, 1080)), 2.0);
     }

@@ -4,15 +4,21 @@
 #include "uitestutil.h"
 #include "fileutil.h"
 #include "classroom/lessoncontroller.h"
+#include "classroom/lessonexport.h"
 #include "classroom/lessonplayer.h"
+#include "classroom/presenterview.h"
+#include "document/documentcontroller.h"
 #include "window/mainwindow.h"
 #include "document/scenariomodel.h"
 
 #include <QAction>
 #include <QFile>
+#include <QRegularExpression>
+#include <QImage>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
+#include <QMessageBox>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -104,6 +110,100 @@ private slots:
         while (w.model()->undoStack()->canUndo() && !(w.model()->scenario() == before))
             w.model()->undoStack()->undo();
         QVERIFY(w.model()->scenario() == before);
+    }
+
+    // Ctrl+P pins in presenter mode too (the window's shortcut does not reach its top-level view),
+    // Ctrl+Shift+P removes the last pin.
+    void ctrlPPinsInPresenterMode()
+    {
+        MainWindow w;
+        w.show();
+        w.lessons()->openBuiltin(QStringLiteral("ladder"));
+        PresenterView *presenter = w.presenter();
+        presenter->enter();
+        QVERIFY(w.model()->pins().empty());
+        QTest::keyClick(presenter, Qt::Key_P, Qt::ControlModifier);
+        QCOMPARE(int(w.model()->pins().size()), 1);
+        QVERIFY(w.model()->pins()[0].scenario == w.lessons()->player()->lesson().steps[0].scenario);
+        QTest::keyClick(presenter, Qt::Key_Right);
+        QTest::keyClick(presenter, Qt::Key_P, Qt::ControlModifier);
+        QCOMPARE(int(w.model()->pins().size()), 2);
+        QTest::keyClick(presenter, Qt::Key_P); // a plain P is not a pin
+        QCOMPARE(int(w.model()->pins().size()), 2);
+        QTest::keyClick(presenter, Qt::Key_P, Qt::ControlModifier | Qt::ShiftModifier);
+        QCOMPARE(int(w.model()->pins().size()), 1);
+        presenter->leave();
+    }
+
+    // Opening a scenario while a lesson is open ends the lesson: no stale caption over another
+    // scenario's chart, no lesson-wide axis squashing it.
+    void openingAScenarioEndsTheLesson()
+    {
+        const QString path = write("plain.headroom.json", R"({"format": "headroom-scenario", "version": 1,
+            "model": {"preset": "llama-3-8b"}, "train": {"method": "lora", "micro_batch": 1}})");
+        MainWindow w;
+        w.show();
+        w.lessons()->openBuiltin(QStringLiteral("ladder"));
+        QVERIFY(w.lessons()->player()->isActive());
+        QVERIFY(w.model()->axisMinimumBytes() > 0);
+        QVERIFY(w.lessons()->captionBar()->isVisible());
+        w.model()->undoStack()->clear(); // nothing unsaved to ask about
+        w.document()->setSaveQuestion([] { return QMessageBox::Discard; });
+        QVERIFY(w.document()->openFile(path));
+        QCOMPARE(w.model()->scenario().train.microBatch, 1u);
+        QVERIFY(!w.lessons()->player()->isActive());
+        QCOMPARE(w.model()->axisMinimumBytes(), 0ull);
+        QVERIFY(!w.lessons()->captionBar()->isVisible());
+    }
+
+    // The Lessons menu exports the open lesson as a deck: one PDF (every step and the closing
+    // comparison), or one PNG per page, numbered; only while a lesson is open.
+    void exportsTheLessonDeck()
+    {
+        MainWindow w;
+        QVERIFY(!w.lessons()->exportDeckAction()->isEnabled());
+        QVERIFY(!w.lessons()->exportDeck(m_dir.filePath(QStringLiteral("none.pdf"))));
+        w.lessons()->openBuiltin(QStringLiteral("ladder"));
+        QVERIFY(w.lessons()->exportDeckAction()->isEnabled());
+        QSettings().setValue(QStringLiteral("export/size"), QSize(640, 360));
+        const Lesson &lesson = w.lessons()->player()->lesson();
+        const int pages = int(lesson.steps.size()) + 1; // the ladder asks for its comparison
+        QString reported;
+        w.lessons()->setMessageHandler([&](const QString &text) { reported = text; });
+        const QString pdf = m_dir.filePath(QStringLiteral("deck.pdf"));
+        QVERIFY2(w.lessons()->exportDeck(pdf), qPrintable(reported));
+        QFile file(pdf);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        static const QRegularExpression page(QStringLiteral("/Type\\s*/Page(?!s)"));
+        QCOMPARE(int(QString::fromLatin1(file.readAll()).count(page)), pages);
+        QVERIFY2(w.lessons()->exportDeck(m_dir.filePath(QStringLiteral("deck.png"))), qPrintable(reported));
+        for (int i = 1; i <= pages; ++i)
+            QVERIFY2(!QImage(m_dir.filePath(QStringLiteral("deck-%1.png").arg(i, 2, 10, QLatin1Char('0')))).isNull(),
+                     qPrintable(QString::number(i)));
+        QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("deck-%1.png").arg(pages + 1, 2, 10, QLatin1Char('0')))));
+        // A name without a known extension is refused with a message, nothing written.
+        QVERIFY(!w.lessons()->exportDeck(m_dir.filePath(QStringLiteral("deck.txt"))));
+        QVERIFY(reported.contains(QLatin1String(".pdf")));
+        QCOMPARE(lessonDeckPagePath(QStringLiteral("/a/b.png"), 11, 12), QStringLiteral("/a/b-12.png"));
+    }
+
+    // Screenshots to look at (HEADROOM_SHOTS=folder): the ladder's last step, the export dialog
+    // and Help > Keyboard shortcuts. Skipped otherwise.
+    void screenshots()
+    {
+        const QString folder = qEnvironmentVariable("HEADROOM_SHOTS");
+        if (folder.isEmpty())
+            QSKIP("set HEADROOM_SHOTS to a folder to write screenshots");
+        MainWindow w;
+        w.resize(1280, 720);
+        w.show();
+        w.lessons()->openBuiltin(QStringLiteral("ladder"));
+        w.lessons()->player()->goTo(5);
+        QTest::qWait(200);
+        QVERIFY(w.grab().save(folder + QStringLiteral("/window-ladder-last.png")));
+        w.lessons()->player()->goTo(3);
+        QTest::qWait(100);
+        QVERIFY(w.grab().save(folder + QStringLiteral("/window-ladder-qlora.png")));
     }
 
     void usersOwnLessonFile()

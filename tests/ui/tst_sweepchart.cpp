@@ -11,6 +11,8 @@
 #include <QImage>
 #include <QLineSeries>
 #include <QTemporaryDir>
+#include <QChart>
+#include <QValueAxis>
 #include <QtTest>
 
 using namespace headroom;
@@ -116,6 +118,41 @@ private slots:
         // Each chart draws the other's total for comparison.
         QCOMPARE(eager.comparison.size(), flash.sweep.points.size());
         QCOMPARE(eager.comparison.back().second, flash.sweep.points.back().estimate.peak.deviceBytes);
+    }
+
+    // The axis follows the scenario's own curves: flash attention's chart does not stretch to the
+    // eager comparison (quadratic, far above); that curve stops at the top and says where.
+    void axisFollowsTheScenariosOwnCurves()
+    {
+        // 32k tokens: the sweep reaches past it, where eager's scores (quadratic) dwarf the rest.
+        Scenario longer = longContext();
+        longer.train.seqLen = 32768;
+        const SweepChartData flash = sweepChartData(longer, SweepAxis::SeqLen, Attention::Flash, Unit::GB, false);
+        std::uint64_t own = 0, other = 0;
+        for (const SweepPoint &point : flash.sweep.points)
+            own = std::max(own, point.estimate.peak.deviceBytes);
+        for (const SweepCrossing &crossing : flash.sweep.crossings)
+            own = std::max(own, crossing.capacityBytes);
+        for (const auto &[value, bytes] : flash.comparison)
+            other = std::max(other, bytes);
+        QVERIFY2(other > 2 * own, "the eager comparison must be far above for this test");
+        SweepChart chart;
+        chart.setData(flash);
+        auto *axis = qobject_cast<QValueAxis *>(chart.chart()->axes(Qt::Vertical).constFirst());
+        QVERIFY(axis);
+        const ByteScale scale = scaleFor(own, Unit::GB);
+        // At most one round step (about a fifth of the range) above the tallest own value.
+        QVERIFY(axis->max() >= toScale(own, scale));
+        QVERIFY2(axis->max() <= toScale(own, scale) * 1.08 * 1.5, qPrintable(QString::number(axis->max())));
+        // The eager curve is cut at the axis and its name says from which length on.
+        QLineSeries *comparison = nullptr;
+        for (QAbstractSeries *series : chart.chart()->series())
+            if (series->name().startsWith(flash.comparisonLabel))
+                comparison = qobject_cast<QLineSeries *>(series);
+        QVERIFY(comparison);
+        QVERIFY(comparison->name().contains(QLatin1String("above the axis from")));
+        for (const QPointF &point : comparison->points())
+            QVERIFY(point.y() <= axis->max() + 1e-9);
     }
 
     void exportsLikeTheBarChart()

@@ -261,7 +261,21 @@ void placeInPlot(const ChartData &data, const PlotFrame &frame, ChartLayout &out
     for (const ChartText &mark : marks)
         out.texts.push_back(mark);
 
-    // The size on each segment tall and wide enough to hold it, off the lines and the marks.
+    // The size on each segment tall and wide enough to hold it, off the lines and the marks; a
+    // segment too thin for its size gets it as a callout beside the bar (a swatch of its colour
+    // and the size), never dropped.
+    struct Callout
+    {
+        int column, consumer;
+        double centreY;
+        QString text;
+    };
+    std::vector<Callout> callouts;
+    // Beside one bar (a step, a scenario with its CPU RAM bar); between several bars (pins, a
+    // lesson's comparison) they would sit next to the neighbour and read as its own.
+    const bool calloutsShown = std::count_if(data.columns.begin(), data.columns.end(),
+                                             [](const ChartColumn &column) { return !column.host; }) <= 1;
+    const double valueHeight = lineHeight(frame.valueFont);
     for (int c = 0; c < int(data.columns.size()); ++c) {
         const ChartColumn &column = data.columns[std::size_t(c)];
         if (!column.error.isEmpty())
@@ -274,26 +288,83 @@ void placeInPlot(const ChartData &data, const PlotFrame &frame, ChartLayout &out
             const double low = yOf(below), high = yOf(below + value(bytes));
             below += value(bytes);
             const QRectF segment(QPointF(columnCentre(c) - barPixels / 2, high), QPointF(columnCentre(c) + barPixels / 2, low));
-            const double h = lineHeight(frame.valueFont);
-            if (segment.height() < h + 1)
-                continue;
-            QString text = bytesText(bytes, out.scale);
+            const double h = valueHeight;
+            const QString full = bytesText(bytes, out.scale);
+            QString text = full;
             if (textWidth(frame.valueFont, text) > segment.width() - 4 * s)
                 text = QString::number(value(bytes), 'f', value(bytes) >= 100 ? 0 : 1);
             const double w = textWidth(frame.valueFont, text);
-            if (w > segment.width() - 2 * s)
-                continue;
-            // Centred, else as high or as low as the segment allows: whichever misses the lines.
-            const double x = segment.center().x() - w / 2;
-            for (const double boxTop : {segment.center().y() - h / 2, segment.top() + 1, segment.bottom() - h - 1}) {
-                const QRectF box(x, boxTop, w, h);
-                if (!segment.contains(box) || !plot.contains(box) || collides(box, obstacles))
-                    continue;
-                out.texts.push_back({ChartText::SegmentValue, text, box, frame.valueFont,
-                                     textOn(consumerColor(ConsumerId(i), dark)), QString(), c, i});
-                obstacles.push_back(box);
-                break;
+            bool placed = false;
+            if (segment.height() >= h + 1 && w <= segment.width() - 2 * s) {
+                // Centred, else as high or as low as the segment allows: whichever misses the lines.
+                const double x = segment.center().x() - w / 2;
+                for (const double boxTop : {segment.center().y() - h / 2, segment.top() + 1, segment.bottom() - h - 1}) {
+                    const QRectF box(x, boxTop, w, h);
+                    if (!segment.contains(box) || !plot.contains(box) || collides(box, obstacles))
+                        continue;
+                    out.texts.push_back({ChartText::SegmentValue, text, box, frame.valueFont,
+                                         textOn(consumerColor(ConsumerId(i), dark)), QString(), c, i});
+                    obstacles.push_back(box);
+                    placed = true;
+                    break;
+                }
             }
+            if (!placed && calloutsShown)
+                callouts.push_back({c, i, segment.center().y(), full});
+        }
+    }
+    // Callouts after every in-bar value, so that they step around them: beside the bar, right
+    // (else left) in the gap before the next bar, in the stack's order from the bottom up, each at
+    // its segment's height or just above the one below it, else stepped up or down.
+    int lastColumn = -1;
+    double lastTop[2] = {0, 0}; // the top of the latest callout on the right, on the left
+    for (const Callout &callout : callouts) {
+        if (callout.column != lastColumn) {
+            lastColumn = callout.column;
+            lastTop[0] = lastTop[1] = plot.bottom() + 1e6;
+        }
+        const double h = valueHeight, swatch = std::round(h * 0.55), gap = 2 * s;
+        const double barLeft = columnCentre(callout.column) - barPixels / 2, barRight = barLeft + barPixels;
+        const double rightLimit = callout.column + 1 < int(data.columns.size())
+                                      ? columnCentre(callout.column + 1) - barPixels / 2 - gap
+                                      : plot.right() - 1;
+        const double leftLimit = callout.column > 0 ? columnCentre(callout.column - 1) + barPixels / 2 + gap : plot.left() + 1;
+        // The size with its unit, else the number alone (the axis gives the unit).
+        const std::uint64_t bytes = data.columns[std::size_t(callout.column)].bytes[std::size_t(callout.consumer)];
+        const double number = value(bytes);
+        bool done = false;
+        for (const QString &text : {callout.text, QString::number(number, 'f', number >= 100 ? 0 : number >= 0.1 ? 1 : 2)}) {
+            const double w = swatch + gap + textWidth(frame.valueFont, text);
+            std::vector<int> sides; // 0: right of the bar, 1: left
+            if (barRight + gap + w <= rightLimit)
+                sides.push_back(0);
+            if (barLeft - gap - w >= leftLimit)
+                sides.push_back(1);
+            for (int step = 0; step < 12 && !done; ++step)
+                for (const double sign : {1.0, -1.0}) {
+                    if (done || (step == 0 && sign < 0))
+                        continue;
+                    for (const int side : sides) {
+                        const double x = side == 0 ? barRight + gap : barLeft - gap - w;
+                        const double top = std::min(callout.centreY - h / 2, lastTop[side] - h) - sign * step * h;
+                        const QRectF box(x, top, w, h);
+                        if (!plot.contains(box) || collides(box, obstacles))
+                            continue;
+                        lastTop[side] = top;
+                        // The swatch on the bar's side, the number beyond it.
+                        const bool right = side == 0;
+                        const QRectF swatchBox(right ? x : x + w - swatch, top + (h - swatch) / 2, swatch, swatch);
+                        const QRectF textBox(right ? x + swatch + gap : x, top, w - swatch - gap, h);
+                        out.texts.push_back({ChartText::SegmentValue, text, textBox, frame.valueFont,
+                                             chartTextColor(dark), callout.text, callout.column, callout.consumer});
+                        out.swatches.push_back({swatchBox, consumerColor(ConsumerId(callout.consumer), dark)});
+                        obstacles.push_back(box);
+                        done = true;
+                        break;
+                    }
+                }
+            if (done)
+                break;
         }
     }
 }

@@ -116,10 +116,13 @@ void SweepChart::setData(const SweepChartData &data)
     std::uint64_t largest = 0;
     for (const SweepPoint &point : points)
         largest = std::max(largest, point.estimate.peak.deviceBytes);
-    for (const auto &[value, bytes] : data.comparison)
-        largest = std::max(largest, bytes);
+    // The axis follows the scenario's own curves and GPU lines; the other attention's total is
+    // drawn against it, cut at the top (an eager curve at 12,500 GiB would squash the data).
     for (const SweepCrossing &crossing : data.sweep.crossings)
         largest = std::max(largest, crossing.capacityBytes);
+    if (largest == 0)
+        for (const auto &[value, bytes] : data.comparison)
+            largest = std::max(largest, bytes);
     m_byteScale = scaleFor(largest, data.unit);
     // Running totals, bottom (weights) to top, in place on the fixed series.
     std::vector<double> below(points.size(), 0.0);
@@ -148,18 +151,35 @@ void SweepChart::setData(const SweepChartData &data)
     QList<QPointF> comparison;
     for (const auto &[value, bytes] : data.comparison)
         comparison.append({double(value), toScale(bytes, m_byteScale)});
-    m_comparison->replace(comparison);
-    m_comparison->setName(data.comparisonLabel);
-    m_comparison->setVisible(!comparison.isEmpty());
-    for (QLegendMarker *marker : m_chart->legend()->markers(m_comparison))
-        marker->setVisible(!comparison.isEmpty());
-
     for (const SweepCrossing &crossing : data.sweep.crossings)
         top = std::max(top, toScale(crossing.capacityBytes, m_byteScale));
-    for (const QPointF &point : comparison)
-        top = std::max(top, point.y());
+    if (points.empty())
+        for (const QPointF &point : comparison)
+            top = std::max(top, point.y());
     const double step = niceStep(std::max(top * 1.08, 1e-9) / 5);
     const double max = std::ceil(std::max(top * 1.08, 1e-9) / step - 1e-9) * step;
+    // Cut at the top, where it leaves the axis, and the legend says from where.
+    QString comparisonName = data.comparisonLabel;
+    QList<QPointF> shown;
+    for (int i = 0; i < comparison.size(); ++i) {
+        const QPointF &point = comparison[i];
+        if (point.y() <= max) {
+            shown.append(point);
+            continue;
+        }
+        if (i > 0 && comparison[i - 1].y() < max) { // where the segment meets the top
+            const QPointF &before = comparison[i - 1];
+            shown.append({before.x() + (point.x() - before.x()) * (max - before.y()) / (point.y() - before.y()), max});
+        }
+        if (comparisonName == data.comparisonLabel)
+            comparisonName = tr("%1 (above the axis from %2)").arg(data.comparisonLabel, QLocale().toString(qRound64(point.x())));
+        break;
+    }
+    m_comparison->replace(shown);
+    m_comparison->setName(comparisonName);
+    m_comparison->setVisible(!shown.isEmpty());
+    for (QLegendMarker *marker : m_chart->legend()->markers(m_comparison))
+        marker->setVisible(!shown.isEmpty());
     m_axisY->setRange(0, max);
     m_axisY->setLabelFormat(QStringLiteral("%.%1f").arg(decimalsFor(step)));
     m_axisY->setTickCount(int(std::lround(max / step)) + 1);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "classroom/lessoncontroller.h"
 
+#include "classroom/lessonexport.h"
 #include "classroom/lessonplayer.h"
+#include "document/exportdialog.h"
 #include "document/scenariomodel.h"
 #include "document/preferences.h"
 #include "inputfile.h"
@@ -23,7 +25,7 @@
 namespace headroom {
 
 LessonController::LessonController(QMainWindow *window, ScenarioModel *model)
-    : QObject(window), m_window(window), m_player(new LessonPlayer(model, this)), m_bar(new QWidget),
+    : QObject(window), m_window(window), m_model(model), m_player(new LessonPlayer(model, this)), m_bar(new QWidget),
       m_title(new QLabel), m_caption(new QLabel), m_counter(new QLabel)
 {
     m_report = [this](const QString &text) { QMessageBox::warning(m_window, tr("Headroom"), text); };
@@ -98,6 +100,14 @@ void LessonController::addActions(QMenu *menu)
     m_back = menu->addAction(tr("&Back to the step's scenario"), m_player, &LessonPlayer::restoreStep);
     m_back->setShortcut(Qt::ALT | Qt::Key_Home);
     m_close = menu->addAction(tr("&Close lesson"), m_player, &LessonPlayer::stop);
+    menu->addSeparator();
+    m_exportDeck = menu->addAction(tr("&Export lesson deck..."), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(
+            m_window, tr("Export lesson deck"), prefs::lastFolder.get(),
+            tr("PDF handout, every step (*.pdf);;PNG, one image per step (*.png);;SVG, one file per step (*.svg)"));
+        if (!path.isEmpty())
+            exportDeck(path);
+    });
     refresh();
 }
 
@@ -127,6 +137,33 @@ bool LessonController::openFile(const QString &path)
     return true;
 }
 
+bool LessonController::exportDeck(const QString &path)
+{
+    if (!m_player->isActive())
+        return false;
+    ExportFormat format;
+    if (!exportFormatFor(path, format)) {
+        m_report(tr("Cannot export the lesson to %1: name it .pdf, .png or .svg").arg(QDir::toNativeSeparators(path)));
+        return false;
+    }
+    LessonExportOptions options;
+    options.chart = ExportDialog::remembered();
+    options.unit = m_model->unit();
+    QStringList written;
+    if (const QString error = exportLessonDeck(path, format, m_player->lesson(), options, &written); !error.isEmpty()) {
+        m_report(tr("Cannot export the lesson to %1:\n%2").arg(QDir::toNativeSeparators(path), error));
+        return false;
+    }
+    prefs::lastFolder.set(QFileInfo(path).absolutePath());
+    m_window->statusBar()->showMessage(
+        written.size() == 1 ? tr("Exported the lesson to %1").arg(QFileInfo(written.front()).fileName())
+                            : tr("Exported the lesson as %1 files, %2 to %3")
+                                  .arg(written.size())
+                                  .arg(QFileInfo(written.front()).fileName(), QFileInfo(written.back()).fileName()),
+        6000);
+    return true;
+}
+
 void LessonController::refresh()
 {
     const LessonStep *step = m_player->currentStep();
@@ -136,6 +173,7 @@ void LessonController::refresh()
         m_previous->setEnabled(step && m_player->stepIndex() > 0);
         m_back->setEnabled(step != nullptr);
         m_close->setEnabled(step != nullptr);
+        m_exportDeck->setEnabled(step != nullptr);
     }
     if (!step)
         return;

@@ -39,6 +39,11 @@ public:
     /// Opens a lesson file; on failure reports one message naming the key and keeps the screen.
     bool openFile(const QString &path);
 
+    /// Writes the open lesson as a deck (`path`.pdf: one handout; .png or .svg: one file per page)
+    /// with the last export settings and the window's unit; reports and returns false on failure.
+    bool exportDeck(const QString &path);
+    QAction *exportDeckAction() const { return m_exportDeck; }
+
     /// Replaces the message box that reports failures (tests capture the text).
     void setMessageHandler(std::function<void(const QString &)> handler) { m_report = std::move(handler); }
     /// Asked before the menu opens a lesson over the scenario (unsaved changes); false cancels.
@@ -50,6 +55,7 @@ private:
     void refresh();
 
     QMainWindow *m_window;
+    ScenarioModel *m_model;
     LessonPlayer *m_player;
     QWidget *m_bar;
     QLabel *m_title;
@@ -59,6 +65,7 @@ private:
     QAction *m_previous = nullptr;
     QAction *m_back = nullptr;
     QAction *m_close = nullptr;
+    QAction *m_exportDeck = nullptr;
     std::function<void(const QString &)> m_report;
     std::function<bool()> m_mayReplace;
 };

@@ -23,8 +23,8 @@ void LessonPlayer::start(const Lesson &lesson)
             m_estimates.emplace_back();
         }
     }
-    // One y-axis for every step: the ladder visibly shrinks.
-    m_model->setAxisMinimumBytes(lessonPeakBytes(m_lesson));
+    // One y-axis for every step (the ladder visibly shrinks), unless the lesson asks for its own per step.
+    m_model->setAxisMinimumBytes(lessonAxisBytes(m_lesson));
     applyStep();
 }
 

@@ -194,6 +194,17 @@ void PresenterView::keyPressEvent(QKeyEvent *event)
     case Qt::Key_C:
         toggleControls();
         break;
+    case Qt::Key_P:
+        // Ctrl+P pins, as in the window (whose shortcut does not reach this top-level view).
+        if (!(event->modifiers() & Qt::ControlModifier)) {
+            QWidget::keyPressEvent(event);
+            return;
+        }
+        if (event->modifiers() & Qt::ShiftModifier)
+            m_model->removePin(int(m_model->pins().size()) - 1);
+        else
+            m_model->pinCurrent();
+        break;
     case Qt::Key_Escape:
     case Qt::Key_F5:
     case Qt::Key_F11:

@@ -183,6 +183,7 @@ bool DocumentController::openFile(const QString &path)
     rememberRecent(m_path);
     updateTitle();
     m_window->statusBar()->showMessage(tr("Opened %1").arg(QFileInfo(path).fileName()), 4000);
+    emit opened();
     return true;
 }
 

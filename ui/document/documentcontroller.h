@@ -77,6 +77,8 @@ public:
 signals:
     /// The file, its modified state or the recent files changed.
     void stateChanged();
+    /// A scenario file was opened: whatever the window showed before (a lesson) is over.
+    void opened();
 
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override;

@@ -82,7 +82,8 @@ ExportDialog::ExportDialog(ExportFormat format, const ChartExportOptions &option
         const QSignalBlocker blockWidth(m_width), blockHeight(m_height), blockScale(m_scale);
         m_width->setValue(preset.size.width());
         m_height->setValue(preset.size.height());
-        m_scale->setValue(preset.scale);
+        if (preset.scale != 1) // a page size keeps the chosen resolution; a print preset sets its own
+            m_scale->setValue(preset.scale);
         updatePreview();
     });
     for (QSpinBox *spin : {m_width, m_height})
@@ -103,7 +104,10 @@ void ExportDialog::selectPresetFor(const ChartExportOptions &options)
     const QSignalBlocker block(m_preset);
     for (int i = 0; i < int(exportPresets().size()); ++i) {
         const ChartExportOptions &preset = exportPresets()[std::size_t(i)].options;
-        if (preset.size == options.size && (preset.scale == options.scale || !m_scale->isEnabled())) {
+        // A slide or a card is a page size, at any resolution (1920 x 1080 at scale 2 is still the
+        // 16:9 slide); a preset with its own scale (the paper column's 300 dpi) also needs that.
+        const bool anyScale = preset.scale == 1 || !m_scale->isEnabled();
+        if (preset.size == options.size && (anyScale || preset.scale == options.scale)) {
             m_preset->setCurrentIndex(i);
             return;
         }
@@ -125,9 +129,18 @@ void ExportDialog::updatePreview()
     if (!m_render)
         return;
     // Laid out at the export's size (same text and placement), drawn small.
-    const QSize box = m_preview->size().expandedTo(QSize(360, 240));
+    // The whole page in the label's box (before it is shown, its minimum: an unshown widget's size
+    // is a default that would crop the page), at the page's own aspect.
+    const QSize box = m_preview->isVisible() ? m_preview->contentsRect().size().expandedTo(QSize(16, 16))
+                                             : m_preview->minimumSize();
     const double fit = std::min(double(box.width()) / chosen.size.width(), double(box.height()) / chosen.size.height());
     m_preview->setPixmap(QPixmap::fromImage(m_render(chosen.size, std::max(0.05, fit), chosen.dark)));
+}
+
+void ExportDialog::resizeEvent(QResizeEvent *event)
+{
+    QDialog::resizeEvent(event);
+    updatePreview();
 }
 
 ChartExportOptions ExportDialog::remembered()

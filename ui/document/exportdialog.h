@@ -44,6 +44,9 @@ public:
     /// Keeps `options` for next time.
     static void remember(const ChartExportOptions &options);
 
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+
 private:
     void updatePreview();
     void selectPresetFor(const ChartExportOptions &options);

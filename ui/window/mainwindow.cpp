@@ -10,6 +10,10 @@
 #include "controls/controlpanel.h"
 #include "document/documentcontroller.h"
 #include "classroom/lessoncontroller.h"
+#include "classroom/lessonplayer.h"
+#include "controls/modelsearch.h"
+#include "window/shortcutsdialog.h"
+#include "window/firstruncard.h"
 #include "document/preferences.h"
 #include "document/sessionrestore.h"
 #include "classroom/presenterview.h"
@@ -61,6 +65,7 @@ MainWindow::MainWindow(QWidget *parent)
     applyTheme();
 
     m_controls = new ControlPanel(m_model);
+    installModelSearchIn(m_controls, m_model->catalog()); // the preset combo finds "qwen3 30b"
     auto *scroll = new QScrollArea;
     m_controlsScroll = scroll;
     scroll->setWidget(m_controls);
@@ -107,7 +112,24 @@ MainWindow::MainWindow(QWidget *parent)
     m_measurements = new MeasurementController(this, m_model);
     m_lessons->setReplaceQuestion([this] { return m_document->maybeSave(); });
     chartLayout->insertWidget(0, m_lessons->captionBar());
+    // An opened scenario is not the lesson's step: its caption and shared axis go with it.
+    connect(m_document, &DocumentController::opened, m_lessons->player(), &LessonPlayer::stop);
     buildMenus();
+    // A first start: the three questions, each leading to the view that answers it.
+    if (FirstRunCard::wanted()) {
+        auto *card = new FirstRunCard;
+        card->setObjectName(QStringLiteral("firstRunCard"));
+        chartLayout->insertWidget(0, card);
+        connect(card, &FirstRunCard::fitAsked, this, [this] {
+            advisor()->show();
+            advisor()->raise();
+        });
+        connect(card, &FirstRunCard::usersAsked, this, [this] {
+            frontier()->show();
+            frontier()->raise();
+        });
+        connect(card, &FirstRunCard::gpusAsked, this, [this] { m_solveAction->setChecked(true); });
+    }
     connect(m_model, &ScenarioModel::changed, this, &MainWindow::refresh);
     connect(m_chart, &BudgetChart::segmentHovered, this, [this](const QString &text) {
         if (text.isEmpty())
@@ -377,6 +399,7 @@ void MainWindow::buildMenus()
     m_savePinsAsLesson->setEnabled(!m_model->pins().empty());
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Keyboard shortcuts"), this, [this] { ShortcutsDialog(menuBar(), this).exec(); });
     help->addAction(tr("&About Headroom"), this, [this] { AboutDialog(this).exec(); });
 }
 
