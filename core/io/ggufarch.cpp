@@ -158,6 +158,11 @@ ModelArch read(const GgufModel &model, std::vector<std::string> &notes)
             pattern && pattern->type == GgufValueType::Array) {
             if (pattern->integers.size() != pattern->count || pattern->count == 0)
                 throw NotRead{"attention.sliding_window_pattern is not read"};
+            // One entry per layer, as llama_model_loader::get_key_or_arr requires ("wrong array
+            // length"): a shorter or longer list would size other layers than the file has.
+            if (pattern->count != std::uint64_t(m.layers))
+                throw NotRead{"attention.sliding_window_pattern lists " + std::to_string(pattern->count) +
+                              " layers, block_count says " + std::to_string(m.layers)};
             for (const std::int64_t swa : pattern->integers)
                 m.layerKinds.push_back(swa ? LayerKind::Sliding : LayerKind::Full);
         } else if (pattern) {
