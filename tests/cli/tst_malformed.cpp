@@ -257,6 +257,8 @@ private slots:
             deepYaml += QByteArray(i * 2, ' ') + "k:\n";
         write("deep.yml", deepYaml);
         write("dup.yml", QByteArray("base_model: x/y\nmicro_batch_size: 1\nmicro_batch_size: 4\n"));
+        write("axolotl-1.yml", QByteArray("base_model: NousResearch/Meta-Llama-3-8B\nmicro_batch_size: 1\n"));
+        write("axolotl-4.yml", QByteArray("base_model: NousResearch/Meta-Llama-3-8B\nmicro_batch_size: 4\n"));
         write("second-doc.yml", QByteArray("base_model: x/y\nmicro_batch_size: 1\n---\nmicro_batch_size: 4\n"));
         write("merge-scalar.yml", QByteArray("base_model: x/y\nrun:\n  <<: 4\n"));
         write("huge-float.yml", QByteArray("base_model: x/y\nmicro_batch_size: 1.0e+999\n"));
@@ -567,6 +569,8 @@ private slots:
         row("json-int-past-64-bits", tc + QStringLiteral("ds-huge-int.json"), "is too large (a whole number must fit in 64 bits)");
         row("train-config-nine-files", tc + QStringLiteral("dup.yml") + QStringLiteral(" --train-config @/dup.yml").repeated(8),
             "at most 8 training configuration files (got 9)");
+        row("train-config-two-of-a-kind", tc + QStringLiteral("axolotl-1.yml --train-config @/axolotl-4.yml"),
+            "axolotl-4.yml: a second Axolotl config in one run");
         row("train-arg-deep-path", tc + QStringLiteral("litgpt.yaml --train-arg ") + QStringLiteral("a.").repeated(19000) + QStringLiteral("a=1"),
             "--train-arg key path is longer than 200 characters");
         row("train-arg-empty-part", tc + QStringLiteral("litgpt.yaml --train-arg train..micro_batch_size=2"), "--train-arg key path has an empty part");

@@ -207,6 +207,25 @@ private slots:
         QCOMPARE(at(doc, "train.micro_batch"), json(2));
     }
 
+    void twoFilesOfOneKindAreRefused()
+    {
+        // Issue 29: a QLoRA and a LoRA Axolotl config merged into "LoRA on an int8 base" (the later
+        // file's values won silently); Axolotl reads one config, so a second one is refused.
+        std::vector<TrainImport> imports;
+        for (const char *name : {"axolotl_llama-3_qlora.yml", "axolotl_llama-3_lora-8b.yml"})
+            imports.push_back(importTrainConfig(readText(example(QString::fromLatin1(name))), name));
+        try {
+            mergeImports(imports);
+            QFAIL("merged two Axolotl configs");
+        } catch (const TrainConfigError &error) {
+            QVERIFY2(QString::fromUtf8(error.what()).startsWith(QLatin1String(
+                         "axolotl_llama-3_lora-8b.yml: a second Axolotl config in one run (the first: \"axolotl_llama-3_qlora.yml\")")),
+                     error.what());
+        }
+        // One file of each kind still merges (the trio above); so does one file alone.
+        QCOMPARE(at(mergeImports({imports.front()}), "train.method"), json("qlora"));
+    }
+
     void unknownKeysAreListedAsIgnored()
     {
         const TrainImport import = importTrainConfig("base_model: x/y\nmicro_batch_size: 2\nmystery_knob: 3\n", "a.yml");
