@@ -227,6 +227,8 @@ private slots:
         write("many-shards.index.json", manyShards);
         write("escape-index.json", json{{"weight_map", {{"w", "../outside.safetensors"}}}});
         write("index-missing-shard.json", json{{"weight_map", {{"w", "absent.safetensors"}}}});
+        // A shard named by 100,000 characters: the message quoted the whole path it looked for.
+        write("index-long-shard.json", json{{"weight_map", {{"w", std::string(100000, 's') + ".safetensors"}}}});
 
         // Measurement cases for `validate`.
         QVERIFY(QDir(m_dir.path()).mkpath(QStringLiteral("cases-dup")));
@@ -507,6 +509,7 @@ private slots:
         row("many-shards", est + QStringLiteral("ok.json --model-weights @/many-shards.index.json"), "1,025 shard files");
         row("shard-outside", est + QStringLiteral("ok.json --model-weights @/escape-index.json"), "next to the index");
         row("shard-missing", est + QStringLiteral("ok.json --model-weights @/index-missing-shard.json"), "missing shard absent.safetensors");
+        row("shard-name-100000-chars", est + QStringLiteral("ok.json --model-weights @/index-long-shard.json"), "missing shard sssss");
         // Structure.
         row("nine-pins", render + QStringLiteral("nine-pins.json"), "pins: at most 8");
         row("pins-not-a-list", render + QStringLiteral("pins-object.json"), "pins: must be a list");
