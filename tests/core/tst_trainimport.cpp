@@ -207,6 +207,24 @@ private slots:
         QCOMPARE(at(doc, "train.micro_batch"), json(2));
     }
 
+    void longComponentNamesAreShortened()
+    {
+        // Issue 29: a torchtune optimizer or loss _component_ of 100,000 characters was printed whole
+        // in its "is not modelled" warning (a 100 KB line at exit 0).
+        const std::string name(100000, 'x');
+        std::string recipe = readText(example(QStringLiteral("torchtune_llama3_1_8B_lora_single_device.yaml")));
+        for (const std::string component : {"torch.optim.AdamW", "torchtune.modules.loss.LinearCrossEntropyLoss"}) {
+            const std::size_t at = recipe.find("_component_: " + component);
+            QVERIFY(at != std::string::npos);
+            recipe.replace(at + 13, component.size(), name);
+        }
+        const TrainImport import = importTrainConfig(recipe, "recipe.yaml");
+        QVERIFY(mentions(import.warnings, "optimizer._component_"));
+        QVERIFY(mentions(import.warnings, "loss._component_"));
+        for (const std::string &line : import.warnings)
+            QVERIFY2(line.size() < 300, line.substr(0, 300).c_str());
+    }
+
     void twoFilesOfOneKindAreRefused()
     {
         // Issue 29: a QLoRA and a LoRA Axolotl config merged into "LoRA on an int8 base" (the later
