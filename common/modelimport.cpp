@@ -118,8 +118,8 @@ WeightsSummary readIndex(const QString &path)
             throw SafetensorsError(local(path) + ": shard " + quotedText(name) +
                                    " is outside the checkpoint folder");
         if (!QFileInfo::exists(shardPath))
-            throw SafetensorsError(local(path) + ": missing shard " + quoteText(name, 120) +
-                                   " (looked for " + local(shardPath) + ")");
+            throw SafetensorsError(local(path) + ": missing shard " + quoteText(name, 120) + " (looked in " +
+                                   local(folder.absolutePath()) + ")"); // the name, not the path, is from the file
         shards.push_back(readShard(shardPath, name));
         headerBytes += shards.back().header.headerBytes;
         tensors += shards.back().header.tensors.size();

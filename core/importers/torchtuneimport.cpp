@@ -78,7 +78,7 @@ void readOptimizer(ConfigReader &r)
     else if (name == "Adafactor")
         optimizer = "adafactor";
     if (optimizer.empty()) {
-        r.warn("optimizer._component_", "optimizer " + *component + " is not modelled; estimated as AdamW");
+        r.warn("optimizer._component_", "optimizer " + quotedText(*component) + " is not modelled; estimated as AdamW");
         optimizer = "adamw";
     }
     r.set("train.optimizer", optimizer, "optimizer._component_");
@@ -115,7 +115,7 @@ void readLoss(ConfigReader &r)
     else if (name == "CrossEntropyLoss")
         r.set("kernels.loss", "standard", "loss._component_");
     else
-        r.warn("loss._component_", "loss " + *component + " is not modelled; the framework's loss is assumed");
+        r.warn("loss._component_", "loss " + quotedText(*component) + " is not modelled; the framework's loss is assumed");
     if (const auto chunks = r.count("loss.num_output_chunks", 1, 1 << 20); chunks && *chunks != 8)
         r.warn("loss.num_output_chunks", "the chunked losses are modelled with 8 chunks");
     r.noEffect({"loss.ignore_index"});

@@ -250,6 +250,15 @@ json mergeImports(const std::vector<TrainImport> &imports)
 {
     static const char *priority[] = {"axolotl", "deepspeed", "accelerate", "torchtune", "torchtitan", "litgpt",
                                      "hf_transformers"};
+    // A framework reads one file of each kind: of two Axolotl configs (or two DeepSpeed
+    // configs) that disagree, merging would keep the later one's values silently.
+    for (std::size_t i = 0; i < imports.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j)
+            if (imports[i].format == imports[j].format && imports[i].format != TrainConfigFormat::Auto)
+                throw TrainConfigError(imports[i].file, "",
+                                       std::string("a second ") + formatName(imports[i].format) + " in one run (the first: " +
+                                           quotedText(imports[j].file, 120) +
+                                           "); the framework reads one such file, so give one");
     json doc = json::object();
     std::string framework;
     bool transformersPart = false;

@@ -37,7 +37,9 @@ public:
             return fallback;
         if (!value->is_string())
             invalid(key, "must be a string (got " + quoteJson(*value) + ")");
-        return value->get<std::string>();
+        // Compared with the formats' own short names, and otherwise shown in a note or in
+        // "weights sized as bf16: ... is not modelled": never more than 64 characters of it.
+        return quoteText(value->get<std::string>(), 64);
     }
     bool flag(const char *key, bool fallback) const
     {
@@ -319,7 +321,7 @@ void readQuantization(const json &outer, const json &text, HfImport &import)
         std::string name;
         const json *config = nullptr; // quant_type.default (the serialized AOBaseConfig)
         if (type && type->is_string())
-            name = type->get<std::string>();
+            name = quoteText(type->get<std::string>(), 64);
         else if (type && type->is_object() && type->contains("default") && type->at("default").is_object())
             config = &type->at("default");
         if (config) {

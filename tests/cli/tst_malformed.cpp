@@ -227,6 +227,8 @@ private slots:
         write("many-shards.index.json", manyShards);
         write("escape-index.json", json{{"weight_map", {{"w", "../outside.safetensors"}}}});
         write("index-missing-shard.json", json{{"weight_map", {{"w", "absent.safetensors"}}}});
+        // A shard named by 100,000 characters: the message quoted the whole path it looked for.
+        write("index-long-shard.json", json{{"weight_map", {{"w", std::string(100000, 's') + ".safetensors"}}}});
 
         // Measurement cases for `validate`.
         QVERIFY(QDir(m_dir.path()).mkpath(QStringLiteral("cases-dup")));
@@ -257,6 +259,8 @@ private slots:
             deepYaml += QByteArray(i * 2, ' ') + "k:\n";
         write("deep.yml", deepYaml);
         write("dup.yml", QByteArray("base_model: x/y\nmicro_batch_size: 1\nmicro_batch_size: 4\n"));
+        write("axolotl-1.yml", QByteArray("base_model: NousResearch/Meta-Llama-3-8B\nmicro_batch_size: 1\n"));
+        write("axolotl-4.yml", QByteArray("base_model: NousResearch/Meta-Llama-3-8B\nmicro_batch_size: 4\n"));
         write("second-doc.yml", QByteArray("base_model: x/y\nmicro_batch_size: 1\n---\nmicro_batch_size: 4\n"));
         write("merge-scalar.yml", QByteArray("base_model: x/y\nrun:\n  <<: 4\n"));
         write("huge-float.yml", QByteArray("base_model: x/y\nmicro_batch_size: 1.0e+999\n"));
@@ -505,6 +509,7 @@ private slots:
         row("many-shards", est + QStringLiteral("ok.json --model-weights @/many-shards.index.json"), "1,025 shard files");
         row("shard-outside", est + QStringLiteral("ok.json --model-weights @/escape-index.json"), "next to the index");
         row("shard-missing", est + QStringLiteral("ok.json --model-weights @/index-missing-shard.json"), "missing shard absent.safetensors");
+        row("shard-name-100000-chars", est + QStringLiteral("ok.json --model-weights @/index-long-shard.json"), "missing shard sssss");
         // Structure.
         row("nine-pins", render + QStringLiteral("nine-pins.json"), "pins: at most 8");
         row("pins-not-a-list", render + QStringLiteral("pins-object.json"), "pins: must be a list");
@@ -567,6 +572,8 @@ private slots:
         row("json-int-past-64-bits", tc + QStringLiteral("ds-huge-int.json"), "is too large (a whole number must fit in 64 bits)");
         row("train-config-nine-files", tc + QStringLiteral("dup.yml") + QStringLiteral(" --train-config @/dup.yml").repeated(8),
             "at most 8 training configuration files (got 9)");
+        row("train-config-two-of-a-kind", tc + QStringLiteral("axolotl-1.yml --train-config @/axolotl-4.yml"),
+            "axolotl-4.yml: a second Axolotl config in one run");
         row("train-arg-deep-path", tc + QStringLiteral("litgpt.yaml --train-arg ") + QStringLiteral("a.").repeated(19000) + QStringLiteral("a=1"),
             "--train-arg key path is longer than 200 characters");
         row("train-arg-empty-part", tc + QStringLiteral("litgpt.yaml --train-arg train..micro_batch_size=2"), "--train-arg key path has an empty part");

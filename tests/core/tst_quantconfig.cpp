@@ -278,6 +278,25 @@ private slots:
         QCOMPARE(QString::fromStdString(e.warnings.at(0)), QStringLiteral("weights sized as bf16: ") + method + QStringLiteral(" is not modelled"));
     }
 
+    // Issue 29: a method or variant named by 100,000 characters was printed whole in the warning
+    // ("weights sized as bf16: xxxx... is not modelled", a 100 KB line at exit 0).
+    void longNamesAreShortened()
+    {
+        const std::string longName(100000, 'x');
+        const HfImport method = importWith({{"quant_method", longName}});
+        QCOMPARE(method.unmodelledFormat, std::string(61, 'x') + "...");
+        json scheme = {{"num_bits", 8}, {"type", longName}, {"strategy", longName}};
+        json groups = {{"group_0", {{"weights", scheme}}}};
+        const HfImport variant = importWith({{"quant_method", "compressed-tensors"}, {"config_groups", groups}});
+        QVERIFY(variant.unmodelledFormat.size() < 200);
+        scheme = {{"num_bits", 4}, {"type", "int"}, {"strategy", "channel"}};
+        groups = {{"group_0", {{"weights", scheme}}}};
+        const HfImport note = importWith({{"quant_method", "compressed-tensors"}, {"format", longName}, {"config_groups", groups}});
+        QVERIFY(!note.notes.empty());
+        for (const std::string &line : note.notes)
+            QVERIFY2(line.size() < 300, line.substr(0, 300).c_str());
+    }
+
     // Issue 29: GPTQ/AWQ bits other than 2, 3, 4, 8 are refused naming the key; wrong types too.
     void badQuantizationKeys_data()
     {

@@ -207,6 +207,43 @@ private slots:
         QCOMPARE(at(doc, "train.micro_batch"), json(2));
     }
 
+    void longComponentNamesAreShortened()
+    {
+        // Issue 29: a torchtune optimizer or loss _component_ of 100,000 characters was printed whole
+        // in its "is not modelled" warning (a 100 KB line at exit 0).
+        const std::string name(100000, 'x');
+        std::string recipe = readText(example(QStringLiteral("torchtune_llama3_1_8B_lora_single_device.yaml")));
+        for (const std::string component : {"torch.optim.AdamW", "torchtune.modules.loss.LinearCrossEntropyLoss"}) {
+            const std::size_t at = recipe.find("_component_: " + component);
+            QVERIFY(at != std::string::npos);
+            recipe.replace(at + 13, component.size(), name);
+        }
+        const TrainImport import = importTrainConfig(recipe, "recipe.yaml");
+        QVERIFY(mentions(import.warnings, "optimizer._component_"));
+        QVERIFY(mentions(import.warnings, "loss._component_"));
+        for (const std::string &line : import.warnings)
+            QVERIFY2(line.size() < 300, line.substr(0, 300).c_str());
+    }
+
+    void twoFilesOfOneKindAreRefused()
+    {
+        // Issue 29: a QLoRA and a LoRA Axolotl config merged into "LoRA on an int8 base" (the later
+        // file's values won silently); Axolotl reads one config, so a second one is refused.
+        std::vector<TrainImport> imports;
+        for (const char *name : {"axolotl_llama-3_qlora.yml", "axolotl_llama-3_lora-8b.yml"})
+            imports.push_back(importTrainConfig(readText(example(QString::fromLatin1(name))), name));
+        try {
+            mergeImports(imports);
+            QFAIL("merged two Axolotl configs");
+        } catch (const TrainConfigError &error) {
+            QVERIFY2(QString::fromUtf8(error.what()).startsWith(QLatin1String(
+                         "axolotl_llama-3_lora-8b.yml: a second Axolotl config in one run (the first: \"axolotl_llama-3_qlora.yml\")")),
+                     error.what());
+        }
+        // One file of each kind still merges (the trio above); so does one file alone.
+        QCOMPARE(at(mergeImports({imports.front()}), "train.method"), json("qlora"));
+    }
+
     void unknownKeysAreListedAsIgnored()
     {
         const TrainImport import = importTrainConfig("base_model: x/y\nmicro_batch_size: 2\nmystery_knob: 3\n", "a.yml");

@@ -4,6 +4,7 @@
 #include "chart/consumerstyle.h"
 #include "displaytext.h"
 
+#include <QTextDocument>
 #include <QBarCategoryAxis>
 #include <QBarSet>
 #include <QChart>
@@ -35,8 +36,10 @@ void setText(QGraphicsSimpleTextItem *item, const ChartText &text)
         item->setBrush(text.color);
     if (item->pos() != text.rect.topLeft())
         item->setPos(text.rect.topLeft());
-    if (item->toolTip() != text.toolTip)
-        item->setToolTip(text.toolTip);
+    // A tooltip is rich text when it looks like it: a pin's name is shown as text.
+    const QString tip = text.toolTip.isEmpty() ? QString() : Qt::convertFromPlainText(text.toolTip);
+    if (item->toolTip() != tip)
+        item->setToolTip(tip);
     item->setVisible(true);
 }
 

@@ -149,7 +149,7 @@ void FrontierChart::setData(const FrontierChartData &data)
     maxTokens = std::max(maxTokens, double(f.operatingTokens));
     m_axisX->setRange(std::max(1.0, std::min(minTokens, double(std::max<std::uint64_t>(1, f.operatingTokens))) / 2), maxTokens * 2);
     m_axisY->setRange(0.5, maxSequences * 2);
-    m_chart->setTitle(data.subtitle.isEmpty() ? data.title : data.title + QStringLiteral("<br><small>") +
+    m_chart->setTitle(data.subtitle.isEmpty() ? data.title.toHtmlEscaped() : data.title.toHtmlEscaped() + QStringLiteral("<br><small>") +
                                                                   data.subtitle.toHtmlEscaped() + QStringLiteral("</small>"));
     applyTheme();
     layoutLabel();

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "classroom/advisorview.h"
+#include "window/plaintext.h"
 
 #include "solvetext.h"
 
@@ -21,8 +22,8 @@
 namespace headroom {
 
 AdvisorView::AdvisorView(ScenarioModel *model, QWidget *parent)
-    : QDialog(parent), m_model(model), m_gpu(new QComboBox), m_summary(new QLabel),
-      m_waterfall(new WaterfallChart), m_table(new QTableWidget(0, 5)), m_skipped(new QLabel)
+    : QDialog(parent), m_model(model), m_gpu(new QComboBox), m_summary(plainText(new QLabel)),
+      m_waterfall(new WaterfallChart), m_table(new QTableWidget(0, 5)), m_skipped(plainText(new QLabel))
 {
     setWindowTitle(tr("What should I change?"));
     m_gpu->setAccessibleName(tr("GPU to fit"));

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "classroom/frontierview.h"
+#include "window/plaintext.h"
 #include "classroom/viewexport.h"
 
 #include "chart/frontierchart.h"
@@ -19,7 +20,7 @@ namespace headroom {
 FrontierView::FrontierView(ScenarioModel *model, QWidget *parent)
     : QDialog(parent), m_model(model), m_chart(new FrontierChart(this)), m_tensor(new QLineEdit),
       m_contiguous(new QCheckBox(tr("Compare &contiguous allocation (every sequence reserves max_model_len)"))),
-      m_status(new QLabel)
+      m_status(plainText(new QLabel))
 {
     setWindowTitle(tr("Concurrency x context"));
     m_tensor->setPlaceholderText(tr("e.g. 1,2,4"));

@@ -5,6 +5,7 @@
 #include "document/scenariomodel.h"
 #include "scenario/scenariojson.h"
 
+#include <QTextDocument>
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QHeaderView>
@@ -76,7 +77,7 @@ LessonBuilderDialog::LessonBuilderDialog(const ScenarioModel &model, QWidget *pa
             save->setToolTip(QString());
         } catch (const std::exception &error) {
             save->setEnabled(false);
-            save->setToolTip(QString::fromStdString(error.what()));
+            save->setToolTip(Qt::convertFromPlainText(QString::fromStdString(error.what())));
         }
     };
     connect(m_title, &QLineEdit::textChanged, this, check);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "classroom/lessoncontroller.h"
+#include "window/plaintext.h"
 
 #include "classroom/lessonexport.h"
 #include "classroom/lessonplayer.h"
@@ -26,9 +27,9 @@ namespace headroom {
 
 LessonController::LessonController(QMainWindow *window, ScenarioModel *model)
     : QObject(window), m_window(window), m_model(model), m_player(new LessonPlayer(model, this)), m_bar(new QWidget),
-      m_title(new QLabel), m_caption(new QLabel), m_counter(new QLabel)
+      m_title(plainText(new QLabel)), m_caption(plainText(new QLabel)), m_counter(new QLabel)
 {
-    m_report = [this](const QString &text) { QMessageBox::warning(m_window, tr("Headroom"), text); };
+    m_report = [this](const QString &text) { warnPlainText(m_window, tr("Headroom"), text); };
     QFont bold = m_title->font();
     bold.setBold(true);
     bold.setPointSizeF(bold.pointSizeF() * 1.2);

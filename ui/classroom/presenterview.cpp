@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "classroom/presenterview.h"
+#include "window/plaintext.h"
 
 #include "chart/budgetchart.h"
 #include "chart/chartdata.h"
@@ -41,7 +42,7 @@ void setLabelStyle(QLabel *label, double points, bool bold, const QColor &color)
 
 PresenterView::PresenterView(ScenarioModel *model, LessonPlayer *player, QWidget *parent)
     : QWidget(parent, Qt::Window), m_model(model), m_player(player), m_chart(new BudgetChart(this)),
-      m_title(new QLabel), m_caption(new QLabel), m_counter(new QLabel), m_hint(new QLabel)
+      m_title(plainText(new QLabel)), m_caption(plainText(new QLabel)), m_counter(new QLabel), m_hint(new QLabel)
 {
     setWindowTitle(tr("Headroom — presenter mode"));
     setFocusPolicy(Qt::StrongFocus);

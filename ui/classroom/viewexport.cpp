@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "classroom/viewexport.h"
+#include "window/plaintext.h"
 
 #include "document/preferences.h"
 
@@ -18,8 +19,8 @@ void exportThroughDialog(QWidget *parent, const QString &title, const QString &d
     if (path.isEmpty())
         return;
     if (const QString error = write(path); !error.isEmpty())
-        QMessageBox::warning(parent, QObject::tr("Headroom"),
-                             QObject::tr("Cannot export %1: %2").arg(QDir::toNativeSeparators(path), error));
+        warnPlainText(parent, QObject::tr("Headroom"),
+                      QObject::tr("Cannot export %1: %2").arg(QDir::toNativeSeparators(path), error));
     else
         prefs::lastFolder.set(QFileInfo(path).absolutePath());
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "controls/controlpanel.h"
+#include "window/plaintext.h"
 
 #include "displaytext.h"
 #include "controls/frameworkgroup.h"
@@ -161,7 +162,7 @@ QWidget *ControlPanel::buildModelGroup()
                        [preset](Scenario &s) { s.model = preset->arch; });
     });
     addRow(box, labelled(tr("&Preset"), m_preset, box));
-    m_presetNote = new QLabel(box);
+    m_presetNote = plainText(new QLabel(box));
     m_presetNote->setAccessibleName(tr("Model origin"));
     m_presetNote->setWordWrap(true);
     addRow(box, m_presetNote);
@@ -524,7 +525,7 @@ QWidget *ControlPanel::buildMeasuredGroup()
         {{Reading::Allocated, tr("max_memory_allocated()")},
          {Reading::Reserved, tr("max_memory_reserved()")},
          {Reading::Device, tr("nvidia-smi (with CUDA context)")}});
-    m_measuredComparison = new QLabel(box);
+    m_measuredComparison = plainText(new QLabel(box));
     m_measuredComparison->setWordWrap(true);
     m_measuredComparison->setAccessibleName(tr("Measured against estimated"));
     connect(m_measuredText, &QLineEdit::textChanged, this, [this] { updateMeasured(); });

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "controls/missingfieldsdialog.h"
+#include "window/plaintext.h"
 
 #include "model/hfconfig.h"
 
@@ -24,7 +25,7 @@ MissingFieldsDialog::MissingFieldsDialog(const QString &path, const std::vector<
                                 "and Headroom imports it again.")
                                  .arg(QFileInfo(path).fileName()),
                              this);
-    intro->setWordWrap(true);
+    plainText(intro)->setWordWrap(true);
     layout->addWidget(intro);
     auto *form = new QFormLayout;
     for (const std::string &key : fields) {

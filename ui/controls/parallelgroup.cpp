@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "controls/parallelgroup.h"
+#include "window/plaintext.h"
 
 #include "chart/chartlayout.h"
 #include "controls/formwidgets.h"
@@ -142,7 +143,7 @@ ParallelGroup::ParallelGroup(ScenarioModel *model, QWidget *parent)
     m_perMachine->setMinimum(0);
     m_perMachine->setSpecialValueText(tr("the machine's, or up to 8"));
 
-    m_layout = new QLabel(this);
+    m_layout = plainText(new QLabel(this));
     m_layout->setWordWrap(true);
     m_layout->setAccessibleName(tr("How the GPUs divide"));
     m_layout->setTextInteractionFlags(Qt::TextSelectableByMouse);

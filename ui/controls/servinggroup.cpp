@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "controls/servinggroup.h"
+#include "window/plaintext.h"
 
 #include "chart/consumerstyle.h"
 #include "controls/sliderfield.h"
@@ -195,7 +196,7 @@ ServingGroup::ServingGroup(ScenarioModel *model, QWidget *parent)
     });
     add(row(tr("Cache"), m_hfCache, this), {int(Engine::HfGenerate)});
 
-    m_figures = new QLabel(this);
+    m_figures = plainText(new QLabel(this));
     m_figures->setAccessibleName(tr("Engine figures"));
     m_figures->setWordWrap(true);
     m_figures->setTextInteractionFlags(Qt::TextSelectableByMouse);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "document/documentcontroller.h"
+#include "window/plaintext.h"
 
 #include "chart/chartdata.h"
 #include "document/autosave.h"
@@ -68,9 +69,9 @@ DocumentController::DocumentController(QMainWindow *window, ScenarioModel *model
     : QObject(window), m_window(window), m_model(model), m_chartView(chartView),
       m_savedPins(pinnedScenarios())
 {
-    m_report = [this](const QString &text) { QMessageBox::warning(m_window, tr("Headroom"), text); };
+    m_report = [this](const QString &text) { warnPlainText(m_window, tr("Headroom"), text); };
     m_ask = [this] {
-        return QMessageBox::question(
+        return askPlainText(
             m_window, tr("Unsaved changes"),
             tr("%1 has changes that are not saved. Save them before closing?")
                 .arg(m_path.isEmpty() ? tr("The comparison") : QFileInfo(m_path).fileName()),

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "window/mainwindow.h"
+#include "window/plaintext.h"
 
 #include "classroom/advisorview.h"
 #include "window/aboutdialog.h"
@@ -30,6 +31,7 @@
 #include "classroom/lessonbuilder.h"
 #include "estimate/verdict.h"
 
+#include <QTextDocument>
 #include <QActionGroup>
 #include <QApplication>
 #include <QDir>
@@ -99,7 +101,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_rightSplitter->setCollapsible(0, false);
     setCentralWidget(m_mainSplitter);
 
-    m_status = new QLabel;
+    m_status = plainText(new QLabel);
     m_status->setAccessibleName(tr("Peak and fit"));
     // A long status must not widen the window: it is cut at the right (the verdict comes first)
     // and whole in the tooltip.
@@ -247,7 +249,7 @@ void MainWindow::savePinsAsLesson()
     if (!path.endsWith(QLatin1String(".json")))
         path += QStringLiteral(".json");
     if (const QString error = writeLessonFile(path, dialog.lesson()); !error.isEmpty()) {
-        QMessageBox::warning(this, tr("Headroom"), tr("Cannot save the lesson: %1").arg(error));
+        warnPlainText(this, tr("Headroom"), tr("Cannot save the lesson: %1").arg(error));
         return;
     }
     m_lessons->openFile(path);
@@ -515,7 +517,7 @@ void MainWindow::refresh()
     m_breakdown->refresh();
 
     m_status->setText(statusText(*m_model));
-    m_status->setToolTip(m_status->text());
+    m_status->setToolTip(Qt::convertFromPlainText(m_status->text()));
 }
 
 QString MainWindow::statusText(const ScenarioModel &model)
