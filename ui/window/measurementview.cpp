@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "window/measurementview.h"
+#include "window/plaintext.h"
 
 #include "chart/budgetchart.h"
 #include "displaytext.h"
@@ -298,7 +299,7 @@ void MeasurementDialog::show(const OpenedMeasurement *m)
             set(row, 2, f.estimated ? figureText(*f.estimated, f.unit, unit) : QStringLiteral("-"), true);
             set(row, 3, f.estimated ? differenceText(*f.estimated, f.measured, f.unit, unit) : QString(), true);
             set(row, 4, QString::number(f.line), true);
-            m_table->item(row, 1)->setToolTip(QString::fromStdString(f.text).left(300));
+            m_table->item(row, 1)->setToolTip(QStringLiteral("<qt>") + QString::fromStdString(f.text).left(300).toHtmlEscaped());
         }
         for (const std::string &s : m->logComparison.findings)
             findings << QStringLiteral("- ") + QString::fromStdString(s);
@@ -330,7 +331,7 @@ void MeasurementDialog::show(const OpenedMeasurement *m)
 MeasurementController::MeasurementController(QMainWindow *window, ScenarioModel *model)
     : QObject(window), m_window(window), m_model(model)
 {
-    m_report = [this](const QString &text) { QMessageBox::warning(m_window, tr("Open measurement"), text); };
+    m_report = [this](const QString &text) { warnPlainText(m_window, tr("Open measurement"), text); };
     // Installed after the document's filter, so it sees drops first and passes on what is not a measurement.
     window->installEventFilter(this);
     connect(m_model, &ScenarioModel::changed, this, [this] {
