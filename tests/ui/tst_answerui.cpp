@@ -6,6 +6,8 @@
 // wheel, key and click events (CI runs this under AddressSanitizer).
 #include "classroom/advisorview.h"
 #include "classroom/frontierview.h"
+#include "classroom/lessoncontroller.h"
+#include "classroom/presenterview.h"
 #include "classroom/sweepview.h"
 #include "controls/controlpanel.h"
 #include "controls/solvepanel.h"
@@ -15,6 +17,7 @@
 #include "document/scenariomodel.h"
 #include "estimate/estimate.h"
 #include "estimate/verdict.h"
+#include "lesson/lesson.h"
 #include "processutil.h"
 #include "scenario/scenariojson.h"
 #include "uitestutil.h"
@@ -361,30 +364,37 @@ private slots:
         }
     }
 
-    // The robustness test that would have caught the crash: in every task mode, every visible
-    // widget of the window, its docks (Solve, frontier, sweeps, advisor) and the presenter gets
-    // wheel notches, arrow and page keys, and a click (buttons excepted: they open files).
+    // The robustness test that would have caught the crash: in every task mode, and with a
+    // lesson open in presenter mode, every visible widget of the window, its docks (Solve,
+    // frontier, sweeps, advisor) and the presenter gets wheel notches both ways; a seeded sample
+    // of them also gets arrow and page keys and a click (buttons excepted: they open files).
     void eventsToEveryWidgetInEveryMode()
     {
         MainWindow window;
         quiet(window);
+        window.lessons()->setMessageHandler([](const QString &) {});
         window.resize(1280, 720);
         QVERIFY(test::showActive(window));
         window.solvePanel()->show();
         for (QWidget *view : {static_cast<QWidget *>(window.frontier()), static_cast<QWidget *>(window.sweeps()),
                               static_cast<QWidget *>(window.advisor())})
             view->show();
-        for (const auto &[task, engine] : kModes) {
-            QVERIFY2(setMode(window, task, engine), task);
+        QRandomGenerator random(22);
+        const auto shake = [&](const QList<QWidget *> &found) {
             QList<QPointer<QWidget>> widgets;
-            for (QWidget *widget : window.findChildren<QWidget *>())
-                if (widget->isVisible() && !qobject_cast<QAbstractButton *>(widget))
+            for (QWidget *widget : found)
+                if (widget->isVisible())
                     widgets << widget;
-            for (const QPointer<QWidget> &widget : widgets) {
-                if (!widget || !widget->isVisible())
+            for (const QPointer<QWidget> &widget : widgets)
+                if (widget && widget->isVisible()) {
+                    wheel(widget, -120);
+                    if (widget)
+                        wheel(widget, 240);
+                }
+            for (int i = 0; i < 40 && !widgets.isEmpty(); ++i) {
+                const QPointer<QWidget> widget = widgets.at(qsizetype(random.bounded(quint32(widgets.size()))));
+                if (!widget || !widget->isVisible() || qobject_cast<QAbstractButton *>(widget))
                     continue;
-                wheel(widget, -120);
-                wheel(widget, 240);
                 for (Qt::Key key : {Qt::Key_Down, Qt::Key_Up, Qt::Key_PageDown, Qt::Key_Left})
                     if (widget)
                         QTest::keyClick(widget, key);
@@ -392,8 +402,25 @@ private slots:
                     QTest::mouseClick(widget, Qt::LeftButton, Qt::NoModifier, widget->rect().center());
             }
             QCoreApplication::processEvents();
+            return int(widgets.size());
+        };
+        for (const auto &[task, engine] : kModes) {
+            QVERIFY2(setMode(window, task, engine), task);
+            QVERIFY(shake(window.findChildren<QWidget *>()) > 100);
             QVERIFY(window.isVisible());
         }
+        // A lesson, then presenter mode over it.
+        QVERIFY(!builtinLessons().empty());
+        const BuiltinLesson &lesson = builtinLessons().front();
+        QVERIFY(window.lessons()->openBuiltin(QString::fromUtf8(lesson.id.data(), qsizetype(lesson.id.size()))));
+        QVERIFY(shake(window.findChildren<QWidget *>()) > 100);
+        PresenterView *presenter = window.presenter();
+        presenter->enter();
+        QCoreApplication::processEvents();
+        QList<QWidget *> inPresenter = presenter->findChildren<QWidget *>();
+        inPresenter << presenter;
+        QVERIFY(shake(inPresenter) > 5);
+        presenter->leave();
         window.close();
     }
 };
