@@ -539,7 +539,7 @@ void requireEstimable(const Scenario &scenario, const Catalog &catalog)
     }
     if (const auto limit = positionLimit(scenario); limit && limit->error)
         throw SolveError(std::string("cannot answer: ") +
-                         (scenario.task == Task::Train ? "train.seq_len " : "inference.context ") +
+                         (scenario.task == Task::Train ? "train.seq_len " : scenario.serving ? "the longest sequence served " : "inference.context ") +
                          groupDigits(limit->tokens) + " is beyond the model's " + groupDigits(std::uint64_t(limit->maxPositions)) +
                          " learned positions (model.max_positions): the run cannot start");
 }

@@ -575,6 +575,12 @@ void ControlPanel::refresh()
     const bool training = s.task == Task::Train;
     m_trainingGroup->setVisible(training);
     m_inferenceGroup->setVisible(!training);
+    // One set of request controls: with an engine, its requests (the serving group) are the
+    // sequences and their length; batch x context and the cache growth are not what it runs.
+    const bool engine = !training && s.serving.has_value();
+    m_sequences->setVisible(!engine);
+    m_context->setVisible(!engine);
+    m_kvCache->parentWidget()->setVisible(!engine);
     m_microBatch->setValue(s.train.microBatch);
     m_seqLen->setValue(s.train.seqLen);
     m_gradAccum->setValue(s.train.gradAccum);
