@@ -26,6 +26,7 @@
 #include <QAbstractButton>
 #include <QAbstractSlider>
 #include <QComboBox>
+#include <QDir>
 #include <QDialog>
 #include <QLabel>
 #include <QListWidget>
@@ -362,6 +363,72 @@ private slots:
             const QString problem = reopenProblem(window, QStringLiteral("round-%1.headroom.json").arg(round));
             QVERIFY2(problem.isEmpty(), qPrintable(QStringLiteral("round %1 (%2): %3").arg(round).arg(last, problem)));
         }
+    }
+
+    // The three questions of issue 22, as a user sets them up; with HEADROOM_SHOTS=DIR the window
+    // is saved there as PNGs (look at them at 1280x720 and QT_SCALE_FACTOR=2).
+    void threeQuestionsShots()
+    {
+        const QString shots = qEnvironmentVariable("HEADROOM_SHOTS");
+        MainWindow window;
+        quiet(window);
+        window.resize(1280, 720);
+        QVERIFY(test::showActive(window));
+        const auto save = [&](const char *name) {
+            QCoreApplication::processEvents();
+            if (!shots.isEmpty())
+                QVERIFY(window.grab().save(QDir(shots).filePath(QString::fromLatin1(name) + QStringLiteral(".png"))));
+        };
+        // "How many concurrent 8k-token users can vLLM serve with Qwen3-30B-A3B on one H100?"
+        Scenario serve = window.model()->scenario();
+        serve.model = builtinCatalog().findModel("qwen3-30b-a3b")->arch;
+        serve.task = Task::Inference;
+        serve.serving = ServingConfig{};
+        serve.serving->engine = Engine::Vllm;
+        serve.serving->maxModelLen = 8192;
+        serve.serving->requests.concurrency = 10;
+        serve.serving->requests.classes = {RequestClass{}};
+        serve.serving->requests.classes[0].promptTokens = 7168;
+        serve.serving->requests.classes[0].outputTokens = 1024;
+        serve.gpus = {"t4", "rtx-4090", "a100-80gb", "h100-80gb"};
+        serve.targetGpu = "h100-80gb";
+        window.model()->setScenario(serve, QStringLiteral("serve"));
+        QVERIFY2(window.model()->estimateError().isEmpty(), qPrintable(window.model()->estimateError()));
+        QVERIFY(window.model()->estimate().serving);
+        QCOMPARE(window.model()->estimate().serving->gpuId, std::string("h100-80gb"));
+        // The headline answers the question; the 10% vLLM leaves free is not spare room
+        // (gpu_memory_utilization 0.9: the budget is 90% of the CUDA total).
+        const QString status = window.statusText()->text();
+        QVERIFY2(status.startsWith(QLatin1String("10 users at 8,192 tokens on H100")) &&
+                     status.contains(QLatin1String("(vLLM reserves 90%)")) && !status.contains(QLatin1String("spare")),
+                 qPrintable(status));
+        save("serving-vllm");
+        // "Will Llama 3.1 8B LoRA at 4,096 tokens fit my 24 GB card?"
+        Scenario lora = window.model()->scenario();
+        lora.model = builtinCatalog().findModel("llama-3.1-8b")->arch;
+        lora.task = Task::Train;
+        lora.serving.reset();
+        lora.train.method = Method::Lora;
+        lora.train.seqLen = 4096;
+        lora.gpus = {"rtx-4090", "a100-80gb"};
+        lora.targetGpu = "rtx-4090";
+        window.model()->setScenario(lora, QStringLiteral("lora"));
+        save("lora-4090");
+        // "How many H100s for a 70B full fine-tune with FSDP?"
+        Scenario full = lora;
+        full.model = builtinCatalog().findModel("llama-3-70b")->arch;
+        full.train.method = Method::Full;
+        full.train.checkpointing = Checkpointing::Full;
+        full.parallel.strategy = Strategy::Fsdp;
+        full.gpus = {"h100-80gb"};
+        full.targetGpu.clear();
+        window.model()->setScenario(full, QStringLiteral("full"));
+        window.solvePanel()->show();
+        window.solvePanel()->refresh();
+        const QString answer = window.solvePanel()->answer(SolveFor::MinGpus)->text();
+        QVERIFY2(answer.contains(QLatin1String("GPUs")), qPrintable(answer));
+        save("full-70b-h100");
+        window.close();
     }
 
     // The robustness test that would have caught the crash: in every task mode, and with a

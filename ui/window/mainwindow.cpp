@@ -24,6 +24,7 @@
 
 #include "classroom/lessonbuilder.h"
 #include "estimate/verdict.h"
+#include "servingheadline.h"
 
 #include <QActionGroup>
 #include <QApplication>
@@ -489,8 +490,11 @@ QString MainWindow::statusText(const ScenarioModel &model)
         return tr("Cannot estimate: %1").arg(model.estimateError());
     // The verdict first: when the bar is narrow, it is what stays visible.
     QStringList parts;
-    if (const auto fit = targetFit(model.scenario(), e))
-        parts << verdictText(QString::fromStdString(fit->name), fit->headroomBytes, unit);
+    if (const auto fit = targetFit(model.scenario(), e)) {
+        // An engine that reserves a share up front: how many users it serves, not "N spare".
+        const QString headline = e.serving && e.serving->gpuId == fit->id ? servingHeadline(model.scenario(), e) : QString();
+        parts << (headline.isEmpty() ? verdictText(QString::fromStdString(fit->name), fit->headroomBytes, unit) : headline);
+    }
     QString peak = tr("peak %1 on the device (%2 allocated, %3 phase)")
                        .arg(bytesText(e.peak.deviceBytes, unit), bytesText(e.peak.allocatedBytes, unit),
                             phaseDisplayName(e.peak.phase).toLower());
