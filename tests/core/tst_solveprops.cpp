@@ -9,6 +9,7 @@
 
 #include "estimate/verdict.h"
 #include "scenario/checked.h"
+#include "scenario/scenariotitle.h"
 #include "solve/solver.h"
 #include "solvetext.h"
 
@@ -18,6 +19,15 @@ using namespace headroom;
 using nlohmann::json;
 
 namespace {
+
+/// The facts after the title, joined.
+std::string scenarioSummaryText(const Scenario &s)
+{
+    std::string out;
+    for (const std::string &fact : scenarioFacts(s))
+        out += fact + " \u00b7 ";
+    return out;
+}
 
 bool budgetEngine(const Scenario &s)
 {
@@ -206,6 +216,31 @@ private slots:
               seed, count, unread, answered, confirmedNext, refused, inapplicable);
         QVERIFY(answered > count);
         QVERIFY(confirmedNext > count / 2);
+    }
+
+    // Training-only words never reach a serving title: a vLLM scenario that still carries a
+    // training run's framework, strategy and optimizer offload (as a window switched from
+    // training keeps them) is titled by what it serves.
+    void servingTitlesHaveNoTrainingWords()
+    {
+        Scenario s;
+        s.model = builtinCatalog().findModel("llama-3.1-8b")->arch;
+        s.framework.name = Framework::Torchtune;
+        s.parallel.gpus = 2;
+        s.parallel.tensor = 2;
+        s.parallel.strategy = Strategy::Fsdp;
+        s.parallel.offloadOptimizer = true;
+        s.kernels.profile = Profile::Fused;
+        const std::string trainingTitle = scenarioTitle(s) + " " + scenarioSummaryText(s);
+        QVERIFY2(trainingTitle.find("optimizer in CPU RAM") != std::string::npos &&
+                     trainingTitle.find("FSDP") != std::string::npos,
+                 trainingTitle.c_str());
+        s.task = Task::Inference;
+        s.serving = ServingConfig{};
+        const std::string title = scenarioTitle(s) + " " + scenarioSummaryText(s);
+        for (const char *word : {"torchtune", "optimizer in CPU RAM", "FSDP", "fused-kernel"})
+            QVERIFY2(title.find(word) == std::string::npos, (std::string(word) + " in: " + title).c_str());
+        QVERIFY2(title.find("vLLM") != std::string::npos, title.c_str());
     }
 };
 
