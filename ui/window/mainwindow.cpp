@@ -131,12 +131,13 @@ MainWindow::MainWindow(QWidget *parent)
     refresh();
     QStringList notes;
     if (m_restoreLost)
-        notes << tr("The last session's scenario could not be read (%1): the default scenario is shown")
-                     .arg(m_restoreProblems.join(QLatin1String("; ")));
+        notes << tr("The last session's scenario (%1) could not be read (%2): the default scenario is shown")
+                     .arg(prefs::scenario.key(), m_restoreProblems.join(QLatin1String("; ")));
     else if (!m_restoreProblems.isEmpty())
-        notes << tr("The last session's scenario was restored; what could not be read went back to its "
-                    "default (%1)").arg(m_restoreProblems.join(QLatin1String("; ")));
-    resetPreferences().removeAll(prefs::scenario.key()); // said above, or the whole scenario
+        notes << tr("The last session's scenario (%1) was restored; what could not be read went back to its "
+                    "default (%2)").arg(prefs::scenario.key(), m_restoreProblems.join(QLatin1String("; ")));
+    if (!m_restoreProblems.isEmpty())
+        resetPreferences().removeAll(prefs::scenario.key()); // said above: one message, not two
     if (!resetPreferences().isEmpty())
         notes << tr("Some settings could not be read (another version wrote them, or "
                     "they are damaged) and were reset: %1")
