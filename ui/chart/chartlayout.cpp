@@ -5,6 +5,7 @@
 #include "chart/chartmarks.h"
 #include "chart/consumerstyle.h"
 #include "displaytext.h"
+#include "scenario/catalog.h"
 
 #include <QFontMetricsF>
 #include <algorithm>
@@ -98,6 +99,18 @@ int decimalsFor(double step)
             return decimals;
     }
     return 6;
+}
+
+int capacityLineStyleIndex(const QString &name)
+{
+    const std::vector<Gpu> &gpus = builtinCatalog().gpus;
+    for (std::size_t i = 0; i < gpus.size(); ++i)
+        if (QString::fromStdString(gpus[i].name) == name)
+            return int(i);
+    std::uint32_t hash = 2166136261u; // FNV-1a: the same index in every run (qHash is seeded)
+    for (const QChar c : name)
+        hash = (hash ^ c.unicode()) * 16777619u;
+    return int(gpus.size() + hash % 30);
 }
 
 QColor capacityLineColor(int index, bool dark)
@@ -462,7 +475,7 @@ ChartLayout layoutChart(const ChartData &data, const QSizeF &size, double scale,
                 continue;
             previousBottom = lineTop + blockHeight;
             const bool fits = shownBytes <= line.bytes;
-            const QColor colour = capacityLineColor(i, dark);
+            const QColor colour = capacityLineColor(capacityLineStyleIndex(line.name), dark);
             const QString glyph = fits ? fitsGlyph : overGlyph;
             add(ChartText::LineVerdict, glyph, QRectF(x, lineTop, textWidth(boldSmall, glyph), nameHeight), boldSmall,
                 verdictColor(fits, dark));

@@ -4,6 +4,7 @@
 #include "displaytext.h"
 #include "controls/frameworkgroup.h"
 #include "controls/formwidgets.h"
+#include "controls/mygpubox.h"
 #include "controls/parallelgroup.h"
 #include "scenario/names.h"
 #include "document/scenariomodel.h"
@@ -84,6 +85,7 @@ ControlPanel::ControlPanel(ScenarioModel *model, QWidget *parent) : QWidget(pare
 {
     auto *layout = new QVBoxLayout(this);
     layout->setSpacing(8);
+    layout->addWidget(new MyGpuBox(m_model, this));
     layout->addWidget(buildModelGroup());
     layout->addWidget(buildTaskGroup());
     layout->addWidget(buildTrainingGroup());
