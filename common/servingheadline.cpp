@@ -30,14 +30,18 @@ QString servingHeadline(const Scenario &scenario, const Estimate &e, bool twoLin
     std::uint64_t tokens = 0;
     for (const RequestClass &kind : scenario.serving->requests.classes)
         tokens = std::max(tokens, kind.tokens());
-    const QString users = QString::fromStdString(groupDigits(scenario.serving->requests.concurrency));
+    const std::uint64_t concurrency = scenario.serving->requests.concurrency;
+    const QString users = QString::fromStdString(groupDigits(concurrency)) +
+                          (concurrency == 1 ? tr(" user") : tr(" users"));
     const QString length = QString::fromStdString(groupDigits(tokens));
     const QString gap = twoLines ? QStringLiteral("\n") : QStringLiteral(" ");
     if (!f.startsOk)
         return tr("%1 does not start on %2 %3").arg(name, gpuName, reserves);
+    if (!f.requestsFit && concurrency == 1)
+        return tr("%1 at %2 tokens does not run on %3%4%5").arg(users, length, gpuName, gap, reserves);
     if (!f.requestsFit)
-        return tr("%1 users at %2 tokens do not all run at once on %3%4%5").arg(users, length, gpuName, gap, reserves);
-    return tr("%1 users at %2 tokens on %3%4%5").arg(users, length, gpuName, gap, reserves);
+        return tr("%1 at %2 tokens do not all run at once on %3%4%5").arg(users, length, gpuName, gap, reserves);
+    return tr("%1 at %2 tokens on %3%4%5").arg(users, length, gpuName, gap, reserves);
 }
 
 } // namespace headroom

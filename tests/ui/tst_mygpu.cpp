@@ -21,6 +21,7 @@
 #include <QDir>
 #include <QLabel>
 #include <QMessageBox>
+#include <QSet>
 #include <QSettings>
 #include <QtTest>
 
@@ -108,6 +109,8 @@ private slots:
         QCOMPARE(model->estimate().serving->budgetBytes, estimate(alone).serving->budgetBytes);
         QTRY_VERIFY2(window.statusText()->text().contains(shortGpuName(QString::fromStdString(h->name))),
                      qPrintable(window.statusText()->text()));
+        if (model->scenario().serving->requests.concurrency == 1) // one user, not "1 users"
+            QVERIFY2(window.statusText()->text().startsWith(QLatin1String("1 user at ")), qPrintable(window.statusText()->text()));
         // A second choice (no longer a fresh folder) ticks the GPU and keeps the others.
         QVERIFY(box->choose(QStringLiteral("rtx 4090")));
         QCOMPARE(model->scenario().targetGpu, std::string("rtx-4090"));
@@ -174,9 +177,14 @@ private slots:
         QVERIFY(a100Colour != h100Colour);
         QVERIFY(capacityLineStyle(capacityLineStyleIndex(a100)) != capacityLineStyle(capacityLineStyleIndex(h100)));
         QVERIFY2(!a100Rect.intersects(h100Rect), "the labels of A100 80GB and H100 meet");
+        // The default tick set (T4, RTX 4090, A100 80GB) draws three different colours.
+        QSet<QRgb> colours;
+        for (const char *id : {"t4", "rtx-4090", "a100-80gb"})
+            colours.insert(capacityLineColor(capacityLineStyleIndex(QString::fromStdString(builtinCatalog().findGpu(id)->name)), false).rgb());
+        QCOMPARE(colours.size(), 3);
         // A GPU of the user's own keeps its colour too (fixed by its name, not by a seed).
         QCOMPARE(capacityLineStyleIndex(QStringLiteral("24 GiB")), capacityLineStyleIndex(QStringLiteral("24 GiB")));
-        QVERIFY(capacityLineStyleIndex(QStringLiteral("24 GiB")) >= int(builtinCatalog().gpus.size()));
+        QVERIFY(capacityLineStyleIndex(QStringLiteral("24 GiB")) >= int(builtinCatalog().gpus.size())); // after every catalog GPU
     }
 };
 
