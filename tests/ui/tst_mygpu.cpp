@@ -99,6 +99,7 @@ private slots:
             edit.model = builtinCatalog().findModel("llama-3.1-8b")->arch;
             edit.task = Task::Inference;
             edit.serving = ServingConfig{};
+            edit.serving->maxModelLen = std::uint32_t(edit.model.maxPositions); // as the Serving group sets it
         });
         QVERIFY2(model->estimateError().isEmpty(), qPrintable(model->estimateError()));
         QVERIFY(model->estimate().serving);
@@ -110,7 +111,8 @@ private slots:
         QTRY_VERIFY2(window.statusText()->text().contains(shortGpuName(QString::fromStdString(h->name))),
                      qPrintable(window.statusText()->text()));
         if (model->scenario().serving->requests.concurrency == 1) // one user, not "1 users"
-            QVERIFY2(window.statusText()->text().startsWith(QLatin1String("1 user at ")), qPrintable(window.statusText()->text()));
+            QVERIFY2(window.statusText()->text().startsWith(QLatin1String("1 user at 2,048 tokens on H100")),
+                     qPrintable(window.statusText()->text()));
         // A second choice (no longer a fresh folder) ticks the GPU and keeps the others.
         QVERIFY(box->choose(QStringLiteral("rtx 4090")));
         QCOMPARE(model->scenario().targetGpu, std::string("rtx-4090"));
