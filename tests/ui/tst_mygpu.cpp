@@ -75,6 +75,8 @@ private slots:
         auto *box = window.controls()->findChild<MyGpuBox *>();
         QVERIFY(box);
         QComboBox *combo = box->combo();
+        if (const QString shots = qEnvironmentVariable("HEADROOM_SHOTS"); !shots.isEmpty())
+            QVERIFY(window.grab().save(QDir(shots).filePath(QStringLiteral("mygpu-fresh.png"))));
         const int h100 = combo->findData(QStringLiteral("gpu:h100-80gb"));
         QVERIFY(h100 >= 0);
         QVERIFY(combo->itemText(h100).startsWith(QLatin1String("H100")));
@@ -155,6 +157,11 @@ private slots:
         QVERIFY(std::find(window.model()->userGpus().begin(), window.model()->userGpus().end(), twenty) !=
                 window.model()->userGpus().end());
         QVERIFY(!box->choose(QStringLiteral("0 GiB")));
+        if (const QString shots = qEnvironmentVariable("HEADROOM_SHOTS"); !shots.isEmpty()) {
+            window.resize(1280, 720);
+            QCoreApplication::processEvents();
+            QVERIFY(window.grab().save(QDir(shots).filePath(QStringLiteral("mygpu-own.png"))));
+        }
     }
 
     // Two scenarios with different tick sets: each GPU's label colour and line dash are the
