@@ -14,12 +14,14 @@
 #include "document/documentcontroller.h"
 #include "document/scenariomodel.h"
 #include "estimate/estimate.h"
+#include "estimate/verdict.h"
 #include "uitestutil.h"
 #include "window/mainwindow.h"
 
 #include <QComboBox>
 #include <QDir>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QSet>
 #include <QSettings>
@@ -75,6 +77,9 @@ private slots:
         auto *box = window.controls()->findChild<MyGpuBox *>();
         QVERIFY(box);
         QComboBox *combo = box->combo();
+        // Before a choice: the placeholder names the GPU the verdicts are about (the largest ticked).
+        QVERIFY2(combo->lineEdit()->placeholderText().contains(shortGpuName(QString::fromStdString(
+                     targetGpu(model->scenario())->name))), qPrintable(combo->lineEdit()->placeholderText()));
         if (const QString shots = qEnvironmentVariable("HEADROOM_SHOTS"); !shots.isEmpty())
             QVERIFY(window.grab().save(QDir(shots).filePath(QStringLiteral("mygpu-fresh.png"))));
         const int h100 = combo->findData(QStringLiteral("gpu:h100-80gb"));

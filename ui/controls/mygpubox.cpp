@@ -99,8 +99,13 @@ void MyGpuBox::refresh()
         const int index = m_combo->findData(kCatalogTag + QString::fromStdString(s.targetGpu));
         m_combo->setCurrentIndex(index);
     } else {
+        // No GPU of the user's yet: say which GPU the verdicts are about meanwhile.
         m_combo->setCurrentIndex(-1);
         m_combo->lineEdit()->clear();
+        const Gpu *largest = targetGpu(s);
+        m_combo->lineEdit()->setPlaceholderText(
+            largest ? tr("largest ticked, %1: search, or type 24 GiB").arg(shortGpuName(QString::fromStdString(largest->name)))
+                    : tr("search a GPU, or type 24 GiB"));
     }
 }
 
