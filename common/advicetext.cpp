@@ -6,6 +6,7 @@
 #include "scenario/names.h"
 #include "scenario/scenariotitle.h"
 #include "estimate/verdict.h"
+#include "solve/solver.h"
 
 #include <QCoreApplication>
 
@@ -211,34 +212,67 @@ QString skippedLeverText(const Advice &advice, const SkippedLever &skipped)
     return because(skipReasonText(skipped.reason));
 }
 
+namespace {
+
+/// The fewest GPUs of one kind that hold the scenario: the Solve panel's min-gpus answer (the
+/// same function), training sharded with FSDP (or the scenario's own ZeRO), serving with tensor
+/// parallelism, an engine within its own memory fraction. Empty when the scenario already fits
+/// on the GPUs it has, when nothing fits, or when the estimator refuses the scenario.
+std::optional<Solution> fewestGpus(const Scenario &scenario, const Gpu &gpu)
+{
+    SolveOptions options;
+    options.strategies = {scenario.task == Task::Train ? "fsdp" : "tensor"};
+    try {
+        Solution answer = solve(scenario, SolveFor::MinGpus, gpu.id, options);
+        if (!answer.value || answer.value <= scenario.parallel.gpus)
+            return std::nullopt;
+        return answer;
+    } catch (const std::exception &) {
+        return std::nullopt;
+    }
+}
+
+QString strategyWords(const std::string &strategy)
+{
+    if (strategy == "tensor")
+        return tr("tensor parallelism");
+    if (strategy == "pipeline")
+        return tr("pipeline parallelism");
+    if (strategy == "zero3")
+        return QStringLiteral("ZeRO-3");
+    if (strategy == "zero1")
+        return QStringLiteral("ZeRO-1");
+    if (strategy == "zero2")
+        return QStringLiteral("ZeRO-2");
+    return QStringLiteral("FSDP");
+}
+
+} // namespace
+
 QString whatWouldFitText(const Scenario &scenario, const std::string &gpuId, Unit unit)
 {
     const Gpu *gpu = builtinCatalog().findGpu(gpuId);
     if (!gpu)
         return {};
     try {
-        if (estimate(scenario, Detail::BytesOnly).peak.deviceBytes <= gpu->capacityBytes())
+        const Estimate e = estimate(scenario, Detail::BytesOnly);
+        const auto fit = targetFit(scenario, e);
+        if (fit && fit->id == gpu->id ? fit->fits : e.peak.deviceBytes <= gpu->capacityBytes())
             return {};
     } catch (const std::exception &) {
         return {};
     }
     const QString gpuName = QString::fromStdString(gpu->name);
-    if (const std::optional<ScaleOut> out = gpusToFit(scenario, *gpu)) {
-        const QString how = scenario.task == Task::Train
-                                ? tr("with %1").arg(name(out->strategy == Strategy::Zero3 ? "ZeRO-3" : "FSDP"))
-                                : tr("with tensor parallelism");
-        return tr("It would fit %1 x %2 %3: %4 on each (the estimator's own figure for that set-up).")
-            .arg(num(out->gpus), gpuName, how, QString::fromStdString(formatBytes(out->peakDeviceBytes, unit)));
-    }
-    const std::uint32_t most = kScaleOutCounts[std::size(kScaleOutCounts) - 1];
-    if (scenario.parallel.gpus >= most)
-        return tr("More GPUs than %1 are outside what Headroom tries: a smaller model or a larger GPU.")
-            .arg(num(scenario.parallel.gpus));
+    if (const std::optional<Solution> out = fewestGpus(scenario, *gpu))
+        return tr("It would fit %1 x %2 with %3: %4 on each (the Solve panel's answer, each count "
+                  "below it estimated and refused).")
+            .arg(num(out->value), gpuName, strategyWords(out->strategy),
+                 QString::fromStdString(formatBytes(out->peakBytes.value_or(0), unit)));
     return scenario.task == Task::Train
-               ? tr("Not even %1 x %2 with FSDP would hold it: a smaller model, LoRA or QLoRA, or a "
-                    "larger GPU.").arg(num(most), gpuName)
-               : tr("Not even %1 x %2 with tensor parallelism would hold it: a smaller model, "
-                    "quantized weights or cache, or a larger GPU.").arg(num(most), gpuName);
+               ? tr("No number of %1 with FSDP would hold it: a smaller model, LoRA or QLoRA, or a "
+                    "larger GPU.").arg(gpuName)
+               : tr("No number of %1 with tensor parallelism would hold it: a smaller model, "
+                    "quantized weights or cache, or a larger GPU.").arg(gpuName);
 }
 
 QString whatWouldFitMark(const Scenario &scenario, const std::string &gpuId)
@@ -246,12 +280,11 @@ QString whatWouldFitMark(const Scenario &scenario, const std::string &gpuId)
     const Gpu *gpu = builtinCatalog().findGpu(gpuId);
     if (!gpu)
         return {};
-    const std::optional<ScaleOut> out = gpusToFit(scenario, *gpu);
+    const std::optional<Solution> out = fewestGpus(scenario, *gpu);
     if (!out)
         return {};
-    const QString how = scenario.task == Task::Train ? name(out->strategy == Strategy::Zero3 ? "ZeRO-3" : "FSDP")
-                                                     : tr("tensor parallel");
-    return tr("would fit %1 x %2 (%3)").arg(num(out->gpus), shortGpuName(QString::fromStdString(gpu->name)), how);
+    return tr("would fit %1 x %2 (%3)")
+        .arg(num(out->value), shortGpuName(QString::fromStdString(gpu->name)), strategyWords(out->strategy));
 }
 
 QStringList keySettingsText(const Scenario &s)

@@ -99,7 +99,9 @@ QString plainVerdictText(const QString &gpuName, std::int64_t headroomBytes, Uni
 
 QString positionLimitText(const Scenario &scenario, const PositionLimit &limit)
 {
-    const QString key = scenario.task == Task::Train ? QStringLiteral("train.seq_len") : QStringLiteral("inference.context");
+    const QString key = scenario.task == Task::Train ? QStringLiteral("train.seq_len")
+                        : scenario.serving ? QStringLiteral("the longest sequence served (requests, max_model_len)")
+                                           : QStringLiteral("inference.context");
     const QString model = QString::fromStdString(modelDisplayName(scenario));
     const QString tokens = QString::fromStdString(groupDigits(limit.tokens));
     const QString positions = QString::fromStdString(groupDigits(std::uint64_t(limit.maxPositions)));

@@ -139,12 +139,21 @@ std::optional<ScaleOut> gpusToFit(const Scenario &scenario, const Gpu &gpu, cons
 
 std::optional<PositionLimit> positionLimit(const Scenario &scenario)
 {
-    const std::uint32_t tokens =
-        scenario.task == Task::Train ? scenario.train.seqLen : scenario.inference.context;
+    // What runs: the training sequence, an engine's longest request (and the longest sequence
+    // it admits, max_model_len), or plain inference's context.
+    std::uint64_t tokens = scenario.task == Task::Train ? scenario.train.seqLen : scenario.inference.context;
+    if (scenario.task == Task::Inference && scenario.serving) {
+        tokens = 0;
+        for (const RequestClass &kind : scenario.serving->requests.classes)
+            tokens = std::max<std::uint64_t>(tokens, kind.tokens());
+        if (scenario.serving->engine == Engine::Vllm || scenario.serving->engine == Engine::Sglang)
+            tokens = std::max<std::uint64_t>(tokens, scenario.serving->maxModelLen);
+        tokens = std::min<std::uint64_t>(tokens, UINT32_MAX);
+    }
     const ModelArch &m = scenario.model;
     if (m.maxPositions <= 0 || tokens <= std::uint32_t(m.maxPositions) || m.position == Position::Alibi)
         return std::nullopt;
-    return PositionLimit{tokens, m.maxPositions, m.position, m.position == Position::Learned};
+    return PositionLimit{std::uint32_t(tokens), m.maxPositions, m.position, m.position == Position::Learned};
 }
 
 } // namespace headroom

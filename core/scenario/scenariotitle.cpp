@@ -170,7 +170,10 @@ std::string scenarioTitle(const Scenario &s, const Catalog &catalog)
 std::vector<std::string> scenarioFacts(const Scenario &s)
 {
     std::vector<std::string> facts;
-    if (s.framework.name != Framework::None && !s.serving)
+    // Training-only words never reach a serving title (issue 22): a training framework, a
+    // sharding strategy, the optimizer's place are facts of training runs only.
+    const bool train = s.task == Task::Train;
+    if (s.framework.name != Framework::None && !s.serving && train != isServingEngine(s.framework.name))
         facts.push_back(frameworkDisplayName(s.framework.name));
     if (s.task == Task::Inference && s.serving) {
         // What the engine serves: the concurrent sequences and the longest request.
@@ -207,7 +210,7 @@ std::vector<std::string> scenarioFacts(const Scenario &s)
     facts.push_back(attentionText(s.kernels.attention));
     if (s.parallel.gpus > 1) {
         std::string text = groupDigits(s.parallel.gpus) + " GPUs";
-        if (const std::string strategy = strategyText(s.parallel.strategy); !strategy.empty())
+        if (const std::string strategy = strategyText(s.parallel.strategy); !strategy.empty() && train)
             text += " " + strategy;
         if (s.parallel.tensor > 1)
             text += ", tensor parallel " + groupDigits(s.parallel.tensor);
@@ -215,9 +218,9 @@ std::vector<std::string> scenarioFacts(const Scenario &s)
             text += ", pipeline " + groupDigits(s.parallel.pipeline);
         facts.push_back(text);
     }
-    if (s.parallel.offloadOptimizer)
+    if (s.parallel.offloadOptimizer && train)
         facts.push_back("optimizer in CPU RAM");
-    if (s.kernels.profile == Profile::Fused)
+    if (s.kernels.profile == Profile::Fused && train)
         facts.push_back("fused-kernel profile");
     return facts;
 }

@@ -349,9 +349,10 @@ json servingToJson(const ServingConfig &c)
         doc.update({{"max_model_len", c.maxModelLen},
                     {"max_num_seqs", c.maxNumSeqs},
                     {"kv_cache_dtype", enumName(c.kvCacheDtype)},
-                    {"mem_fraction_static", c.memFractionStatic},
                     {"chunked_prefill_size", c.chunkedPrefillSize},
                     {"page_size", c.pageSize}});
+        if (c.memFractionStatic > 0) // 0: SGLang's default by tensor-parallel size (left out)
+            doc["mem_fraction_static"] = c.memFractionStatic;
         if (c.cudaGraphMiB)
             doc["cuda_graph_mib"] = *c.cudaGraphMiB;
         if (c.totalGpuMemoryGiB)

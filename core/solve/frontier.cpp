@@ -2,6 +2,7 @@
 #include "solve/frontier.h"
 
 #include "estimate/estimate.h"
+#include "estimate/verdict.h"
 #include "solve/solver.h"
 
 #include <algorithm>
@@ -126,6 +127,11 @@ Frontier servingFrontier(const Scenario &scenario, const FrontierOptions &option
     }
 
     std::vector<std::string> gpus = options.gpuIds.empty() ? scenario.gpus : options.gpuIds;
+    // The operating point is on the GPU the verdict is about (one target GPU): it goes first.
+    if (options.gpuIds.empty())
+        if (const Gpu *target = targetGpu(scenario, catalog))
+            if (auto it = std::find(gpus.begin(), gpus.end(), target->id); it != gpus.end())
+                std::rotate(gpus.begin(), it, it + 1);
     std::vector<const Gpu *> found;
     for (const std::string &id : gpus)
         if (const Gpu *gpu = catalog.findGpu(id))

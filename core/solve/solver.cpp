@@ -304,7 +304,7 @@ std::vector<Family> families(const Scenario &s, const SolveOptions &options)
 Solution solveMinGpus(const Scenario &base, const Gpu &gpu, const SolveOptions &options, const Catalog &catalog)
 {
     Scenario s = base;
-    if (hasBudget(s)) { // the engine sizes its pool on the GPU solved for
+    if (isEngine(s)) { // an engine runs (and sizes its pool) on the GPU solved for
         s.gpus = {gpu.id};
         s.targetGpu.clear();
     }
@@ -390,7 +390,7 @@ Solution solveMinGpus(const Scenario &base, const Gpu &gpu, const SolveOptions &
     best.value = family.count(found->index);
     best.strategy = family.name;
     best.scenario = family.make(best.value);
-    if (hasBudget(base)) {
+    if (isEngine(base)) {
         best.scenario.gpus = base.gpus;
         best.scenario.targetGpu = base.targetGpu;
     }
@@ -540,7 +540,7 @@ void requireEstimable(const Scenario &scenario, const Catalog &catalog)
     }
     if (const auto limit = positionLimit(scenario); limit && limit->error)
         throw SolveError(std::string("cannot answer: ") +
-                         (scenario.task == Task::Train ? "train.seq_len " : "inference.context ") +
+                         (scenario.task == Task::Train ? "train.seq_len " : scenario.serving ? "the longest sequence served " : "inference.context ") +
                          groupDigits(limit->tokens) + " is beyond the model's " + groupDigits(std::uint64_t(limit->maxPositions)) +
                          " learned positions (model.max_positions): the run cannot start");
 }
@@ -554,13 +554,13 @@ Solution solve(const Scenario &scenario, SolveFor what, const std::string &gpuId
         return solveMinGpus(scenario, gpu, options, catalog);
     withSolveValue(scenario, what, 1); // throws when the variable does not apply
     Scenario base = scenario;
-    if (hasBudget(base)) { // the engine sizes its pool on the GPU solved for
+    if (isEngine(base)) { // an engine runs (and sizes its pool) on the GPU solved for
         base.gpus = {gpu.id};
         base.targetGpu.clear();
     }
     Evaluator eval(base, what, catalog);
     Solution s = solveWith(eval, what, gpu, options);
-    if (hasBudget(scenario)) {
+    if (isEngine(scenario)) {
         s.scenario.gpus = scenario.gpus;
         s.scenario.targetGpu = scenario.targetGpu;
     }
@@ -571,7 +571,7 @@ std::vector<Solution> solveForGpus(const Scenario &scenario, SolveFor what, cons
                                    const SolveOptions &options, const Catalog &catalog)
 {
     std::vector<Solution> out;
-    if (what == SolveFor::MinGpus || hasBudget(scenario)) {
+    if (what == SolveFor::MinGpus || isEngine(scenario)) {
         for (const std::string &id : gpuIds)
             out.push_back(solve(scenario, what, id, options, catalog));
         return out;

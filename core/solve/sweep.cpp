@@ -54,6 +54,9 @@ Sweep sweep(const Scenario &scenario, SweepAxis axis, const std::vector<std::uin
         } catch (const OverflowError &) {
             result.truncated = true;
             break;
+        } catch (const InputError &) { // a layout the estimator refuses: no curve past it, no crash
+            result.truncated = true;
+            break;
         }
     }
     for (const std::string &id : scenario.gpus) {

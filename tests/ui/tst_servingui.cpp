@@ -125,7 +125,9 @@ private slots:
         QVERIFY(apply->isEnabled());
         QVERIFY(panel->answer(SolveFor::MaxMicroBatch)->text().contains(QStringLiteral("fits")));
         QTest::mouseClick(apply, Qt::LeftButton);
-        QCOMPARE(model->scenario().train.microBatch, std::uint32_t(answers[0].value));
+        // The panel answers for the verdict's GPU (the largest ticked: the A100), issue 22.
+        QCOMPARE(panel->gpu()->currentData().toString(), QStringLiteral("a100-80gb"));
+        QCOMPARE(model->scenario().train.microBatch, std::uint32_t(answers[1].value));
         // Applied: the answer is now the scenario, so there is nothing more to apply.
         QVERIFY(!panel->applyButton(SolveFor::MaxMicroBatch)->isEnabled());
         // Serving variables do not apply to training.

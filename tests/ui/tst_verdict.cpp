@@ -166,33 +166,41 @@ private slots:
         QVERIFY(window.chart()->fitMarks().first().contains(QLatin1String("A100 80GB")));
     }
 
-    // When nothing fits, the chart and the advisor say what would: the estimator's own answer for
-    // 2, 4 or 8 GPUs, checked here against a direct estimate of that configuration.
+    // When nothing fits, the chart and the advisor say what would: the Solve panel's min-gpus
+    // answer (the same function, issue 22), checked here against direct estimates: N GPUs with
+    // FSDP fit, N - 1 do not.
     void whatWouldFitIsTheEstimatorsAnswer()
     {
         Scenario s = test::scenarioFrom(R"({"model": {"preset": "llama-3-70b"}, "train": {"micro_batch": 1},
                                             "gpus": ["a100-80gb"]})");
         const Gpu &a100 = *builtinCatalog().findGpu("a100-80gb");
         QVERIFY(estimate(s).peak.deviceBytes > a100.capacityBytes());
-        const auto answer = gpusToFit(s, a100);
-        if (answer) {
+        const auto withGpus = [&s](std::uint32_t n) {
             Scenario wider = s;
-            wider.parallel.gpus = answer->gpus;
+            wider.parallel.gpus = n;
             wider.parallel.strategy = Strategy::Fsdp;
-            QCOMPARE(estimate(wider).peak.deviceBytes, answer->peakDeviceBytes);
-            QVERIFY(answer->peakDeviceBytes <= a100.capacityBytes());
-            // The smaller counts did not fit.
-            for (std::uint32_t n : kScaleOutCounts)
-                if (n < answer->gpus) {
-                    Scenario fewer = s;
-                    fewer.parallel.gpus = n;
-                    fewer.parallel.strategy = Strategy::Fsdp;
-                    QVERIFY(estimate(fewer).peak.deviceBytes > a100.capacityBytes());
-                }
-            QVERIFY(whatWouldFitText(s, "a100-80gb", Unit::GiB).contains(QStringLiteral("%1 x").arg(answer->gpus)));
-        } else {
-            QVERIFY(whatWouldFitText(s, "a100-80gb", Unit::GiB).contains(QLatin1String("Not even 8")));
-        }
+            return estimate(wider).peak.deviceBytes;
+        };
+        // Without checkpointing a rank's activations do not shrink with more GPUs: no count holds
+        // it (65,536 GPUs is the most a scenario has, and the most the solver tries).
+        QVERIFY(withGpus(65536) > a100.capacityBytes());
+        QVERIFY2(whatWouldFitText(s, "a100-80gb", Unit::GiB).startsWith(QLatin1String("No number of")),
+                 qPrintable(whatWouldFitText(s, "a100-80gb", Unit::GiB)));
+        QVERIFY(whatWouldFitMark(s, "a100-80gb").isEmpty());
+        // With full checkpointing the sharded states are what is left: some count fits.
+        s.train.checkpointing = Checkpointing::Full;
+        QVERIFY(estimate(s).peak.deviceBytes > a100.capacityBytes());
+        std::uint32_t fewest = 2;
+        while (fewest < 1024 && withGpus(fewest) > a100.capacityBytes())
+            ++fewest;
+        QVERIFY(fewest < 1024);
+        QVERIFY(withGpus(fewest - 1) > a100.capacityBytes());
+        const QString text = whatWouldFitText(s, "a100-80gb", Unit::GiB);
+        QVERIFY2(text.contains(QStringLiteral("%1 x").arg(fewest)), qPrintable(text));
+        QVERIFY2(text.contains(QString::fromStdString(formatBytes(withGpus(fewest), Unit::GiB))), qPrintable(text));
+        const QString mark = whatWouldFitMark(s, "a100-80gb");
+        QVERIFY2(mark.startsWith(QStringLiteral("would fit %1 x A100").arg(fewest)) && mark.endsWith(QLatin1String("(FSDP)")),
+                 qPrintable(mark));
         ScenarioModel model;
         model.assign(s);
         AdvisorView advisor(&model);

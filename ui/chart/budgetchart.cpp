@@ -191,9 +191,10 @@ void BudgetChart::updateLines()
         QLineSeries *line = m_lines[i];
         if (line->name() != m_data.lines[i].name)
             line->setName(m_data.lines[i].name);
-        QPen pen(capacityLineColor(int(i), m_data.dark));
+        const int style = capacityLineStyleIndex(m_data.lines[i].name);
+        QPen pen(capacityLineColor(style, m_data.dark));
         pen.setWidthF(i < m_layout.lineWidth.size() ? m_layout.lineWidth[i] : 2 * m_scale);
-        pen.setStyle(capacityLineStyle(int(i)));
+        pen.setStyle(capacityLineStyle(style));
         pen.setCapStyle(Qt::FlatCap);
         if (line->pen() != pen)
             line->setPen(pen);

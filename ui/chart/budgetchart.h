@@ -39,6 +39,9 @@ struct ChartColumn
     const Estimate *estimate = nullptr; ///< for hover formulas; may be null
     QString error;                      ///< shown instead of a bar when the estimate failed
     QString note; ///< a last line under the verdict ("would fit 4 x A100 80GB (FSDP)")
+    /// Said instead of "fits X, N spare" (an engine's headline: "10 users at 8,192 tokens on H100
+    /// 80GB (vLLM reserves 90%)"; what the engine leaves free is not spare room). Empty: the verdict.
+    QString verdict;
     QString workspaceNote; ///< what this bar's workspace holds, for its tooltip
     /// A bar of CPU RAM (the host bar): its verdict is about `ownLine`, never about a GPU.
     bool host = false;

@@ -2,6 +2,7 @@
 #include "chart/chartdata.h"
 
 #include "advicetext.h"
+#include "servingheadline.h"
 #include "solvetext.h"
 
 #include "scenario/catalog.h"
@@ -249,6 +250,9 @@ ChartData chartDataFor(const ScenarioModel &model)
         if (model.estimate().ranks.size() > 1 && model.estimateError().isEmpty())
             current += kSeparator + QString::fromLatin1(rankRoleName(model.estimate().rankRole));
         data.columns.push_back(peakColumn(current, model.estimate(), model.estimateError()));
+        if (model.estimateError().isEmpty() && target && model.estimate().serving &&
+            model.estimate().serving->gpuId == target->id)
+            data.columns.back().verdict = servingHeadline(scenario, model.estimate(), true);
         if (model.estimateError().isEmpty())
             if (auto host = hostColumn(model.estimate(), model.unit()))
                 data.columns.push_back(*host);

@@ -5,6 +5,7 @@
 #include "chart/chartmarks.h"
 #include "chart/consumerstyle.h"
 #include "displaytext.h"
+#include "scenario/catalog.h"
 
 #include <QFontMetricsF>
 #include <algorithm>
@@ -98,6 +99,27 @@ int decimalsFor(double step)
             return decimals;
     }
     return 6;
+}
+
+int capacityLineStyleIndex(const QString &name)
+{
+    // The GPUs most often ticked together first (the default set, then the data-centre ladder),
+    // so that they get six different colours; then the rest in catalog order. Neighbours in
+    // capacity (A100 80GB and H100, RTX 4090 and 3090) differ in colour.
+    static const char *const first[] = {"t4",   "rtx-4090", "a100-80gb", "h100-80gb", "h200",
+                                        "b200", "rtx-3090", "a100-40gb", "l4",        "rtx-5090"};
+    const std::vector<Gpu> &gpus = builtinCatalog().gpus;
+    for (std::size_t i = 0; i < gpus.size(); ++i)
+        if (QString::fromStdString(gpus[i].name) == name) {
+            for (std::size_t k = 0; k < std::size(first); ++k)
+                if (gpus[i].id == first[k])
+                    return int(k);
+            return int(std::size(first) + i);
+        }
+    std::uint32_t hash = 2166136261u; // FNV-1a: the same index in every run (qHash is seeded)
+    for (const QChar c : name)
+        hash = (hash ^ c.unicode()) * 16777619u;
+    return int(std::size(first) + gpus.size() + hash % 30);
 }
 
 QColor capacityLineColor(int index, bool dark)
@@ -462,7 +484,7 @@ ChartLayout layoutChart(const ChartData &data, const QSizeF &size, double scale,
                 continue;
             previousBottom = lineTop + blockHeight;
             const bool fits = shownBytes <= line.bytes;
-            const QColor colour = capacityLineColor(i, dark);
+            const QColor colour = capacityLineColor(capacityLineStyleIndex(line.name), dark);
             const QString glyph = fits ? fitsGlyph : overGlyph;
             add(ChartText::LineVerdict, glyph, QRectF(x, lineTop, textWidth(boldSmall, glyph), nameHeight), boldSmall,
                 verdictColor(fits, dark));

@@ -100,6 +100,10 @@ std::uint64_t largestBytes(const ChartData &data);
 /// Lays out `data` in a chart of `size` with text scaled by `scale` from `base`.
 ChartLayout layoutChart(const ChartData &data, const QSizeF &size, double scale, const QFont &base);
 
+/// The style index of the capacity line named `name`: its GPU's place in the catalog (so a GPU
+/// keeps its colour and dash whichever GPUs are ticked), else one fixed by the name (a GPU of the
+/// user's own, "Custom").
+int capacityLineStyleIndex(const QString &name);
 /// The colour of capacity line `index` (its own, never the verdict's).
 QColor capacityLineColor(int index, bool dark);
 /// The dash pattern of capacity line `index`.

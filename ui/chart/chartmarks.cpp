@@ -51,6 +51,15 @@ QStringList verdictLines(const ChartData &data, const ChartColumn &column, doubl
 {
     if (!column.error.isEmpty())
         return limitLines(wrapPieces({column.error}, kSeparator, font, room), 4, font, room);
+    if (!column.verdict.isEmpty()) {
+        QStringList lines = column.verdict.split(QLatin1Char('\n'));
+        while (widest(lines, font) > room && font.pointSizeF() > 6.5 * s)
+            font.setPointSizeF(font.pointSizeF() - 0.5 * s);
+        if (widest(lines, font) > room)
+            lines = limitLines(wrapPieces(QString(column.verdict).replace(QLatin1Char('\n'), QLatin1Char(' ')).split(QLatin1Char(' ')),
+                                          QStringLiteral(" "), font, room), 4, font, room);
+        return lines;
+    }
     const CapacityLine *line = verdictLine(data, column);
     if (!line)
         return {};

@@ -5,6 +5,7 @@
 #include "displaytext.h"
 #include "controls/frameworkgroup.h"
 #include "controls/formwidgets.h"
+#include "controls/mygpubox.h"
 #include "controls/parallelgroup.h"
 #include "scenario/names.h"
 #include "document/scenariomodel.h"
@@ -85,6 +86,7 @@ ControlPanel::ControlPanel(ScenarioModel *model, QWidget *parent) : QWidget(pare
 {
     auto *layout = new QVBoxLayout(this);
     layout->setSpacing(8);
+    layout->addWidget(new MyGpuBox(m_model, this));
     layout->addWidget(buildModelGroup());
     layout->addWidget(buildTaskGroup());
     layout->addWidget(buildTrainingGroup());
@@ -576,6 +578,12 @@ void ControlPanel::refresh()
     const bool training = s.task == Task::Train;
     m_trainingGroup->setVisible(training);
     m_inferenceGroup->setVisible(!training);
+    // One set of request controls: with an engine, its requests (the serving group) are the
+    // sequences and their length; batch x context and the cache growth are not what it runs.
+    const bool engine = !training && s.serving.has_value();
+    m_sequences->setVisible(!engine);
+    m_context->setVisible(!engine);
+    m_kvCache->parentWidget()->setVisible(!engine);
     m_microBatch->setValue(s.train.microBatch);
     m_seqLen->setValue(s.train.seqLen);
     m_gradAccum->setValue(s.train.gradAccum);

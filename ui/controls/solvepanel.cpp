@@ -123,7 +123,8 @@ void SolvePanel::refresh()
             m_solutions[i] = solve(s, what, gpu);
             m_answers[i]->setText(solveAnswerText(*m_solutions[i], m_model->unit()));
         } catch (const std::exception &error) {
-            const QString reason = QString::fromStdString(error.what());
+            // The window has no command-line flags: what the solver suggests for them is left out.
+            const QString reason = QString::fromStdString(error.what()).remove(QLatin1String(", or pass --strategies"));
             m_answers[i]->setText(reason.startsWith(QLatin1String("cannot answer")) ? reason
                                                                                    : tr("cannot answer: %1").arg(reason));
         }

@@ -31,7 +31,9 @@ bool isTrainConfigFile(const QString &path)
 TrainConfigResult importTrainConfigFiles(const QStringList &paths, const Scenario &current)
 {
     const nlohmann::json currentDoc = scenarioToJson(current);
-    const nlohmann::json base = {{"format", "headroom-scenario"}, {"version", 1}, {"gpus", currentDoc["gpus"]}};
+    nlohmann::json base = {{"format", "headroom-scenario"}, {"version", 1}, {"gpus", currentDoc["gpus"]}};
+    if (currentDoc.contains("target_gpu")) // the user's GPU survives the import (one target GPU)
+        base["target_gpu"] = currentDoc["target_gpu"];
     const ImportedRun run = importTrainConfigs(paths, {}, {}, {}, base, currentDoc["model"]);
     TrainConfigResult result;
     result.scenario = scenarioFromJson(run.document);

@@ -30,6 +30,7 @@
 
 #include "classroom/lessonbuilder.h"
 #include "estimate/verdict.h"
+#include "servingheadline.h"
 
 #include <QTextDocument>
 #include <QActionGroup>
@@ -156,12 +157,13 @@ MainWindow::MainWindow(QWidget *parent)
     refresh();
     QStringList notes;
     if (m_restoreLost)
-        notes << tr("The last session's scenario could not be read (%1): the default scenario is shown")
-                     .arg(m_restoreProblems.join(QLatin1String("; ")));
+        notes << tr("The last session's scenario (%1) could not be read (%2): the default scenario is shown")
+                     .arg(prefs::scenario.key(), m_restoreProblems.join(QLatin1String("; ")));
     else if (!m_restoreProblems.isEmpty())
-        notes << tr("The last session's scenario was restored; what could not be read went back to its "
-                    "default (%1)").arg(m_restoreProblems.join(QLatin1String("; ")));
-    resetPreferences().removeAll(prefs::scenario.key()); // said above, or the whole scenario
+        notes << tr("The last session's scenario (%1) was restored; what could not be read went back to its "
+                    "default (%2)").arg(prefs::scenario.key(), m_restoreProblems.join(QLatin1String("; ")));
+    if (!m_restoreProblems.isEmpty())
+        resetPreferences().removeAll(prefs::scenario.key()); // said above: one message, not two
     if (!resetPreferences().isEmpty())
         notes << tr("Some settings could not be read (another version wrote them, or "
                     "they are damaged) and were reset: %1")
@@ -528,9 +530,13 @@ QString MainWindow::statusText(const ScenarioModel &model)
         return tr("Cannot estimate: %1").arg(model.estimateError());
     // The verdict first: when the bar is narrow, it is what stays visible.
     QStringList parts;
-    if (const auto fit = targetFit(model.scenario(), e))
-        parts << verdictText(QString::fromStdString(fit->name), fit->headroomBytes, unit, VerdictStyle::Sentence,
-                             e.errorBandPercent, e.peak.deviceBytes);
+    if (const auto fit = targetFit(model.scenario(), e)) {
+        // An engine that reserves a share up front: how many users it serves, not "N spare".
+        const QString headline = e.serving && e.serving->gpuId == fit->id ? servingHeadline(model.scenario(), e) : QString();
+        parts << (headline.isEmpty() ? verdictText(QString::fromStdString(fit->name), fit->headroomBytes, unit,
+                                                   VerdictStyle::Sentence, e.errorBandPercent, e.peak.deviceBytes)
+                                     : headline);
+    }
     QString peak = tr("peak %1 on the device (%2 allocated, %3 phase)")
                        .arg(bytesText(e.peak.deviceBytes, unit), bytesText(e.peak.allocatedBytes, unit),
                             phaseDisplayName(e.peak.phase).toLower());

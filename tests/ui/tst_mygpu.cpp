@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Issue 22, "My GPU": the first control of the panel sets the one target GPU, and the status
+// bar, Solve and the serving engine's budget follow it; a typed size becomes a GPU of the user's
+// own; each GPU keeps its colour and dash whichever GPUs are ticked, and the labels of two lines
+// of nearly the same capacity (A100 80GB at 80 GiB, H100 at 79.6 GiB) stay apart.
+#include "chart/budgetchart.h"
+#include "chart/chartdata.h"
+#include "chart/chartlayout.h"
+#include "controls/controlpanel.h"
+#include "controls/mygpubox.h"
+#include "controls/solvepanel.h"
+#include "controls/usergpus.h"
+#include "displaytext.h"
+#include "document/documentcontroller.h"
+#include "document/scenariomodel.h"
+#include "estimate/estimate.h"
+#include "estimate/verdict.h"
+#include "uitestutil.h"
+#include "window/mainwindow.h"
+
+#include <QComboBox>
+#include <QDir>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QSet>
+#include <QSettings>
+#include <QtTest>
+
+using namespace headroom;
+
+namespace {
+
+void quiet(MainWindow &window)
+{
+    DocumentController &document = *window.document();
+    document.setMessageHandler([](const QString &) {});
+    document.setSaveQuestion([] { return QMessageBox::Discard; });
+    document.setRestoreQuestion([](const QString &) { return QMessageBox::No; });
+    document.setMissingFieldsPrompt([](const QString &, const std::vector<std::string> &, nlohmann::json &) { return false; });
+}
+
+/// The colour of the label drawn for the line of GPU `name` (invalid when none is drawn).
+QColor labelColour(const ChartLayout &layout, const QString &name, QRectF *rect = nullptr)
+{
+    for (const ChartText &text : layout.texts)
+        if (text.role == ChartText::LineName && text.text == shortGpuName(name)) {
+            if (rect)
+                *rect = text.rect;
+            return text.color;
+        }
+    return {};
+}
+
+} // namespace
+
+class TestMyGpu : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        test::isolateSettings("tst_mygpu");
+        QSettings().clear();
+    }
+
+    // Picking H100 in My GPU: target_gpu is the H100, ticked with the next larger catalog GPU
+    // (a fresh settings folder); the status bar's verdict, Solve's default GPU and a vLLM
+    // engine's budget are all about it.
+    void pickingAGpuMovesEveryAnswer()
+    {
+        MainWindow window;
+        quiet(window);
+        window.resize(1280, 720);
+        QVERIFY(test::showActive(window));
+        ScenarioModel *model = window.model();
+        auto *box = window.controls()->findChild<MyGpuBox *>();
+        QVERIFY(box);
+        QComboBox *combo = box->combo();
+        // Before a choice: the placeholder names the GPU the verdicts are about (the largest ticked).
+        QVERIFY2(combo->lineEdit()->placeholderText().contains(shortGpuName(QString::fromStdString(
+                     targetGpu(model->scenario())->name))), qPrintable(combo->lineEdit()->placeholderText()));
+        if (const QString shots = qEnvironmentVariable("HEADROOM_SHOTS"); !shots.isEmpty())
+            QVERIFY(window.grab().save(QDir(shots).filePath(QStringLiteral("mygpu-fresh.png"))));
+        const int h100 = combo->findData(QStringLiteral("gpu:h100-80gb"));
+        QVERIFY(h100 >= 0);
+        QVERIFY(combo->itemText(h100).startsWith(QLatin1String("H100")));
+        combo->setCurrentIndex(h100);
+        emit combo->activated(h100); // a click on the list's row
+        const Scenario &s = model->scenario();
+        QCOMPARE(s.targetGpu, std::string("h100-80gb"));
+        QCOMPARE(s.gpus.size(), std::size_t(2));
+        QCOMPARE(s.gpus.front(), std::string("h100-80gb"));
+        const Gpu *h = builtinCatalog().findGpu("h100-80gb");
+        const Gpu *larger = builtinCatalog().findGpu(s.gpus.back());
+        QVERIFY(larger && larger->capacityMiB > h->capacityMiB);
+        for (const Gpu &gpu : builtinCatalog().gpus) // no catalog GPU between the two
+            QVERIFY2(gpu.capacityMiB <= h->capacityMiB || gpu.capacityMiB >= larger->capacityMiB, gpu.id.c_str());
+        QTRY_VERIFY2(window.statusText()->text().contains(shortGpuName(QString::fromStdString(h->name))),
+                     qPrintable(window.statusText()->text()));
+        SolvePanel *solve = window.solvePanel();
+        solve->refresh();
+        QCOMPARE(solve->gpu()->currentData().toString(), QStringLiteral("h100-80gb"));
+        // Serving: the engine's budget is the H100's, not the larger ticked GPU's nor the first's.
+        model->apply(QStringLiteral("serve"), [](Scenario &edit) {
+            edit.model = builtinCatalog().findModel("llama-3.1-8b")->arch;
+            edit.task = Task::Inference;
+            edit.serving = ServingConfig{};
+            edit.serving->maxModelLen = std::uint32_t(edit.model.maxPositions); // as the Serving group sets it
+        });
+        QVERIFY2(model->estimateError().isEmpty(), qPrintable(model->estimateError()));
+        QVERIFY(model->estimate().serving);
+        QCOMPARE(model->estimate().serving->gpuId, std::string("h100-80gb"));
+        Scenario alone = model->scenario(); // the same scenario with the H100 alone
+        alone.gpus = {"h100-80gb"};
+        alone.targetGpu.clear();
+        QCOMPARE(model->estimate().serving->budgetBytes, estimate(alone).serving->budgetBytes);
+        QTRY_VERIFY2(window.statusText()->text().contains(shortGpuName(QString::fromStdString(h->name))),
+                     qPrintable(window.statusText()->text()));
+        if (model->scenario().serving->requests.concurrency == 1) // one user, not "1 users"
+            QVERIFY2(window.statusText()->text().startsWith(QLatin1String("1 user at 2,048 tokens on H100")),
+                     qPrintable(window.statusText()->text()));
+        // A second choice (no longer a fresh folder) ticks the GPU and keeps the others.
+        QVERIFY(box->choose(QStringLiteral("rtx 4090")));
+        QCOMPARE(model->scenario().targetGpu, std::string("rtx-4090"));
+        QCOMPARE(model->scenario().gpus.size(), std::size_t(3));
+        // Searching: a name that matches nothing, or several GPUs, changes nothing and says why.
+        QVERIFY(!box->choose(QStringLiteral("no such card")));
+        QVERIFY(box->note()->text().contains(QLatin1String("No GPU matches")));
+        QCOMPARE(model->scenario().targetGpu, std::string("rtx-4090"));
+        if (const QString shots = qEnvironmentVariable("HEADROOM_SHOTS"); !shots.isEmpty()) {
+            QVERIFY(box->choose(QStringLiteral("H100 80GB")));
+            QCoreApplication::processEvents();
+            QVERIFY(window.grab().save(QDir(shots).filePath(QStringLiteral("mygpu-1280.png"))));
+        }
+    }
+
+    // "24 GiB" typed in My GPU: a GPU of the user's own of 24 x 2^30 = 25,769,803,776 bytes,
+    // kept in the settings and drawn as a capacity line; the target stays a catalog GPU.
+    void typedSizeAddsAGpuOfYourOwn()
+    {
+        MainWindow window;
+        quiet(window);
+        QVERIFY(test::showActive(window));
+        auto *box = window.controls()->findChild<MyGpuBox *>();
+        const std::string before = window.model()->scenario().targetGpu;
+        QVERIFY(box->choose(QStringLiteral("24 GiB")));
+        const UserGpu expected{QStringLiteral("24 GiB"), 25769803776ull, true};
+        const auto &mine = window.model()->userGpus();
+        QVERIFY(std::find(mine.begin(), mine.end(), expected) != mine.end());
+        const auto saved = loadUserGpus();
+        QVERIFY(std::find(saved.begin(), saved.end(), expected) != saved.end());
+        const ChartData data = chartDataFor(*window.model());
+        QVERIFY(std::any_of(data.lines.begin(), data.lines.end(), [](const CapacityLine &line) {
+            return line.name == QLatin1String("24 GiB") && line.bytes == 25769803776ull;
+        }));
+        QCOMPARE(window.model()->scenario().targetGpu, before);
+        QVERIFY(box->combo()->findData(QStringLiteral("user:24 GiB")) >= 0); // listed as mine
+        // 20 GB: 20 x 10^9 bytes.
+        QVERIFY(box->choose(QStringLiteral("20 GB")));
+        const UserGpu twenty{QStringLiteral("20 GB"), 20000000000ull, true};
+        QVERIFY(std::find(window.model()->userGpus().begin(), window.model()->userGpus().end(), twenty) !=
+                window.model()->userGpus().end());
+        QVERIFY(!box->choose(QStringLiteral("0 GiB")));
+        if (const QString shots = qEnvironmentVariable("HEADROOM_SHOTS"); !shots.isEmpty()) {
+            window.resize(1280, 720);
+            QCoreApplication::processEvents();
+            QVERIFY(window.grab().save(QDir(shots).filePath(QStringLiteral("mygpu-own.png"))));
+        }
+    }
+
+    // Two scenarios with different tick sets: each GPU's label colour and line dash are the
+    // same in both; A100 80GB and H100 (80 and 79.6 GiB) differ in both and their labels do not meet.
+    void coloursStayWithTheGpu()
+    {
+        Scenario a;
+        a.gpus = {"t4", "a100-80gb", "h100-80gb"};
+        Scenario b;
+        b.gpus = {"h100-80gb", "rtx-4090", "a100-80gb"};
+        const Estimate ea = estimate(a), eb = estimate(b);
+        const QFont font;
+        const ChartLayout la = layoutChart(scenarioChartData(a, ea, {}, Unit::GiB, false), QSizeF(900, 560), 1, font);
+        const ChartLayout lb = layoutChart(scenarioChartData(b, eb, {}, Unit::GiB, false), QSizeF(900, 560), 1, font);
+        const QString a100 = QString::fromStdString(builtinCatalog().findGpu("a100-80gb")->name);
+        const QString h100 = QString::fromStdString(builtinCatalog().findGpu("h100-80gb")->name);
+        QRectF a100Rect, h100Rect;
+        const QColor a100Colour = labelColour(la, a100, &a100Rect), h100Colour = labelColour(la, h100, &h100Rect);
+        QVERIFY(a100Colour.isValid() && h100Colour.isValid());
+        QCOMPARE(labelColour(lb, a100), a100Colour);
+        QCOMPARE(labelColour(lb, h100), h100Colour);
+        QVERIFY(a100Colour != h100Colour);
+        QVERIFY(capacityLineStyle(capacityLineStyleIndex(a100)) != capacityLineStyle(capacityLineStyleIndex(h100)));
+        QVERIFY2(!a100Rect.intersects(h100Rect), "the labels of A100 80GB and H100 meet");
+        // The default tick set (T4, RTX 4090, A100 80GB) draws three different colours.
+        QSet<QRgb> colours;
+        for (const char *id : {"t4", "rtx-4090", "a100-80gb"})
+            colours.insert(capacityLineColor(capacityLineStyleIndex(QString::fromStdString(builtinCatalog().findGpu(id)->name)), false).rgb());
+        QCOMPARE(colours.size(), 3);
+        // A GPU of the user's own keeps its colour too (fixed by its name, not by a seed).
+        QCOMPARE(capacityLineStyleIndex(QStringLiteral("24 GiB")), capacityLineStyleIndex(QStringLiteral("24 GiB")));
+        QVERIFY(capacityLineStyleIndex(QStringLiteral("24 GiB")) >= int(builtinCatalog().gpus.size())); // after every catalog GPU
+    }
+};
+
+QTEST_MAIN(TestMyGpu)
+#include "tst_mygpu.moc"

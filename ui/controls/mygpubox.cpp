@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "controls/mygpubox.h"
+
+#include "controls/usergpus.h"
+#include "displaytext.h"
+#include "document/preferences.h"
+#include "document/scenariomodel.h"
+#include "estimate/verdict.h"
+
+#include <QComboBox>
+#include <QCompleter>
+#include <QLabel>
+#include <QLineEdit>
+#include <QRegularExpression>
+#include <QSignalBlocker>
+#include <QVBoxLayout>
+#include <algorithm>
+
+namespace headroom {
+
+namespace {
+
+/// The catalog GPU the user chose last ("h100-80gb"); empty on a fresh settings folder.
+const Preference<QString> myGpuPref{"gpus/mine", {}, prefs::shortText};
+
+const QString kCatalogTag = QStringLiteral("gpu:");
+const QString kUserTag = QStringLiteral("user:");
+
+/// Letters and digits only, lower case: "H100 80GB" and "h100-80gb" search alike.
+QString searchKey(const QString &text)
+{
+    QString key;
+    for (const QChar c : text)
+        if (c.isLetterOrNumber())
+            key += c.toLower();
+    return key;
+}
+
+} // namespace
+
+MyGpuBox::MyGpuBox(ScenarioModel *model, QWidget *parent)
+    : QGroupBox(tr("My GPU"), parent), m_model(model), m_combo(new QComboBox(this)), m_note(new QLabel(this))
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setSpacing(6);
+    m_combo->setEditable(true);
+    m_combo->setInsertPolicy(QComboBox::NoInsert);
+    m_combo->setAccessibleName(tr("My GPU"));
+    m_combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_combo->setMinimumContentsLength(14);
+    m_combo->lineEdit()->setPlaceholderText(tr("search a GPU, or type 24 GiB"));
+    m_combo->setToolTip(tr("The GPU you have: the status bar, the verdicts, Solve and the serving engine's "
+                           "budget are about it. Type to search, or type a size such as 24 GiB for a GPU "
+                           "that is not in the list."));
+    m_combo->completer()->setFilterMode(Qt::MatchContains);
+    m_combo->completer()->setCompletionMode(QCompleter::PopupCompletion);
+    m_combo->completer()->setCaseSensitivity(Qt::CaseInsensitive);
+    connect(m_combo, &QComboBox::activated, this, [this](int index) { choose(m_combo->itemText(index)); });
+    connect(m_combo->lineEdit(), &QLineEdit::returnPressed, this, [this] { choose(m_combo->currentText()); });
+    layout->addWidget(m_combo);
+    m_note->setWordWrap(true);
+    m_note->setAccessibleName(tr("My GPU note"));
+    m_note->hide();
+    layout->addWidget(m_note);
+    connect(m_model, &ScenarioModel::changed, this, &MyGpuBox::refresh);
+    refresh();
+}
+
+void MyGpuBox::fill()
+{
+    QStringList texts, tags;
+    for (const Gpu &gpu : m_model->catalog().gpus) {
+        texts << gpuLabel(QString::fromStdString(gpu.name), gpu.capacityBytes(), m_model->unit());
+        tags << kCatalogTag + QString::fromStdString(gpu.id);
+    }
+    for (const UserGpu &gpu : m_model->userGpus()) {
+        texts << tr("%1 (mine)").arg(gpuLabel(gpu.name, gpu.bytes, m_model->unit()));
+        tags << kUserTag + gpu.name;
+    }
+    bool same = texts.size() == m_combo->count();
+    for (int i = 0; same && i < texts.size(); ++i)
+        same = m_combo->itemText(i) == texts[i] && m_combo->itemData(i).toString() == tags[i];
+    if (same)
+        return;
+    const QSignalBlocker block(m_combo);
+    m_combo->clear();
+    for (int i = 0; i < texts.size(); ++i)
+        m_combo->addItem(texts[i], tags[i]);
+}
+
+void MyGpuBox::refresh()
+{
+    fill();
+    const QSignalBlocker block(m_combo);
+    if (m_combo->lineEdit()->hasFocus())
+        return; // the user is typing: the text is theirs
+    const Scenario &s = m_model->scenario();
+    if (!s.targetGpu.empty()) {
+        const int index = m_combo->findData(kCatalogTag + QString::fromStdString(s.targetGpu));
+        m_combo->setCurrentIndex(index);
+    } else {
+        // No GPU of the user's yet: say which GPU the verdicts are about meanwhile.
+        m_combo->setCurrentIndex(-1);
+        m_combo->lineEdit()->clear();
+        const Gpu *largest = targetGpu(s);
+        m_combo->lineEdit()->setPlaceholderText(
+            largest ? tr("largest ticked, %1: search, or type 24 GiB").arg(shortGpuName(QString::fromStdString(largest->name)))
+                    : tr("search a GPU, or type 24 GiB"));
+    }
+}
+
+bool MyGpuBox::choose(const QString &typed)
+{
+    const QString text = typed.trimmed();
+    const auto say = [this](const QString &message) {
+        m_note->setText(message);
+        m_note->setVisible(!message.isEmpty());
+    };
+    if (text.isEmpty())
+        return false;
+    // A size: "24 GiB", "24GB", "24" (in the units shown). A GPU of the user's own.
+    static const QRegularExpression size(QStringLiteral("^(\\d{1,6}(?:\\.\\d{1,3})?)\\s*(gib|gb|g)?$"),
+                                         QRegularExpression::CaseInsensitiveOption);
+    if (const QRegularExpressionMatch match = size.match(text); match.hasMatch()) {
+        const double amount = match.captured(1).toDouble();
+        const QString unit = match.captured(2).toLower();
+        const bool gb = unit == QLatin1String("gb") || (unit.isEmpty() && m_model->unit() == Unit::GB);
+        if (amount < 1 || amount > 100000) {
+            say(tr("A GPU of %1 is out of range (1 to 100,000).").arg(text.left(40)));
+            return false;
+        }
+        const std::uint64_t bytes = std::uint64_t(amount * (gb ? 1e9 : 1073741824.0));
+        const QString name = QStringLiteral("%1 %2").arg(match.captured(1), gb ? QStringLiteral("GB") : QStringLiteral("GiB"));
+        std::vector<UserGpu> gpus = m_model->userGpus();
+        auto found = std::find_if(gpus.begin(), gpus.end(), [&](const UserGpu &g) { return g.name == name; });
+        if (found == gpus.end()) {
+            if (gpus.size() >= kMaxUserGpus) {
+                say(tr("You keep %1 GPUs of your own already (Edit > My GPUs).").arg(kMaxUserGpus));
+                return false;
+            }
+            gpus.push_back({name, bytes, true});
+        } else {
+            found->shown = true;
+        }
+        m_model->setUserGpus(gpus);
+        saveUserGpus(gpus);
+        const Gpu *target = targetGpu(m_model->scenario());
+        say(tr("%1 is drawn as a line of your own. The verdict, Solve and serving stay on %2: pick a GPU "
+               "from the list for them.")
+                .arg(name, target ? QString::fromStdString(target->name) : tr("no GPU")));
+        return true;
+    }
+    // A GPU of the list: the exact text, else the one GPU whose name or id holds what was typed.
+    int index = m_combo->findText(text, Qt::MatchFixedString);
+    if (index < 0) {
+        const QString key = searchKey(text);
+        std::vector<int> hits;
+        for (int i = 0; i < m_combo->count(); ++i)
+            if (searchKey(m_combo->itemText(i)).contains(key) || searchKey(m_combo->itemData(i).toString()).contains(key))
+                hits.push_back(i);
+        if (hits.size() != 1) {
+            say(hits.empty() ? tr("No GPU matches \"%1\": type a size such as 24 GiB.").arg(text.left(40))
+                             : tr("%1 GPUs match \"%2\": pick one from the list.").arg(hits.size()).arg(text.left(40)));
+            return false;
+        }
+        index = hits.front();
+    }
+    const QString tag = m_combo->itemData(index).toString();
+    if (tag.startsWith(kUserTag)) {
+        say(tr("Your own GPUs are drawn as lines; the verdict, Solve and serving need a GPU of the list."));
+        return false;
+    }
+    const std::string id = tag.mid(kCatalogTag.size()).toStdString();
+    const Gpu *gpu = m_model->catalog().findGpu(id);
+    if (!gpu)
+        return false;
+    // A fresh settings folder: only this GPU and the next larger one of the catalog.
+    const bool fresh = myGpuPref.get().isEmpty();
+    std::string larger;
+    if (fresh)
+        for (const Gpu &other : m_model->catalog().gpus)
+            if (other.capacityMiB > gpu->capacityMiB)
+                if (const Gpu *best = m_model->catalog().findGpu(larger); !best || other.capacityMiB < best->capacityMiB)
+                    larger = other.id;
+    m_model->apply(tr("My GPU %1").arg(QString::fromStdString(gpu->name)), [id, fresh, larger](Scenario &s) {
+        if (fresh) {
+            s.gpus = {id};
+            if (!larger.empty())
+                s.gpus.push_back(larger);
+        } else if (std::find(s.gpus.begin(), s.gpus.end(), id) == s.gpus.end()) {
+            if (s.gpus.size() >= 16)
+                s.gpus.erase(s.gpus.begin());
+            s.gpus.push_back(id);
+        }
+        s.targetGpu = id;
+    });
+    myGpuPref.set(QString::fromStdString(id));
+    say({});
+    return true;
+}
+
+} // namespace headroom
