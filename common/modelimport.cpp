@@ -218,6 +218,18 @@ WeightsSummary readModelWeights(const QString &path)
     return summarizeSafetensors({readShard(path, info.fileName().toStdString())});
 }
 
+bool insideUsersFolders(const QString &path, const QStringList &folders)
+{
+    const QString where = resolvedPath(path);
+    if (where.isEmpty())
+        return false;
+    const QString home = resolvedPath(QDir::homePath());
+    if (home != QLatin1String("/") && isInside(where, home))
+        return true;
+    return std::any_of(folders.begin(), folders.end(),
+                       [&](const QString &folder) { return isInside(where, resolvedPath(folder)); });
+}
+
 ConfigResolver configResolver(const QString &scenarioPath, const QString &explicitConfig)
 {
     const QDir folder = QFileInfo(scenarioPath).absoluteDir();

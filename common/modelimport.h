@@ -29,6 +29,10 @@ HfImport importModelConfig(const QString &path);
 /// and the header of each file, never the weights. Throws SafetensorsError naming the file.
 WeightsSummary readModelWeights(const QString &path);
 
+/// True when `path`, with every link followed, lies inside one of `folders` or the user's home
+/// folder (a home of "/" does not count): where a file that another file names may be read from.
+bool insideUsersFolders(const QString &path, const QStringList &folders);
+
 /// Reads the `model.config` files of a scenario, relative to the scenario file's folder. A file
 /// must be (with its links followed) inside that folder or the user's home folder, or be
 /// `explicitConfig` (what --model-config gave); anything else is refused (ScenarioError) without

@@ -97,6 +97,20 @@ ImportedRun importTrainConfigs(const QStringList &paths, const QStringList &argu
                         break;
                 }
             }
+            // A config (perhaps downloaded) names files in its own folder or the folders above it
+            // that are searched (never the file system's root), this folder or the user's home:
+            // `/etc/shadow` or `../../..` past them is refused before it is looked at, saying
+            // nothing of whether such a file exists.
+            QStringList folders{QDir::currentPath()};
+            for (QDir up = QFileInfo(owner).absoluteDir(); folders.size() <= 5 && !up.isRoot(); up.cdUp())
+                folders << up.absolutePath();
+            tried.erase(std::remove_if(tried.begin(), tried.end(),
+                                       [&](const QString &candidate) { return !insideUsersFolders(candidate, folders); }),
+                        tried.end());
+            if (tried.isEmpty())
+                throw TrainConfigError(run.imports[i].file, key, quotedText(reference) +
+                                           " is outside the config's folder, this folder and your home folder: "
+                                           "give that file as another --train-config");
             for (const QString &candidate : tried)
                 if (QFileInfo(candidate).isFile()) {
                     found = candidate;

@@ -98,6 +98,10 @@ private slots:
     {
         QVERIFY(m_dir.isValid());
         write("ok.json", kScenario);
+        const QByteArray factory("model_name_or_path: meta-llama/Meta-Llama-3-8B-Instruct\nstage: sft\n"
+                                 "finetuning_type: lora\ncutoff_len: 2048\nper_device_train_batch_size: 1\n");
+        write("names-passwd.yml", factory + "deepspeed: /etc/passwd\n");
+        write("names-shadow.yml", factory + "deepspeed: " + QByteArray("../").repeated(40) + "etc/shadow\n");
         // Classes of the issue: depth, devices, FIFOs, size, counts, duplicates, escapes.
         write("deep-name.json", "{\"format\":\"headroom-scenario\",\"version\":1,\"name\":" +
                                     QByteArray::fromStdString(nested(50000)) + "}");
@@ -572,6 +576,10 @@ private slots:
         row("json-int-past-64-bits", tc + QStringLiteral("ds-huge-int.json"), "is too large (a whole number must fit in 64 bits)");
         row("train-config-nine-files", tc + QStringLiteral("dup.yml") + QStringLiteral(" --train-config @/dup.yml").repeated(8),
             "at most 8 training configuration files (got 9)");
+        // A file a training config names stays in the config's folders, this folder or the home.
+        row("train-config-names-etc-passwd", tc + QStringLiteral("names-passwd.yml"),
+            "deepspeed: \"/etc/passwd\" is outside the config's folder");
+        row("train-config-names-up-to-root", tc + QStringLiteral("names-shadow.yml"), "is outside the config's folder");
         row("train-config-two-of-a-kind", tc + QStringLiteral("axolotl-1.yml --train-config @/axolotl-4.yml"),
             "axolotl-4.yml: a second Axolotl config in one run");
         row("train-arg-deep-path", tc + QStringLiteral("litgpt.yaml --train-arg ") + QStringLiteral("a.").repeated(19000) + QStringLiteral("a=1"),

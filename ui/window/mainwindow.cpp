@@ -271,7 +271,13 @@ void MainWindow::pinCurrent()
                                  .arg(m_model->pinLabel(int(m_model->pins().size()) - 1)), 6000);
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // ~QWidget closes the window, which hides its docks; their toggle actions would then call this
+    // window's lambdas (solveDock(), ...) on an object already destroyed down to QWidget.
+    for (QAction *action : findChildren<QAction *>())
+        disconnect(action, nullptr, this, nullptr);
+}
 
 void MainWindow::buildMenus()
 {
