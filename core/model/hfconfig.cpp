@@ -374,6 +374,8 @@ const std::vector<std::string> &supportedHfModelTypes()
             list.emplace_back(family.modelType);
         for (const Family &family : hybridFamilies())
             list.emplace_back(family.modelType);
+        for (const Family &family : moreFamilies())
+            list.emplace_back(family.modelType);
         return list;
     }();
     return types;
@@ -421,19 +423,17 @@ HfImport importHfConfig(const json &outer)
     for (const Family &candidate : hybridFamilies())
         if (type == candidate.modelType)
             family = &candidate;
+    for (const Family &candidate : moreFamilies())
+        if (type == candidate.modelType)
+            family = &candidate;
     if (!family) {
         // Families of 2025-26 whose layers Headroom does not count yet: refused with what is
         // missing rather than read as their nearest relative.
         static const std::pair<const char *, const char *> kNotModelled[] = {
             {"gemma3n", "per-layer embeddings, AltUp, LAuReL blocks and KV sharing across layers"},
-            {"kimi_linear", "Kimi Delta Attention layers beside MLA layers without RoPE"},
             {"minimax", "lightning-attention layers (MiniMax-01/M1)"},
             {"falcon_h1", "parallel attention and Mamba-2 mixers in every layer, with muP multipliers"},
             {"jamba", "Mamba-1 layers"},
-            {"ernie4_5_moe", "its heterogeneous expert layout"},
-            {"hunyuan_v1_dense", "its q/k norm and cross-layer attention options"},
-            {"hunyuan_v1_moe", "its expert layout"},
-            {"ministral3", "its layer layout (not yet verified against the checkpoint)"},
             {"gemma3n_text", "per-layer embeddings, AltUp, LAuReL blocks and KV sharing across layers"}};
         for (const auto &[name, what] : kNotModelled)
             if (type == name)

@@ -160,5 +160,7 @@ bool countsVisionTower(const std::string &outerType);
 
 /// The hybrid linear-attention / Mamba families (hfconfighybrid.cpp).
 const std::vector<Family> &hybridFamilies();
+/// Hunyuan, ERNIE 4.5 MoE, Ministral 3 and Kimi Linear (hfconfigmore.cpp).
+const std::vector<Family> &moreFamilies();
 
 } // namespace headroom::hf

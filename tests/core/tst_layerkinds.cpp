@@ -371,7 +371,7 @@ private slots:
         QTest::addColumn<QString>("missing");
         QTest::newRow("gemma3n") << QByteArray(R"({"model_type": "gemma3n", "text_config": {"model_type": "gemma3n_text"}})")
                                  << "per-layer embeddings";
-        QTest::newRow("kimi-linear") << QByteArray(R"({"model_type": "kimi_linear"})") << "Kimi Delta Attention";
+        QTest::newRow("falcon-h1") << QByteArray(R"({"model_type": "falcon_h1"})") << "parallel attention and Mamba-2";
         QTest::newRow("jamba") << QByteArray(R"({"model_type": "jamba"})") << "Mamba-1";
     }
     void knownFamiliesNotModelledAreRefused()
