@@ -450,7 +450,8 @@ HfImport importHfConfig(const json &outer)
     }
 
     // The configuration classes' own defaults for the keys a config.json may leave out:
-    // Gemma3TextConfig (multimodal checkpoints omit them), Qwen3NextConfig (the 80B-A3B shape).
+    // Gemma3TextConfig (multimodal checkpoints omit them), Qwen3NextConfig (the 80B-A3B shape),
+    // Ministral3Config (Ministral-3-8B's language model).
     json filled;
     const json *read = &config;
     static const std::pair<const char *, json> kGemma3[] = {
@@ -463,6 +464,10 @@ HfImport importHfConfig(const json &outer)
         {"vocab_size", 151936}, {"hidden_size", 2048}, {"intermediate_size", 5632},
         {"num_hidden_layers", 48}, {"num_attention_heads", 16}, {"num_key_value_heads", 2},
         {"head_dim", 256}, {"max_position_embeddings", 32768}};
+    static const std::pair<const char *, json> kMinistral3[] = {
+        {"vocab_size", 131072}, {"hidden_size", 4096}, {"intermediate_size", 14336},
+        {"num_hidden_layers", 34}, {"num_attention_heads", 32}, {"num_key_value_heads", 8},
+        {"head_dim", 128}, {"max_position_embeddings", 262144}};
     const auto fill = [&](const auto &defaults) {
         filled = config;
         for (const auto &[key, value] : defaults)
@@ -474,6 +479,8 @@ HfImport importHfConfig(const json &outer)
         fill(kGemma3);
     else if (type == "qwen3_next")
         fill(kQwen3Next);
+    else if (type == "ministral3")
+        fill(kMinistral3);
     const auto denseList = config.find("mlp_only_layers");
     const bool noDenseLayers = denseList == config.end() || (denseList->is_array() && denseList->empty());
     if (type == "qwen3_5_moe_text" && !config.contains("intermediate_size") && noDenseLayers &&

@@ -271,8 +271,8 @@ private slots:
         // The whole estimate: bf16 weights are 2 B per parameter; generate() on the default
         // request (one sequence of 2,048 tokens) caches per-head K and V plus the states, the
         // KDA conv state at 2 B and the delta-rule state at 4 B.
-        Scenario hf = inferenceWith(a, R"(, "serving": {"engine": "hf_generate"})");
-        const Estimate e = estimate(hf);
+        const Scenario generate = inferenceWith(a, R"(, "serving": {"engine": "hf_generate"})");
+        const Estimate e = estimate(generate);
         QCOMPARE(e.bytes(ConsumerId::Weights), 2 * hand);
         QCOMPARE(e.bytes(ConsumerId::KvCache), 2048ull * 7 * 32 * 320 * 2 + 43'417'600);
     }
