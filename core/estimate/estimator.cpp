@@ -481,7 +481,7 @@ Estimate Estimator::run()
     }
     bool linearLayers = false;
     for (LayerKind kind : {LayerKind::GatedDeltaNet, LayerKind::Lightning, LayerKind::Kda, LayerKind::Mamba2,
-                           LayerKind::ShortConv})
+                           LayerKind::Mamba1, LayerKind::ShortConv})
         linearLayers = linearLayers || m.hasKind(kind);
     if (linearLayers && s.task == Task::Train) {
         e.warnings.push_back("training activations of the linear-attention and Mamba layers are counted as "

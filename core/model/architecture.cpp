@@ -146,6 +146,17 @@ void addMixer(std::vector<MatrixShape> &shapes, const ModelArch &arch, LayerKind
         add(LoraTarget::Q, hidden, 2 * w.value + 2 * w.key + w.heads, "in_proj");
         add(LoraTarget::O, w.value, hidden, "out_proj");
         return;
+    case LayerKind::Mamba1: {
+        // Jamba's JambaMambaMixer: in_proj to x and the gate z, x_proj to the time step (dt_rank)
+        // and B and C (d_state each), dt_proj back to the inner width, out_proj.
+        const std::uint64_t inner = u(arch.linear.heads) * u(arch.linear.valueDim);
+        const std::uint64_t rank = u(arch.linear.dtRank);
+        add(LoraTarget::Q, hidden, 2 * inner, "in_proj");
+        add(LoraTarget::Q, inner, rank + 2 * u(arch.linear.keyDim), "x_proj");
+        add(LoraTarget::Q, rank, inner, "dt_proj");
+        add(LoraTarget::O, inner, hidden, "out_proj");
+        return;
+    }
     case LayerKind::ShortConv:
         // LFM2: B, C and x gates in one projection, the output projection.
         add(LoraTarget::Q, hidden, 3 * hidden, "in_proj");
@@ -202,6 +213,17 @@ std::uint64_t mixerSmall(const ModelArch &arch, LayerKind kind)
             small += 2 * w.value + 2 * w.key + w.heads + hidden;
         return small;
     }
+    case LayerKind::Mamba1: {
+        // conv1d per channel (its bias with use_conv_bias), dt_proj's bias, A_log (d_inner x
+        // d_state), D, the dt, B and C RMSNorms; in_proj and out_proj biases with use_bias.
+        const std::uint64_t inner = u(arch.linear.heads) * u(arch.linear.valueDim);
+        const std::uint64_t state = u(arch.linear.keyDim);
+        std::uint64_t small = inner * kernel + (arch.linear.convBias ? inner : 0) + inner + inner * state + inner +
+                              u(arch.linear.dtRank) + 2 * state;
+        if (arch.linear.projBias)
+            small += 2 * inner + hidden;
+        return small;
+    }
     case LayerKind::ShortConv: return hidden * kernel;
     case LayerKind::None: return 0;
     }
@@ -210,12 +232,12 @@ std::uint64_t mixerSmall(const ModelArch &arch, LayerKind kind)
 
 constexpr std::array kKinds{LayerKind::Full,      LayerKind::Sliding, LayerKind::Chunked, LayerKind::Mla,
                             LayerKind::GatedDeltaNet, LayerKind::Lightning, LayerKind::Kda, LayerKind::Mamba2,
-                            LayerKind::ShortConv, LayerKind::None};
+                            LayerKind::Mamba1, LayerKind::ShortConv, LayerKind::None};
 
 bool isLinearKind(LayerKind kind)
 {
     return kind == LayerKind::GatedDeltaNet || kind == LayerKind::Lightning || kind == LayerKind::Kda ||
-           kind == LayerKind::Mamba2 || kind == LayerKind::ShortConv;
+           kind == LayerKind::Mamba2 || kind == LayerKind::Mamba1 || kind == LayerKind::ShortConv;
 }
 
 } // namespace

@@ -433,7 +433,6 @@ HfImport importHfConfig(const json &outer)
             {"gemma3n", "per-layer embeddings, AltUp, LAuReL blocks and KV sharing across layers"},
             {"minimax", "lightning-attention layers (MiniMax-01/M1)"},
             {"falcon_h1", "parallel attention and Mamba-2 mixers in every layer, with muP multipliers"},
-            {"jamba", "Mamba-1 layers"},
             {"gemma3n_text", "per-layer embeddings, AltUp, LAuReL blocks and KV sharing across layers"}};
         for (const auto &[name, what] : kNotModelled)
             if (type == name)

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // config.json readers for the hybrid families whose layers are not all softmax attention:
-// Qwen3-Next (Gated DeltaNet and gated attention, a mixture of experts) and Nemotron-H
-// (Mamba-2, attention, MLP and MoE layers in one pattern). Each takes the defaults of its
-// transformers configuration class for absent optional keys, and reads the layer pattern from
-// whatever the config gives (layer_types, layers_block_type, hybrid_override_pattern, an interval).
+// Qwen3-Next (Gated DeltaNet and gated attention, a mixture of experts), Nemotron-H (Mamba-2,
+// attention, MLP and MoE layers in one pattern), Granite 4.0 and Jamba (Mamba-1 and attention).
+// Each takes the defaults of its transformers configuration class for absent optional keys, and
+// reads the layer pattern from whatever the config gives (layer_types, layers_block_type, hybrid_override_pattern, an interval).
 #include "model/hfconfigreader.h"
 
 #include "model/architecture.h"
@@ -354,6 +354,75 @@ Reading readGraniteMoeHybrid(ConfigReader &r)
     return out;
 }
 
+
+Reading readJamba(ConfigReader &r)
+{
+    // JambaConfig / modeling_jamba.py (Jamba v0.1, 1.5 Mini and Large, 1.6, 1.7): every layer a
+    // norm, one mixer and a norm before its MLP. Layer i attends when i % attn_layer_period ==
+    // attn_layer_offset (else a Mamba-1 mixer), and has a mixture of experts (a bias-free router,
+    // experts of intermediate_size) when i % expert_layer_period == expert_layer_offset (else the
+    // dense MLP). A layers_block_type list, where given, names the mixers itself.
+    Reading out;
+    ModelArch &arch = out.import.arch;
+    arch.layers = r.integerOr({"num_hidden_layers"}, 32, 1, 1024);
+    arch.hidden = r.integerOr({"hidden_size"}, 4096, 1, kMaxHidden);
+    arch.intermediate = r.integerOr({"intermediate_size"}, 14336, 1, kMaxVocab);
+    arch.heads = r.integerOr({"num_attention_heads"}, 32, 1, 65536);
+    arch.kvHeads = r.integerOr({"num_key_value_heads"}, 8, 1, 65536);
+    arch.vocab = r.integerOr({"vocab_size"}, 65536, 1, kMaxVocab);
+    arch.headDim = readHeadDim(r, arch, 0);
+    arch.maxPositions = r.integerOr({"max_position_embeddings"}, 262144, 1, kMaxPositions);
+    arch.tiedEmbeddings = r.flag({"tie_word_embeddings"}, false);
+    arch.mlp = Mlp::Gated;
+    arch.norm = Norm::RmsNorm;
+    arch.position = Position::Rope; // Jamba uses no positional encoding: no tensor either way
+    arch.normsPerLayer = 2;
+    arch.bias = Bias::None;
+    if (const int window = readWindow(r, 0); window > 0)
+        r.invalid("sliding_window", "(" + std::to_string(window) + " on Jamba's attention layers) is not modelled");
+
+    const int attnPeriod = r.integerOr({"attn_layer_period"}, 8, 1, 1024);
+    const int attnOffset = r.integerOr({"attn_layer_offset"}, 4, 0, 1023);
+    std::vector<LayerKind> kinds = readNamedList<LayerKind>(
+        r, "layers_block_type", {{"attention", LayerKind::Full}, {"mamba", LayerKind::Mamba1}}, arch.layers);
+    if (kinds.empty())
+        for (int i = 0; i < arch.layers; ++i)
+            kinds.push_back(i % attnPeriod == attnOffset ? LayerKind::Full : LayerKind::Mamba1);
+    arch.layerKinds = shortestPeriod(kinds);
+
+    const int experts = r.integerOr({"num_experts"}, 16, 1, 4096);
+    const int expertPeriod = r.integerOr({"expert_layer_period"}, 2, 1, 1024);
+    const int expertOffset = r.integerOr({"expert_layer_offset"}, 1, 0, 1023);
+    if (experts > 1) {
+        arch.experts = experts;
+        arch.expertsPerToken = r.integerOr({"num_experts_per_tok"}, 2, 1, 4096);
+        std::vector<LayerMlp> mlps;
+        for (int i = 0; i < arch.layers; ++i)
+            mlps.push_back(i % expertPeriod == expertOffset ? LayerMlp::Moe : LayerMlp::Dense);
+        arch.layerMlps = shortestPeriod(mlps);
+    }
+
+    LinearShape &l = arch.linear;
+    const int expand = r.integerOr({"mamba_expand"}, 2, 1, 64);
+    const std::int64_t inner = std::int64_t(expand) * arch.hidden;
+    if (inner > 65536)
+        r.invalid("mamba_expand", "x hidden_size (" + std::to_string(inner) + ") must be at most 65,536");
+    l.heads = static_cast<int>(inner); // one channel per "head": Mamba-1 has no heads
+    l.valueDim = 1;
+    l.keyDim = r.integerOr({"mamba_d_state"}, 16, 1, 65536);
+    l.convKernel = r.integerOr({"mamba_d_conv"}, 4, 2, 64);
+    // mamba_dt_rank "auto" (JambaConfig's default): ceil(hidden_size / 16).
+    const json *rank = r.find({"mamba_dt_rank"});
+    l.dtRank = rank && rank->is_string() && rank->get<std::string>() == "auto"
+                   ? (arch.hidden + 15) / 16
+                   : r.integerOr({"mamba_dt_rank"}, (arch.hidden + 15) / 16, 1, 65536);
+    l.convBias = r.flag({"mamba_conv_bias"}, true);
+    l.projBias = r.flag({"mamba_proj_bias"}, false);
+    out.import.notes.push_back("Jamba: the Mamba-1 layers keep a conv state and a d_inner x d_state SSM state per "
+                               "sequence; the attention layers use no positional encoding (counted as RoPE, which has no tensor).");
+    return out;
+}
+
 } // namespace
 
 const std::vector<Family> &hybridFamilies()
@@ -364,6 +433,7 @@ const std::vector<Family> &hybridFamilies()
         {"qwen3_5_text", readQwen35Dense},
         {"qwen3_5_moe_text", readQwen35Moe},
         {"granitemoehybrid", readGraniteMoeHybrid},
+        {"jamba", readJamba},
     };
     return families;
 }

@@ -98,6 +98,7 @@ void readArchitecture(ObjectReader &r, ModelArch &arch)
     l.convKernel = readInt(r, "linear_conv_kernel", 0, 64, l.convKernel);
     l.projBias = r.boolean("linear_proj_bias", l.projBias);
     l.convBias = r.boolean("linear_conv_bias", l.convBias);
+    l.dtRank = readInt(r, "linear_dt_rank", 0, 65536, l.dtRank);
     arch.gatedAttention = r.boolean("gated_attention", arch.gatedAttention);
     arch.indexerHeads = readInt(r, "indexer_heads", 0, 65536, arch.indexerHeads);
     arch.indexerHeadDim = readInt(r, "indexer_head_dim", 0, 65536, arch.indexerHeadDim);
@@ -173,15 +174,19 @@ void validateArchitecture(const ModelArch &arch)
         throw ScenarioError("model.layer_kinds", "has mla layers: they need model.kv_lora_rank");
     const LinearShape &l = arch.linear;
     const bool linear = arch.hasKind(LayerKind::GatedDeltaNet) || arch.hasKind(LayerKind::Lightning) ||
-                        arch.hasKind(LayerKind::Kda) || arch.hasKind(LayerKind::Mamba2);
+                        arch.hasKind(LayerKind::Kda) || arch.hasKind(LayerKind::Mamba2) ||
+                        arch.hasKind(LayerKind::Mamba1);
     if (linear && (l.heads <= 0 || l.keyDim <= 0 || l.valueDim <= 0))
         throw ScenarioError("model.layer_kinds", "has linear-attention or mamba2 layers: they need "
                                                  "model.linear_heads, linear_key_dim and linear_value_dim");
     const bool conv = arch.hasKind(LayerKind::GatedDeltaNet) || arch.hasKind(LayerKind::Kda) ||
-                      arch.hasKind(LayerKind::Mamba2) || arch.hasKind(LayerKind::ShortConv);
+                      arch.hasKind(LayerKind::Mamba2) || arch.hasKind(LayerKind::Mamba1) ||
+                      arch.hasKind(LayerKind::ShortConv);
     if (conv && l.convKernel < 2)
-        throw ScenarioError("model.linear_conv_kernel", "must be at least 2 for gated_deltanet, kda, mamba2 "
+        throw ScenarioError("model.linear_conv_kernel", "must be at least 2 for gated_deltanet, kda, mamba2, mamba1 "
                                                         "and short_conv layers");
+    if (arch.hasKind(LayerKind::Mamba1) && l.dtRank <= 0)
+        throw ScenarioError("model.linear_dt_rank", "must be above 0 for mamba1 layers (the time step's rank)");
     if (arch.hasKind(LayerKind::Mamba2) && (l.heads % l.groups != 0))
         throw ScenarioError("model.linear_groups", "must divide model.linear_heads (" + std::to_string(l.heads) + ")");
     if (arch.layerMlps.size() > 0 && arch.experts <= 1 && arch.moeLayers() > 0)
@@ -368,6 +373,7 @@ json modelToJson(const ModelArch &m)
             model["linear_proj_bias"] = true;
         if (!m.linear.convBias)
             model["linear_conv_bias"] = false;
+        optional("linear_dt_rank", m.linear.dtRank, defaults.dtRank);
         if (m.gatedAttention)
             model["gated_attention"] = true;
         optional("indexer_heads", m.indexerHeads, 0);

@@ -76,7 +76,7 @@ HEADROOM_ENUM_TABLE(LoraTarget, {LoraTarget::Q, "q"}, {LoraTarget::K, "k"}, {Lor
 HEADROOM_ENUM_TABLE(LayerKind, {LayerKind::Full, "full_attention"}, {LayerKind::Sliding, "sliding_attention"},
                     {LayerKind::Chunked, "chunked_attention"}, {LayerKind::Mla, "mla"},
                     {LayerKind::GatedDeltaNet, "gated_deltanet"}, {LayerKind::Lightning, "lightning"},
-                    {LayerKind::Kda, "kda"}, {LayerKind::Mamba2, "mamba2"},
+                    {LayerKind::Kda, "kda"}, {LayerKind::Mamba2, "mamba2"}, {LayerKind::Mamba1, "mamba1"},
                     {LayerKind::ShortConv, "short_conv"}, {LayerKind::None, "none"})
 HEADROOM_ENUM_TABLE(LayerMlp, {LayerMlp::Dense, "dense"}, {LayerMlp::Moe, "moe"}, {LayerMlp::None, "none"})
 

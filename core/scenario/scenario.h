@@ -94,8 +94,8 @@ enum class LoraTarget { Q, K, V, O, Gate, Up, Down, LmHead };
 /// V per token (full: every token; sliding: the last `sliding_window`; chunked: the current
 /// chunk of `sliding_window` tokens; MLA: one compressed latent per token), the linear kinds a
 /// fixed state per sequence (Gated DeltaNet, MiniMax's lightning attention, Kimi Delta
-/// Attention, Mamba-2, a short convolution); `none`: an MLP-only layer (Nemotron-H's "-").
-enum class LayerKind { Full, Sliding, Chunked, Mla, GatedDeltaNet, Lightning, Kda, Mamba2, ShortConv, None };
+/// Attention, Mamba-2, Mamba-1, a short convolution); `none`: an MLP-only layer (Nemotron-H's "-").
+enum class LayerKind { Full, Sliding, Chunked, Mla, GatedDeltaNet, Lightning, Kda, Mamba2, Mamba1, ShortConv, None };
 /// A layer's MLP: dense, a mixture of experts, or none (a mixer-only layer).
 enum class LayerMlp { Dense, Moe, None };
 
@@ -110,6 +110,9 @@ struct LinearShape
     int convKernel = 0; ///< the short causal convolution's width (0: none)
     bool projBias = false; ///< Mamba-2 use_bias: in_proj and out_proj biases
     bool convBias = true;  ///< Mamba-2 use_conv_bias
+    /// Mamba-1 (Jamba): the rank of the time step (x_proj's dt part, dt_proj's input). A Mamba-1
+    /// layer is `heads` channels (d_inner) of `valueDim` 1, each with a `keyDim` (d_state) state.
+    int dtRank = 0;
     bool operator==(const LinearShape &) const = default;
 };
 

@@ -25,7 +25,7 @@ KvValueType kvValueType(DType dtype)
 bool isStateKind(LayerKind kind)
 {
     return kind == LayerKind::GatedDeltaNet || kind == LayerKind::Lightning || kind == LayerKind::Kda ||
-           kind == LayerKind::Mamba2 || kind == LayerKind::ShortConv;
+           kind == LayerKind::Mamba2 || kind == LayerKind::Mamba1 || kind == LayerKind::ShortConv;
 }
 
 KvOptions kvOptions(const Scenario &s)
@@ -54,7 +54,8 @@ std::uint64_t u(int value) { return static_cast<std::uint64_t>(value); }
 
 constexpr std::array kKinds{LayerKind::Full,   LayerKind::Mla,           LayerKind::Sliding,
                             LayerKind::Chunked, LayerKind::GatedDeltaNet, LayerKind::Lightning,
-                            LayerKind::Kda,    LayerKind::Mamba2,        LayerKind::ShortConv};
+                            LayerKind::Kda,    LayerKind::Mamba2,        LayerKind::Mamba1,
+                            LayerKind::ShortConv};
 
 /// One layer of `kind` on one of `tensor` ranks.
 KvLayerGroup layerOf(const ModelArch &m, LayerKind kind, std::uint64_t tensor, const KvOptions &o)
@@ -136,6 +137,13 @@ KvLayerGroup layerOf(const ModelArch &m, LayerKind kind, std::uint64_t tensor, c
         what = "conv + SSM state";
         break;
     }
+    case LayerKind::Mamba1:
+        // vLLM MambaStateShapeCalculator.mamba1_state_shape: a conv state of d_conv - 1 steps
+        // over the inner channels, a d_state state per channel; both split by tensor parallelism.
+        g.convValues = ceilDiv(u(l.heads) * u(l.valueDim), tensor) * kernelState;
+        g.recurrentValues = heads * u(l.valueDim) * u(l.keyDim);
+        what = "conv + SSM state";
+        break;
     case LayerKind::ShortConv:
         g.convValues = ceilDiv(u(m.hidden), tensor) * kernelState;
         what = "conv state";

@@ -381,7 +381,7 @@ EnginePhases vllmPhases(const EstimateContext &c, const Gpu &gpu)
     // runner, which measures them.
     const bool linearLayers = m.hasKind(LayerKind::GatedDeltaNet) || m.hasKind(LayerKind::Lightning) ||
                               m.hasKind(LayerKind::Kda) || m.hasKind(LayerKind::Mamba2) ||
-                              m.hasKind(LayerKind::ShortConv);
+                              m.hasKind(LayerKind::Mamba1) || m.hasKind(LayerKind::ShortConv);
     const bool denseV2 = gen.v1 && v >= EngineVersion{0, 25, 1} && m.moeLayers() == 0 && !linearLayers;
     const bool v2Runner = denseV2 && v < EngineVersion{0, 26, 0};
     if (formulas && denseV2 && !v2Runner && gen.graphsBeforeKv && !cfg.enforceEager)

@@ -372,7 +372,7 @@ private slots:
         QTest::newRow("gemma3n") << QByteArray(R"({"model_type": "gemma3n", "text_config": {"model_type": "gemma3n_text"}})")
                                  << "per-layer embeddings";
         QTest::newRow("falcon-h1") << QByteArray(R"({"model_type": "falcon_h1"})") << "parallel attention and Mamba-2";
-        QTest::newRow("jamba") << QByteArray(R"({"model_type": "jamba"})") << "Mamba-1";
+        QTest::newRow("minimax") << QByteArray(R"({"model_type": "minimax"})") << "lightning-attention";
     }
     void knownFamiliesNotModelledAreRefused()
     {
