@@ -358,6 +358,26 @@ private slots:
         QVERIFY(refusal(windowed).find("sliding_window") != std::string::npos);
     }
 
+    // vLLM's hybrid allocator on two tensor-parallel ranks: a Mamba-1 layer's state page is
+    // (4096 x 3 + 4096 x 16) x 2 B = 155,648 B, an attention layer's token 2 x 4 x 128 x 2 B =
+    // 2,048 B, so the block grows to 16 x ceil(155,648 / (16 x 2,048)) = 80 tokens. The 4
+    // attention layers form one KV group (4 x 80 x 2,048 B a block), the 28 Mamba layers seven
+    // more; a request takes ceil(tokens / 80) blocks of the first and one of each other.
+    void jambaUnderVllm()
+    {
+        Scenario s = scenarioFrom(R"({"task": "inference", "precision": {"weights": "bf16"},
+            "serving": {"engine": "vllm", "max_model_len": 32768}, "gpus": ["h100-80gb"],
+            "parallel": {"gpus": 2, "tensor": 2}})");
+        s.model = import("jamba-1.5-mini.json").arch;
+        const Estimate e = estimate(s);
+        QVERIFY(e.serving);
+        QCOMPARE(e.serving->blockSize, 80u);
+        const std::uint64_t blockBytes = 4ull * 80 * 2048;
+        QCOMPARE(e.serving->kvCacheBytes % blockBytes, 0ull);
+        QCOMPARE(e.serving->kvCacheBytes / blockBytes, e.serving->blocks);
+        QCOMPARE(e.serving->maxConcurrency, double(e.serving->blocks) / double((32768 + 79) / 80 + 7));
+    }
+
     // What stays refused names what is missing.
     void stillRefused_data()
     {
