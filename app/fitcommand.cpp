@@ -12,6 +12,7 @@
 #include "scenario/catalog.h"
 #include "scenario/names.h"
 #include "serving/llamacppfit.h"
+#include "io/inputpolicy.h"
 
 #include <QCoreApplication>
 #include <nlohmann/json.hpp>
@@ -97,7 +98,7 @@ int runFit(const QStringList &arguments)
         return *stop;
     const QString format = parser.value(QStringLiteral("format"));
     if (format != QLatin1String("text") && format != QLatin1String("json"))
-        return fail(tr("--format: must be text or json (got %1)").arg(format));
+        return fail(tr("--format: must be text or json (got %1)").arg(q(quoteText(format.toStdString()))));
     const QStringList gpus = parser.values(QStringLiteral("gpu"));
     if (gpus.isEmpty())
         return fail(tr("usage: %1").arg(help.usage));

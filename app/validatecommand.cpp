@@ -149,7 +149,7 @@ int runValidate(const QStringList &arguments)
     const QStringList positional = parser.positionalArguments();
     const QString format = parser.value(QStringLiteral("format"));
     if (format != QLatin1String("text") && format != QLatin1String("json"))
-        return fail(tr("--format: must be text or json (got %1)").arg(format));
+        return fail(tr("--format: must be text or json (got %1)").arg(q(quoteText(format.toStdString()))));
 
     const QDir dir(positional.at(1));
     if (!dir.exists())
