@@ -114,8 +114,8 @@ int runFit(const QStringList &arguments)
         if (!ok || !(value >= low) || value > high) {
             fail(tr("--%1: must be a number from %2 to %3 (got %4)")
                      .arg(QLatin1String(name))
-                     .arg(low)
-                     .arg(high)
+                     .arg(QString::number(low, 'f', low < 1 ? 3 : 0))
+                     .arg(q(groupDigits(std::uint64_t(high))))
                      .arg(q(quoteText(parser.value(QLatin1String(name)).toStdString()))));
             return false;
         }
