@@ -11,6 +11,7 @@
 #include "chart/consumerstyle.h"
 #include "scenario/scenariojson.h"
 #include "estimate/verdict.h"
+#include "io/inputpolicy.h"
 
 #include <nlohmann/json.hpp>
 
@@ -145,7 +146,7 @@ int runAdvise(const QStringList &arguments)
     const QStringList positional = parser.positionalArguments();
     const QString format = parser.value(QStringLiteral("format"));
     if (format != QLatin1String("text") && format != QLatin1String("json"))
-        return fail(tr("--format: must be text or json (got %1)").arg(format));
+        return fail(tr("--format: must be text or json (got %1)").arg(q(quoteText(format.toStdString()))));
     Unit unit = Unit::GiB;
     if (!parseUnit(parser.value(QStringLiteral("unit")), unit))
         return ExitBadInput;

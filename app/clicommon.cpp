@@ -7,6 +7,7 @@
 #include "displaytext.h"
 #include "scenario/scenariojson.h"
 #include "estimate/verdict.h"
+#include "io/inputpolicy.h"
 
 #include <QCoreApplication>
 #include <QFileInfo>
@@ -201,7 +202,7 @@ bool parseUnit(const QString &text, Unit &unit)
         unit = Unit::GiB;
         return true;
     }
-    fail(tr("--unit: must be GB or GiB (got %1)").arg(text));
+    fail(tr("--unit: must be GB or GiB (got %1)").arg(q(quoteText(text.toStdString()))));
     return false;
 }
 

@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "clicommon.h"
+#include "document/documentio.h"
 #include "inputfile.h"
 #include "io/inputpolicy.h"
 #include "io/pickle.h"
@@ -141,10 +142,10 @@ QString saveServingCase(const QString &path, const QString &logPath, const Engin
                                                    scenario, e, notes, error);
     if (!error.empty())
         return tr("--save-case: %1").arg(q(error));
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
-        return tr("--save-case: cannot write %1").arg(safe(path.toStdString()));
-    file.write(QByteArray::fromStdString(doc.dump(2) + "\n"));
+    // Atomic and checked, as every save: a full disk or a folder in the way is an error, never a
+    // half-written case at exit 0.
+    if (const QString failed = writeFileAtomically(path, QByteArray::fromStdString(doc.dump(2) + "\n")); !failed.isEmpty())
+        return tr("--save-case: %1").arg(failed);
     return {};
 }
 
@@ -190,7 +191,7 @@ int runCompare(const QStringList &arguments)
     const QStringList positional = parser.positionalArguments();
     const QString format = parser.value(QStringLiteral("format"));
     if (format != QLatin1String("text") && format != QLatin1String("json"))
-        return fail(tr("--format: must be text or json (got %1)").arg(safe(format.toStdString())));
+        return fail(tr("--format: must be text or json (got %1)").arg(q(quoteText(format.toStdString()))));
     Unit unit = Unit::GiB;
     if (!parseUnit(parser.value(QStringLiteral("unit")), unit))
         return ExitBadInput;

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "clicommon.h"
+#include "document/documentio.h"
 #include "estimate/verdict.h"
 #include "io/pickle.h"
 #include "measure/torchsnapshot.h"
@@ -90,10 +91,10 @@ int saveCase(const QString &path, const QString &input, const char *tool, const 
         {"not_modelled", nlohmann::json::array()},
         {"confidence", "medium"},
         {"split", splitFor(id).toStdString()}};
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
-        return fail(tr("--save-case: cannot write %1").arg(safe(path.toStdString())));
-    file.write(QByteArray::fromStdString(doc.dump(2) + "\n"));
+    // Atomic and checked, as every save: a full disk or a folder in the way is an error, never a
+    // half-written case at exit 0.
+    if (const QString error = writeFileAtomically(path, QByteArray::fromStdString(doc.dump(2) + "\n")); !error.isEmpty())
+        return fail(tr("--save-case: %1").arg(error));
     return ExitOk;
 }
 

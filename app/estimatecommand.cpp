@@ -18,6 +18,7 @@
 #include "estimate/verdict.h"
 #include "trainconfigimport.h"
 #include "servingcommands.h"
+#include "io/inputpolicy.h"
 
 #include <QCoreApplication>
 #include <nlohmann/json.hpp>
@@ -348,7 +349,7 @@ int runEstimate(const QStringList &arguments)
     const QString format = parser.value(QStringLiteral("format"));
     if (format != QLatin1String("text") && format != QLatin1String("json") &&
         format != QLatin1String("csv"))
-        return fail(tr("--format: must be text, json or csv (got %1)").arg(format));
+        return fail(tr("--format: must be text, json or csv (got %1)").arg(q(quoteText(format.toStdString()))));
     Unit unit = Unit::GiB;
     if (!parseUnit(parser.value(QStringLiteral("unit")), unit))
         return ExitBadInput;

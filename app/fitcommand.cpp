@@ -12,6 +12,7 @@
 #include "scenario/catalog.h"
 #include "scenario/names.h"
 #include "serving/llamacppfit.h"
+#include "io/inputpolicy.h"
 
 #include <QCoreApplication>
 #include <nlohmann/json.hpp>
@@ -97,7 +98,7 @@ int runFit(const QStringList &arguments)
         return *stop;
     const QString format = parser.value(QStringLiteral("format"));
     if (format != QLatin1String("text") && format != QLatin1String("json"))
-        return fail(tr("--format: must be text or json (got %1)").arg(format));
+        return fail(tr("--format: must be text or json (got %1)").arg(q(quoteText(format.toStdString()))));
     const QStringList gpus = parser.values(QStringLiteral("gpu"));
     if (gpus.isEmpty())
         return fail(tr("usage: %1").arg(help.usage));
@@ -113,8 +114,8 @@ int runFit(const QStringList &arguments)
         if (!ok || !(value >= low) || value > high) {
             fail(tr("--%1: must be a number from %2 to %3 (got %4)")
                      .arg(QLatin1String(name))
-                     .arg(low)
-                     .arg(high)
+                     .arg(QString::number(low, 'f', low < 1 ? 3 : 0))
+                     .arg(q(groupDigits(std::uint64_t(high))))
                      .arg(q(quoteText(parser.value(QLatin1String(name)).toStdString()))));
             return false;
         }

@@ -8,6 +8,7 @@
 #include "parallel/parallel.h"
 #include "solve/solvejson.h"
 #include "solvetext.h"
+#include "io/inputpolicy.h"
 
 #include <nlohmann/json.hpp>
 
@@ -85,7 +86,7 @@ int runFrontier(const QStringList &arguments)
         return *stop;
     const QString format = parser.value(QStringLiteral("format"));
     if (format != QLatin1String("text") && format != QLatin1String("json") && format != QLatin1String("csv"))
-        return fail(tr("--format: must be text, json or csv (got %1)").arg(format));
+        return fail(tr("--format: must be text, json or csv (got %1)").arg(q(quoteText(format.toStdString()))));
     FrontierOptions options;
     for (const QString &id : parser.values(QStringLiteral("gpu")))
         options.gpuIds.push_back(id.toStdString());

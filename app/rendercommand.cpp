@@ -129,11 +129,11 @@ int runRender(const QStringList &arguments)
         return ExitBadInput;
     const QString theme = parser.value(QStringLiteral("theme"));
     if (theme != QLatin1String("light") && theme != QLatin1String("dark"))
-        return fail(tr("--theme: must be light or dark (got %1)").arg(theme));
+        return fail(tr("--theme: must be light or dark (got %1)").arg(q(quoteText(theme.toStdString()))));
     const QString viewName = parser.value(QStringLiteral("view"));
     const std::optional<ChartView> view = chartViewFromName(viewName);
     if (!view)
-        return fail(tr("--view: must be bars, phases or ranks (got %1)").arg(viewName));
+        return fail(tr("--view: must be bars, phases or ranks (got %1)").arg(q(quoteText(viewName.toStdString()))));
     Unit unit = Unit::GiB;
     if (!parseUnit(parser.value(QStringLiteral("unit")), unit))
         return ExitBadInput;
@@ -163,7 +163,7 @@ int runRender(const QStringList &arguments)
                          double(limits::kLessonSteps), step))
             return ExitBadInput;
         if (step != double(qRound(step)))
-            return fail(tr("--step: must be a whole number (got %1)").arg(parser.value(QStringLiteral("step"))));
+            return fail(tr("--step: must be a whole number (got %1)").arg(q(quoteText(parser.value(QStringLiteral("step")).toStdString()))));
         if (parser.isSet(QStringLiteral("set")))
             return fail(tr("--set: applies to scenarios, not to lessons"));
         if (!parser.isSet(QStringLiteral("step")) && format != ExportFormat::Pdf)

@@ -10,6 +10,7 @@
 #include "solve/solver.h"
 #include "accuracy/errorband.h"
 #include "estimate/verdict.h"
+#include "io/inputpolicy.h"
 
 #include <QCoreApplication>
 #include <optional>
@@ -55,7 +56,7 @@ int runSolve(const QStringList &arguments)
         return *stop;
     const QString format = parser.value(QStringLiteral("format"));
     if (format != QLatin1String("text") && format != QLatin1String("json"))
-        return fail(tr("--format: must be text or json (got %1)").arg(format));
+        return fail(tr("--format: must be text or json (got %1)").arg(q(quoteText(format.toStdString()))));
     if (!parser.isSet(QStringLiteral("for")))
         return failUsage(help.usage);
     const auto what = solveForFromKey(parser.value(QStringLiteral("for")).toStdString());
@@ -67,7 +68,7 @@ int runSolve(const QStringList &arguments)
     SolveOptions options;
     options.margin = parser.value(QStringLiteral("margin")).toDouble(&ok);
     if (!ok || !(options.margin > 0) || options.margin > 1)
-        return fail(tr("--margin: must be a number above 0 and at most 1 (got %1)").arg(parser.value(QStringLiteral("margin"))));
+        return fail(tr("--margin: must be a number above 0 and at most 1 (got %1)").arg(q(quoteText(parser.value(QStringLiteral("margin")).toStdString()))));
     for (const QString &name : parser.value(QStringLiteral("strategies")).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
         static const QStringList known{QStringLiteral("zero1"), QStringLiteral("zero2"), QStringLiteral("zero3"),
                                        QStringLiteral("fsdp"), QStringLiteral("tensor"), QStringLiteral("pipeline")};

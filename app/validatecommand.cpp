@@ -149,7 +149,7 @@ int runValidate(const QStringList &arguments)
     const QStringList positional = parser.positionalArguments();
     const QString format = parser.value(QStringLiteral("format"));
     if (format != QLatin1String("text") && format != QLatin1String("json"))
-        return fail(tr("--format: must be text or json (got %1)").arg(format));
+        return fail(tr("--format: must be text or json (got %1)").arg(q(quoteText(format.toStdString()))));
 
     const QDir dir(positional.at(1));
     if (!dir.exists())
@@ -158,6 +158,14 @@ int runValidate(const QStringList &arguments)
         dir.entryList({QStringLiteral("*.json")}, QDir::Files | QDir::Readable, QDir::Name);
     if (files.isEmpty())
         return fail(tr("%1: no measurement cases (*.json)").arg(positional.at(1)));
+    // A case file that is a link out of the folder (/etc/passwd) is refused before it is read:
+    // the JSON error quoted the first bytes of whatever it led to (issue 29's path rule).
+    const QString folder = QFileInfo(dir.absolutePath()).canonicalFilePath();
+    for (const QString &file : files) {
+        const QString where = QFileInfo(dir.filePath(file)).canonicalFilePath();
+        if (where.isEmpty() || !(folder == QLatin1String("/") || where.startsWith(folder + QLatin1Char('/'))))
+            return fail(tr("%1: leads outside the folder of cases").arg(dir.filePath(file)));
+    }
     if (files.size() > kMaxCases)
         return fail(tr("%1: %2 measurement cases, more than the %3 one run reads")
                         .arg(positional.at(1))

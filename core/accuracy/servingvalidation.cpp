@@ -3,6 +3,7 @@
 
 #include "accuracy/casedocument.h"
 #include "estimate/estimate.h"
+#include "io/inputpolicy.h"
 #include "scenario/names.h"
 #include "scenario/scenariojson.h"
 
@@ -24,6 +25,10 @@ std::optional<std::uint64_t> positive(const json &measured, const char *key, con
         return std::nullopt;
     if (!it->is_number_unsigned() || it->get<std::uint64_t>() == 0)
         throw ValidationError(file, std::string("measured.") + key, "must be a positive whole number");
+    // Issue 29's hostile pass: 2^64 - 1 was compared as "17,179,869,184 GiB printed" and went
+    // into the medians; no engine prints a KV cache or a token count past 2^53.
+    if (it->get<std::uint64_t>() > (std::uint64_t(1) << 53))
+        throw ValidationError(file, std::string("measured.") + key, "must be at most 2^53 (got " + quoteJson(*it) + ")");
     return it->get<std::uint64_t>();
 }
 
@@ -118,6 +123,11 @@ ServingCase parseServingCase(std::string_view text, const std::string &fileName)
     c.kvCacheBytes = positive(doc["measured"], "kv_cache_bytes", fileName);
     c.kvTokens = positive(doc["measured"], "kv_tokens", fileName);
     const json &measured = doc["measured"];
+    // The bytes and the GiB the case quotes are one figure: they must agree (to the GiB's 2 decimals).
+    if (const auto gib = measured.find("kv_cache_gib"); c.kvCacheBytes && gib != measured.end() && gib->is_number() &&
+                                                        std::abs(double(*c.kvCacheBytes) / 1073741824.0 - gib->get<double>()) > 0.006)
+        throw ValidationError(fileName, "measured.kv_cache_bytes",
+                              std::to_string(*c.kvCacheBytes) + " bytes is not the case's kv_cache_gib " + quoteJson(*gib));
     static const char *const kMeasuredKeys[] = {"kv_cache_bytes", "kv_cache_gib",   "kv_tokens",       "how",
                                                 "weights_gib",    "activation_gib", "non_torch_gib",   "cuda_graph_gib",
                                                 "max_concurrency", "started",       "refusal"};

@@ -68,7 +68,11 @@ std::optional<std::string> substitute(const std::string &word, const std::map<st
             return std::nullopt;
         std::string name;
         if (i + 1 < word.size() && word[i + 1] == '{') {
+            // A quoted '${name' has no closing brace (the command line's own ${...} are whole):
+            // the index ran past the end, wrapped to 0 and appended the value forever.
             const std::size_t end = word.find('}', i);
+            if (end == std::string::npos)
+                return std::nullopt;
             name = word.substr(i + 2, end - i - 2);
             i = end;
         } else {

@@ -6,6 +6,7 @@
 #include "scenario/units.h"
 
 #include <algorithm>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <tuple>
@@ -147,6 +148,46 @@ bool isQuantMetadata(std::string_view name)
         return true;
     return std::any_of(std::begin(suffixes), std::end(suffixes),
                        [&](std::string_view suffix) { return endsWith(name, suffix); });
+}
+
+/// The bits per weight of a packed int32 GPTQ/AWQ `qweight`, from its siblings' shapes: the
+/// zero points are packed at the weights' width, qzeros [groups, out x bits / 32] beside
+/// scales [groups, out] (AutoGPTQ, GPTQModel and AutoAWQ alike); without qzeros, GPTQ's
+/// qweight [in x bits / 32, out] beside g_idx [in]. 0 when the shapes do not tell; throws when
+/// they tell a width no packer writes.
+int packedBitsFromShapes(const SafetensorsTensor &qweight,
+                         const std::map<std::string_view, const SafetensorsTensor *> &byName)
+{
+    const std::string_view base = std::string_view(qweight.name).substr(0, qweight.name.size() - 8);
+    const auto sibling = [&](std::string_view suffix) -> const SafetensorsTensor * {
+        const auto it = byName.find(std::string(base) + std::string(suffix));
+        return it == byName.end() ? nullptr : it->second;
+    };
+    const SafetensorsTensor *scales = sibling(".scales");
+    const SafetensorsTensor *zeros = sibling(".qzeros");
+    const SafetensorsTensor *order = sibling(".g_idx");
+    std::uint64_t numerator = 0, denominator = 0; // bits = numerator x 32 / denominator
+    if (scales && zeros && scales->shape.size() == 2 && zeros->shape.size() == 2 && scales->shape[1] > 0 &&
+        zeros->shape[0] == scales->shape[0]) {
+        numerator = zeros->shape[1];
+        denominator = scales->shape[1];
+    } else if (order && order->shape.size() == 1 && order->shape[0] > 0 && qweight.shape.size() == 2 &&
+               (!scales || (scales->shape.size() == 2 && scales->shape[1] == qweight.shape[1]))) {
+        numerator = qweight.shape[0];
+        denominator = order->shape[0];
+    } else {
+        return 0;
+    }
+    // A size beside a 0 may be anything up to 2^64: x 32 must not wrap.
+    if (numerator <= std::numeric_limits<std::uint64_t>::max() / 32 && numerator * 32 % denominator == 0) {
+        const std::uint64_t bits = numerator * 32 / denominator;
+        if (bits == 2 || bits == 3 || bits == 4 || bits == 8)
+            return int(bits);
+    }
+    throw SafetensorsError("tensor \"" + nameText(qweight.name) + "\": its " +
+                           std::string(zeros && numerator == zeros->shape[1] ? "qzeros and scales" : "qweight and g_idx") +
+                           " shapes give " + std::to_string(numerator) + " x 32 / " + std::to_string(denominator) +
+                           " bits per weight; GPTQ and AWQ pack 2, 3, 4 or 8");
 }
 
 } // namespace
@@ -292,8 +333,13 @@ WeightsSummary summarizeSafetensors(const std::vector<SafetensorsShard> &shards,
         for (const SafetensorsTensor &tensor : shard.header.tensors)
             names.insert(tensor.name);
 
-    const std::uint64_t perPacked = packedBits > 0 && 32 % packedBits == 0 ? 32 / packedBits : 8;
-    bool packed = false, bnb4 = false;
+    std::map<std::string_view, const SafetensorsTensor *> byName;
+    for (const SafetensorsShard &shard : shards)
+        for (const SafetensorsTensor &tensor : shard.header.tensors)
+            byName.emplace(tensor.name, &tensor);
+    const int fallbackBits = packedBits == 2 || packedBits == 3 || packedBits == 8 ? packedBits : 4;
+    std::set<int> packedWidths;
+    bool assumed = false, bnb4 = false;
     for (const SafetensorsShard &shard : shards) {
         ++summary.files;
         summary.fileBytes = addChecked(summary.fileBytes, shard.fileSize, what);
@@ -318,8 +364,15 @@ WeightsSummary summarizeSafetensors(const std::vector<SafetensorsShard> &shards,
             std::uint64_t params = tensor.elements;
             if ((endsWith(tensor.name, ".qweight") || endsWith(tensor.name, ".weight_packed")) &&
                 (tensor.dtype == "I32" || tensor.dtype == "U32")) {
-                params = mulChecked(tensor.elements, perPacked, what);
-                packed = true;
+                // 32 / bits weights per int32: 16, 10 2/3, 8 or 4 (a 3-bit qweight packs 32
+                // weights into 3 words).
+                int bits = endsWith(tensor.name, ".qweight") ? packedBitsFromShapes(tensor, byName) : 0;
+                if (!bits) {
+                    bits = fallbackBits;
+                    assumed = true;
+                }
+                params = ceilDiv(mulChecked(tensor.elements, 32, what), std::uint64_t(bits));
+                packedWidths.insert(bits);
             } else if (tensor.dtype == "U8" &&
                        (names.count(tensor.name + ".quant_state.bitsandbytes__nf4") ||
                         names.count(tensor.name + ".quant_state.bitsandbytes__fp4"))) {
@@ -349,10 +402,16 @@ WeightsSummary summarizeSafetensors(const std::vector<SafetensorsShard> &shards,
                                     ") differs from the tensor bytes in the headers (" +
                                     groupDigits(summary.bytes) + ").");
     }
-    if (packed)
-        summary.notes.push_back("packed int32 weights (GPTQ/AWQ qweight): " +
-                                std::to_string(perPacked) + " parameters of " +
-                                std::to_string(32 / perPacked) + " bits per element.");
+    if (!packedWidths.empty()) {
+        std::string widths;
+        for (int bits : packedWidths)
+            widths += (widths.empty() ? "" : ", ") + std::to_string(bits);
+        summary.notes.push_back("packed int32 weights (GPTQ/AWQ qweight): " + widths + " bits per weight" +
+                                (assumed ? " (" + std::to_string(fallbackBits) +
+                                               " assumed where no qzeros, scales or g_idx shape tells)"
+                                         : " (from the qzeros, scales and g_idx shapes)") +
+                                ".");
+    }
     if (bnb4)
         summary.notes.push_back("bitsandbytes 4-bit weights: 2 parameters per byte.");
     if (summary.quantMetadataBytes)

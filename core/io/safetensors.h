@@ -81,7 +81,7 @@ struct WeightsSummary
     std::uint64_t files = 0;
     std::uint64_t tensors = 0;
     std::uint64_t elements = 0;   ///< stored elements of every tensor
-    std::uint64_t params = 0;     ///< model parameters: packed 4-bit weights unpacked, scales excluded
+    std::uint64_t params = 0;     ///< model parameters: packed 2- to 8-bit weights unpacked, scales excluded
     std::uint64_t bytes = 0;      ///< tensor data bytes (what loading the weights costs)
     std::uint64_t quantMetadataBytes = 0; ///< scales, zero points, absmax, ... (part of bytes)
     std::uint64_t fileBytes = 0;  ///< file sizes including headers
@@ -99,8 +99,10 @@ struct SafetensorsShard
 
 /// Adds up the shards. With an index, every tensor it lists must be in the shard it names, and
 /// no tensor may appear twice. Quantized checkpoints: GPTQ/AWQ `qweight` int32 tensors count
-/// 32 / `packedBits` parameters per element, bitsandbytes 4-bit weights 2 per byte; scales,
-/// zero points and absmax tensors are quantization metadata, not parameters.
+/// 32 / bits parameters per element, the bits (2, 3, 4 or 8) read from the qzeros, scales and
+/// g_idx shapes beside them, `packedBits` where no shape tells (compressed-tensors
+/// weight_packed); bitsandbytes 4-bit weights 2 per byte; scales, zero points and absmax
+/// tensors are quantization metadata, not parameters.
 WeightsSummary summarizeSafetensors(const std::vector<SafetensorsShard> &shards,
                                     const SafetensorsIndex *index = nullptr, int packedBits = 4);
 

@@ -129,6 +129,19 @@ ProbeFile readProbeFile(std::string_view text)
         reading.peakAllocatedBytes = bytesAt(r, path, "peak_allocated_bytes");
         reading.peakReservedBytes = bytesAt(r, path, "peak_reserved_bytes");
         reading.deviceUsedBytes = bytesAt(r, path, "device_used_bytes");
+        // Issue 29's hostile pass: 2^64 - 1 bytes on an 80 GiB device was compared at exit 0
+        // ("888.18 PiB measured"). No reading of one device passes its memory (or, without
+        // device.total_bytes, 2^53 bytes: 8 PiB).
+        const std::uint64_t most = p.deviceTotalBytes ? p.deviceTotalBytes : std::uint64_t(1) << 53;
+        for (const auto &[key, value] :
+             {std::pair{"allocated_bytes", reading.allocatedBytes}, std::pair{"reserved_bytes", reading.reservedBytes},
+              std::pair{"peak_allocated_bytes", reading.peakAllocatedBytes},
+              std::pair{"peak_reserved_bytes", reading.peakReservedBytes},
+              std::pair{"device_used_bytes", reading.deviceUsedBytes}})
+            if (value > most)
+                throw InputError(path + "." + key, std::to_string(value) + " bytes is more than " +
+                                                       (p.deviceTotalBytes ? "the device's total_bytes (" + std::to_string(most) + ")"
+                                                                           : std::string("2^53 bytes")));
         p.readings.push_back(reading);
     }
     if (doc.contains("facts")) {

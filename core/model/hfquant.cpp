@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The storage format of a checkpoint from its quantization_config (at the top of config.json or
 // inside text_config): fp8 (per tensor, per row, per 128 x 128 block), MXFP4 and NVFP4 experts or
-// matrices, int4/int8 with their group sizes and zero points (GPTQ, AWQ, compressed-tensors,
+// matrices, int2/int3/int4/int8 with their group sizes and zero points (GPTQ, AWQ, compressed-tensors,
 // torchao, HQQ), bitsandbytes, and the modules left in 16 bit. A method or variant that cannot be
 // sized is named in unmodelledFormat: the estimate then warns that it sized bf16 weights.
 #include "model/hfconfigreader.h"
@@ -224,11 +224,15 @@ void readGptqAwq(const QuantReader &q, const std::string &method, const ModelArc
     const long long group = q.integer("group_size", q.integer("q_group_size", 128, -1, 1 << 20), -1, 1 << 20);
     if (group == 0)
         q.invalid("group_size", "must be -1 (per channel) or a positive group size");
-    if (bits == 2 || bits == 3) {
+    // AWQ's packing (AutoAWQ's WQLinear, vLLM's awq: "only 4-bit weight quantization is
+    // supported for AWQ") is 4-bit only; a 2- or 3-bit AWQ file has no layout to size.
+    if (method == "awq" && (bits == 2 || bits == 3)) {
         import.unmodelledFormat = method + " " + std::to_string(bits) + "-bit";
         return;
     }
-    import.storedWeights = bits == 4 ? DType::INT4 : DType::INT8;
+    // GPTQ 2- and 3-bit: AutoGPTQ / GPTQModel pack 32 values into `bits` int32 words (qweight
+    // [in x bits / 32, out], qzeros [groups, out x bits / 32]), exactly bits / 8 bytes a weight.
+    import.storedWeights = bits == 2 ? DType::INT2 : bits == 3 ? DType::INT3 : bits == 4 ? DType::INT4 : DType::INT8;
     import.storedGroupSize = static_cast<std::int32_t>(group);
     // GPTQ and AWQ checkpoints store qzeros beside the fp16 scales (packed at the weights' width).
     import.storedZeroPoints = !(method == "gptq" && q.flag("sym", true) && q.flag("checkpoint_format_v2", false));

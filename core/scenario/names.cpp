@@ -14,7 +14,7 @@ namespace headroom {
 HEADROOM_ENUM_TABLE(DType, {DType::FP32, "fp32"}, {DType::BF16, "bf16"}, {DType::FP16, "fp16"},
                     {DType::FP8, "fp8"}, {DType::INT8, "int8"}, {DType::NF4, "nf4"},
                     {DType::FP4, "fp4"}, {DType::INT4, "int4"}, {DType::MXFP4, "mxfp4"},
-                    {DType::NVFP4, "nvfp4"})
+                    {DType::NVFP4, "nvfp4"}, {DType::INT3, "int3"}, {DType::INT2, "int2"})
 HEADROOM_ENUM_TABLE(Task, {Task::Train, "train"}, {Task::Inference, "inference"})
 HEADROOM_ENUM_TABLE(Method, {Method::Full, "full"}, {Method::Lora, "lora"}, {Method::Qlora, "qlora"})
 HEADROOM_ENUM_TABLE(Optimizer, {Optimizer::AdamW, "adamw"}, {Optimizer::AdamW8bit, "adamw_8bit"},
@@ -95,6 +95,8 @@ int dtypeBits(DType dtype)
     case DType::INT4:
     case DType::MXFP4:
     case DType::NVFP4: return 4;
+    case DType::INT3: return 3;
+    case DType::INT2: return 2;
     }
     return 32;
 }

@@ -12,10 +12,12 @@ namespace headroom {
 
 /// Storage or compute data types. The order is part of no contract; names are.
 /// nvfp4: NVIDIA's FP4 (E2M1 values, an fp8 E4M3 scale per 16 and an fp32 scale per tensor).
-enum class DType { FP32, BF16, FP16, FP8, INT8, NF4, FP4, INT4, MXFP4, NVFP4 };
-/// Bits per value of a data type (nf4/fp4/int4: 4).
+/// INT3 and INT2: GPTQ (and AWQ) checkpoints of 3 and 2 bits per weight (appended, so that the
+/// values of the older types do not move).
+enum class DType { FP32, BF16, FP16, FP8, INT8, NF4, FP4, INT4, MXFP4, NVFP4, INT3, INT2 };
+/// Bits per value of a data type (nf4/fp4/int4: 4, int3: 3, int2: 2).
 int dtypeBits(DType dtype);
-/// True for the 4- and 8-bit formats that need scales (nf4, fp4, int4, mxfp4, int8, fp8).
+/// True for the 2- to 8-bit formats that need scales (int2, int3, nf4, fp4, int4, mxfp4, int8, fp8).
 bool isQuantized(DType dtype);
 
 enum class Task { Train, Inference };

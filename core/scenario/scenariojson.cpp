@@ -217,7 +217,8 @@ Scenario readScenarioDocument(const json &doc, const Catalog &catalog,
         r.finish();
     }
     if (s.inference.kvDType == DType::NF4 || s.inference.kvDType == DType::FP4 ||
-        s.inference.kvDType == DType::MXFP4 || s.inference.kvDType == DType::NVFP4)
+        s.inference.kvDType == DType::MXFP4 || s.inference.kvDType == DType::NVFP4 ||
+        s.inference.kvDType == DType::INT3 || s.inference.kvDType == DType::INT2)
         throw ScenarioError("inference.kv_dtype", "must be one of fp32, bf16, fp16, fp8, int8, int4");
 
     if (const json *node = root.child("kernels")) {

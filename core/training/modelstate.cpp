@@ -251,28 +251,31 @@ Term quantMetadataTerm(const EstimateContext &c)
         term.notes.push_back("NVFP4: 16 fp4 values share one fp8 scale, 4.5 bits per weight and a scale per tensor.");
         break;
     }
+    case DType::INT2:
+    case DType::INT3:
     case DType::INT4:
     case DType::INT8: {
         const std::int32_t group = s.precision.groupSize;
-        const bool four = dtype == DType::INT4;
-        if (!four && group == 0) {
+        const bool eight = dtype == DType::INT8;
+        if (eight && group == 0) {
             term.bytes = mulChecked(rows, 4, "quantization metadata");
             expression = n(rows) + " output rows x 4 B (fp32 scale)";
             term.notes.push_back("LLM.int8(): one fp32 scale per output row.");
             break;
         }
-        if (four && group == 0) {
+        if (group == 0) {
             const std::uint64_t groups = ceilDiv(values, 128);
             term.bytes = groups * 4;
             expression = n(groups) + " groups of 128 x 4 B (fp16 scale + fp16 zero)";
-            term.notes.push_back("GPTQ/AWQ-style int4 with group size 128.");
+            term.notes.push_back("GPTQ/AWQ-style " + std::string(enumName(dtype)) + " with group size 128.");
             break;
         }
         // A checkpoint's layout (GPTQ/AWQ qweight, scales, qzeros; compressed-tensors
         // weight_packed, weight_scale, weight_zero_point): an fp16 scale per group and output
-        // column, and a zero point packed at the weights' width where the format is asymmetric.
+        // column, and a zero point packed at the weights' width (2, 3, 4 or 8 bits: GPTQ's qzeros
+        // are [groups, out x bits / 32] int32) where the format is asymmetric.
         const std::uint64_t groups = group < 0 ? rows : ceilDiv(values, std::uint64_t(group));
-        const std::uint64_t zeroBits = s.precision.zeroPoints ? (four ? 4 : 8) : 0;
+        const std::uint64_t zeroBits = s.precision.zeroPoints ? std::uint64_t(dtypeBits(dtype)) : 0;
         term.bytes = addChecked(mulChecked(groups, 2, "quantization metadata"),
                                 bitsToBytes(groups, static_cast<std::uint32_t>(zeroBits), "quantization metadata"),
                                 "quantization metadata");

@@ -322,6 +322,25 @@ private slots:
         textConfig.erase("model_type");
         write("type-beside-text.json", json{{"model_type", 5}, {"text_config", textConfig}});
         write("text-type-number.json", json{{"model_type", "llava"}, {"text_config", {{"model_type", 7}}}});
+        // Issue 29's hostile pass over the newer readers: a probe past its device's memory, a case
+        // linking out of its folder, a serving-log case past 2^53, a quoted '${n' in a script.
+        json probe = {{"format", "headroom-probe"}, {"version", 1}, {"device", {{"total_bytes", 85899345920ull}}}};
+        probe["readings"] = {{{"phase", "load"}, {"allocated_bytes", 1}, {"reserved_bytes", 2}, {"device_used_bytes", 3},
+                              {"peak_allocated_bytes", 18446744073709551615ull}, {"peak_reserved_bytes", 2}}};
+        write("probe-past-device.json", probe);
+        QVERIFY(QDir(m_dir.path()).mkpath(QStringLiteral("cases-link")));
+        link("cases-link/case.json", "/etc/passwd");
+        QFile serving(QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/serving/sglang-0.4.1-llama-3.1-8b-h100.json"));
+        QVERIFY(serving.open(QIODevice::ReadOnly));
+        json servingCase = json::parse(serving.readAll().toStdString());
+        servingCase["id"] = "case";
+        servingCase["measured"]["kv_cache_bytes"] = 18446744073709551615ull;
+        QVERIFY(QDir(m_dir.path()).mkpath(QStringLiteral("cases-kv-2-64")));
+        write("cases-kv-2-64/case.json", servingCase);
+        servingCase["measured"]["kv_cache_bytes"] = 5826123137ull; // a tenth of the 54.26 GiB it quotes
+        QVERIFY(QDir(m_dir.path()).mkpath(QStringLiteral("cases-kv-disagree")));
+        write("cases-kv-disagree/case.json", servingCase);
+        write("open-brace.sh", QByteArray("n=4\nNPROC_PER_NODE='${n' swift sft --model Qwen/Qwen2.5-7B-Instruct\n"));
     }
 
     void cleanupTestCase()
@@ -613,6 +632,17 @@ private slots:
         row("config-load-in-4bit-yes", mc + QStringLiteral("q-bnb-yes.json"), "quantization_config.load_in_4bit must be true or false (got \"yes\")");
         row("config-model-type-beside-text-config", mc + QStringLiteral("type-beside-text.json"), "type-beside-text.json: config.json: model_type must be a string (got 5)");
         row("config-text-config-model-type", mc + QStringLiteral("text-type-number.json"), "text_config.model_type must be a string (got 7)");
+        // Issue 29's hostile pass over the newer readers (the list is in the issue's closing note).
+        row("probe-past-the-device", QStringLiteral("compare @/probe-past-device.json @/ok.json"),
+            "readings[0].peak_allocated_bytes: 18446744073709551615 bytes is more than the device's total_bytes");
+        row("validate-case-links-out", QStringLiteral("validate @/cases-link"), "case.json: leads outside the folder of cases");
+        row("validate-kv-past-2^53", QStringLiteral("validate @/cases-kv-2-64"), "measured.kv_cache_bytes: must be at most 2^53");
+        row("validate-kv-bytes-disagree", QStringLiteral("validate @/cases-kv-disagree"), "is not the case's kv_cache_gib 54.26");
+        row("script-open-brace", tc + QStringLiteral("open-brace.sh"), "NPROC_PER_NODE: must be a number of processes");
+        row("fit-format-5000", QStringLiteral("fits --gpu rtx-4090 --format ") + QString(5000, QLatin1Char('f')), "--format: must be text");
+        row("estimate-format-5000", est + QStringLiteral("ok.json --format ") + QString(5000, QLatin1Char('f')), "(got ffffffff");
+        row("render-theme-5000", render + QStringLiteral("ok.json --theme ") + QString(5000, QLatin1Char('t')), "--theme: must be light or dark");
+        row("unit-5000", est + QStringLiteral("ok.json --unit ") + QString(5000, QLatin1Char('u')), "--unit: must be GB or GiB");
         row("shard-link-to-nowhere", est + QStringLiteral("ok.json --model-weights @/ck-nowhere"), "shard \"model-1.safetensors\" is outside the checkpoint folder");
     }
     void refusedWithExitTwo()

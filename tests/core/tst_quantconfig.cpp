@@ -10,6 +10,7 @@
 #include <QFile>
 
 #include <algorithm>
+#include <cmath>
 
 using namespace headroom;
 using nlohmann::json;
@@ -82,6 +83,22 @@ private slots:
         QTest::newRow("gptq-4bit-group-128") << QByteArray(R"({"bits": 4, "group_size": 128, "damp_percent": 0.01,
             "desc_act": true, "sym": true, "true_sequential": true, "quant_method": "gptq"})")
             << "int4" << 128 << true;
+        // Issue 29: 3- and 2-bit GPTQ were sized as bf16 with a warning (before that as int8).
+        // https://huggingface.co/TheBloke/StableBeluga2-70B-GPTQ, branch
+        // gptq-3bit-128g-actorder_True (its README's table: Bits 3, GS 128, Act Order Yes, Damp %
+        // 0.01), in the keys TheBloke's quantize_config.json files carry (the vicuna row above).
+        QTest::newRow("gptq-3bit-group-128") << QByteArray(R"({"bits": 3, "group_size": 128, "damp_percent": 0.01,
+            "desc_act": true, "sym": true, "true_sequential": true, "quant_method": "gptq"})")
+            << "int3" << 128 << true;
+        // The same README's gptq-3bit--1g-actorder_True: GS None, AutoGPTQ's group_size -1.
+        QTest::newRow("gptq-3bit-per-channel") << QByteArray(R"({"bits": 3, "group_size": -1, "damp_percent": 0.01,
+            "desc_act": true, "sym": true, "true_sequential": true, "quant_method": "gptq"})")
+            << "int3" << -1 << true;
+        // 2-bit, as GPTQModel's QuantizeConfig(bits=2) writes it; vLLM's GPTQConfig takes 2, 3, 4
+        // and 8 bits (vllm/model_executor/layers/quantization/gptq.py, pack_factor 32 / bits).
+        QTest::newRow("gptq-2bit-group-64") << QByteArray(R"({"bits": 2, "group_size": 64, "desc_act": false,
+            "sym": true, "quant_method": "gptq"})")
+            << "int2" << 64 << true;
         // AWQ as AutoAWQ writes it into config.json (quant_method, zero_point, group_size, bits,
         // version), e.g. QuantTrio/DeepSeek-V3.2-Exp-AWQ's as quoted in a vLLM issue.
         QTest::newRow("awq-gemm-128") << QByteArray(R"({"quant_method": "awq", "bits": 4, "group_size": 128,
@@ -246,6 +263,54 @@ private slots:
         QCOMPARE(estimate(s).bytes(ConsumerId::QuantMetadata), groups * 2 + groups / 2);
     }
 
+    // A 3-bit GPTQ checkpoint's weights by hand. Llama 2 70B (StableBeluga2 is a fine-tune of
+    // it): 80 layers of q, o 8192 x 8192, k, v 8192 x 1024, gate, up, down 8192 x 28672:
+    //   2 x 67,108,864 + 2 x 8,388,608 + 3 x 234,881,024 = 855,638,016 a layer, x 80 =
+    //   68,451,041,280 quantized; embeddings, lm_head 2 x 32,000 x 8,192 and 161 norms of 8,192:
+    //   525,606,912 kept in fp16.
+    //   3-bit values   68,451,041,280 x 3 / 8              = 25,669,140,480 B
+    //   fp16 rest         525,606,912 x 2                  =  1,051,213,824 B
+    //   groups of 128  68,451,041,280 / 128 = 534,773,760:
+    //     fp16 scales     534,773,760 x 2                  =  1,069,547,520 B
+    //     3-bit zeros     534,773,760 x 3 / 8              =    200,540,160 B
+    //   total                                              = 27,990,441,984 B
+    // TheBloke's README for StableBeluga2-70B-GPTQ gives that branch's files as 28.03 GB (its
+    // 4-bit 128g branch 36.65 GB, the 3-bit per-channel one 26.78 GB); the 0.14 % between is
+    // g_idx (80 x 77,824 x 4 B = 24.9 MB) and the headers.
+    void gptq3BitWeightsByHand()
+    {
+        json config = llama2();
+        config["quantization_config"] = json::parse(R"({"bits": 3, "group_size": 128, "damp_percent": 0.01,
+            "desc_act": true, "sym": true, "true_sequential": true, "quant_method": "gptq"})");
+        const HfImport import = importHfConfig(config);
+        QCOMPARE(import.storedWeights, std::optional<DType>(DType::INT3));
+        QVERIFY2(import.unmodelledFormat.empty(), import.unmodelledFormat.c_str());
+        Scenario s = test::scenarioFrom(R"({"task": "inference", "model": {"preset": "llama-2-70b"},
+            "precision": {"weights": "int3", "compute": "fp16", "group_size": 128}})");
+        QCOMPARE(s.precision.groupSize, import.storedGroupSize);
+        QCOMPARE(s.precision.zeroPoints, import.storedZeroPoints);
+        QCOMPARE(countParams(s.model).blockLinear, 68451041280ull);
+        const Estimate e = estimate(s);
+        QCOMPARE(e.bytes(ConsumerId::Weights), 25669140480ull + 1051213824ull);
+        QCOMPARE(e.bytes(ConsumerId::QuantMetadata), 1069547520ull + 200540160ull);
+        const double total = double(e.bytes(ConsumerId::Weights) + e.bytes(ConsumerId::QuantMetadata));
+        QCOMPARE(total, 27990441984.0);
+        QVERIFY2(std::abs(total - 28.03e9) / 28.03e9 < 0.002, QByteArray::number(total).constData());
+        for (const std::string &warning : e.warnings)
+            QVERIFY2(warning.find("not modelled") == std::string::npos, warning.c_str());
+        // Without zero points (GPTQ v2 symmetric): the scales alone.
+        s.precision.zeroPoints = false;
+        QCOMPARE(estimate(s).bytes(ConsumerId::QuantMetadata), 1069547520ull);
+        // 2-bit, per output channel: 68,451,041,280 / 4 B of values; 80 x (8,192 x 3 + 1,024 x 2
+        // + 28,672 x 2) = 6,717,440 output channels x (2 B + 2 bits) = 13,434,880 + 1,679,360 B.
+        s.precision.weights = DType::INT2;
+        s.precision.groupSize = -1;
+        s.precision.zeroPoints = true;
+        const Estimate two = estimate(s);
+        QCOMPARE(two.bytes(ConsumerId::Weights), 17112760320ull + 1051213824ull);
+        QCOMPARE(two.bytes(ConsumerId::QuantMetadata), 13434880ull + 1679360ull);
+    }
+
     // NVFP4: an fp8 scale per 16 values and an fp32 global scale per matrix (7 per layer).
     void nvfp4MetadataBytes()
     {
@@ -260,7 +325,9 @@ private slots:
     {
         QTest::addColumn<QByteArray>("quantization");
         QTest::addColumn<QString>("method");
-        QTest::newRow("gptq-3bit") << QByteArray(R"({"bits": 3, "group_size": 128, "quant_method": "gptq"})") << "gptq 3-bit";
+        // AWQ packs 4-bit only (AutoAWQ's WQLinear; vLLM: "only 4-bit weight quantization is
+        // supported for AWQ"): a 3-bit AWQ file has no layout Headroom knows.
+        QTest::newRow("awq-3bit") << QByteArray(R"({"bits": 3, "group_size": 128, "quant_method": "awq"})") << "awq 3-bit";
         QTest::newRow("eetq") << QByteArray(R"({"quant_method": "eetq"})") << "eetq";
     }
     void unmodelledFormatsWarn()
@@ -308,6 +375,13 @@ private slots:
         QTest::newRow("not-an-object") << QByteArray(R"("gptq")") << "quantization_config";
         QTest::newRow("gptq-bits-0") << QByteArray(R"({"bits": 0, "quant_method": "gptq"})") << "quantization_config.bits";
         QTest::newRow("gptq-bits-65") << QByteArray(R"({"bits": 65, "quant_method": "gptq"})") << "quantization_config.bits";
+        QTest::newRow("gptq-bits-1") << QByteArray(R"({"bits": 1, "quant_method": "gptq"})")
+                                     << "quantization_config.bits must be 2, 3, 4 or 8 for gptq (got 1)";
+        QTest::newRow("gptq-bits-5-named") << QByteArray(R"({"bits": 5, "quant_method": "gptq"})")
+                                           << "quantization_config.bits must be 2, 3, 4 or 8 for gptq (got 5)";
+        QTest::newRow("gptq-bits-negative") << QByteArray(R"({"bits": -3, "quant_method": "gptq"})") << "quantization_config.bits";
+        QTest::newRow("gptq-bits-fraction") << QByteArray(R"({"bits": 3.5, "quant_method": "gptq"})") << "quantization_config.bits";
+        QTest::newRow("awq-w-bit-16") << QByteArray(R"({"w_bit": 16, "quant_method": "awq"})") << "quantization_config.bits";
         QTest::newRow("awq-bits-6") << QByteArray(R"({"bits": 6, "quant_method": "awq"})") << "quantization_config.bits must be 2, 3, 4 or 8";
         QTest::newRow("bnb-4bit-yes") << QByteArray(R"({"load_in_4bit": "yes", "quant_method": "bitsandbytes"})")
                                       << "quantization_config.load_in_4bit must be true or false (got \"yes\")";

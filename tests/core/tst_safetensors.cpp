@@ -56,6 +56,8 @@ std::string headerFor(const std::vector<TensorSpec> &tensors, std::uint64_t &dat
 
 } // namespace
 
+Q_DECLARE_METATYPE(std::vector<TensorSpec>)
+
 class TestSafetensors : public QObject
 {
     Q_OBJECT
@@ -194,6 +196,76 @@ private slots:
         const WeightsSummary f = readModelWeights(writeTensors(QStringLiteral("fp8.safetensors"), fp8));
         QCOMPARE(f.params, 262144ull);
         QCOMPARE(f.bytes, 262144ull + 4);
+    }
+
+    // Issue 29: every packed qweight was counted as 8 weights per int32, so a 3-bit GPTQ
+    // checkpoint came out 25 % short (32 / 3 weights a word) and an 8-bit one twice too large
+    // (4 a word). The width is read from the zero points, packed at the weights' width beside
+    // the scales (qzeros [groups, out x bits / 32], scales [groups, out]), or from GPTQ's
+    // qweight [in x bits / 32, out] beside g_idx [in].
+    void packedWeightsCountTheirWidth_data()
+    {
+        QTest::addColumn<std::vector<TensorSpec>>("tensors");
+        QTest::addColumn<qulonglong>("params");
+        QTest::addColumn<QString>("note");
+        // GPTQ 3-bit, in 4,096, out 512, groups of 128: qweight 4,096 x 3 / 32 = 384 rows,
+        // qzeros 512 x 3 / 32 = 48 columns.
+        QTest::newRow("gptq-3bit") << std::vector<TensorSpec>{{"m.layers.0.mlp.down_proj.qweight", "I32", {384, 512}},
+                                                              {"m.layers.0.mlp.down_proj.qzeros", "I32", {32, 48}},
+                                                              {"m.layers.0.mlp.down_proj.scales", "F16", {32, 512}},
+                                                              {"m.layers.0.mlp.down_proj.g_idx", "I32", {4096}}}
+                                   << qulonglong(4096 * 512) << QStringLiteral("3 bits per weight");
+        // GPTQ 8-bit, in 512, out 256: qweight 128 rows, qzeros 64 columns.
+        QTest::newRow("gptq-8bit") << std::vector<TensorSpec>{{"l.qweight", "I32", {128, 256}}, {"l.qzeros", "I32", {4, 64}},
+                                                              {"l.scales", "F16", {4, 256}}, {"l.g_idx", "I32", {512}}}
+                                   << qulonglong(512 * 256) << QStringLiteral("8 bits per weight");
+        // GPTQ 2-bit, in 1,024, out 128, one group: qweight 64 rows, qzeros 8 columns.
+        QTest::newRow("gptq-2bit") << std::vector<TensorSpec>{{"l.qweight", "I32", {64, 128}}, {"l.qzeros", "I32", {1, 8}},
+                                                              {"l.scales", "F16", {1, 128}}}
+                                   << qulonglong(1024 * 128) << QStringLiteral("2 bits per weight");
+        // AWQ 4-bit packs along the output: qweight [in, out / 8].
+        QTest::newRow("awq-4bit") << std::vector<TensorSpec>{{"l.qweight", "I32", {512, 32}}, {"l.qzeros", "I32", {4, 32}},
+                                                             {"l.scales", "F16", {4, 256}}}
+                                  << qulonglong(512 * 256) << QStringLiteral("4 bits per weight");
+        // GPTQ v2 symmetric without qzeros: g_idx [512] beside qweight [48, 64] gives 3 bits.
+        QTest::newRow("gptq-3bit-no-zeros") << std::vector<TensorSpec>{{"l.qweight", "I32", {48, 64}},
+                                                                       {"l.scales", "F16", {4, 64}},
+                                                                       {"l.g_idx", "I32", {512}}}
+                                            << qulonglong(512 * 64) << QStringLiteral("from the qzeros, scales and g_idx shapes");
+        // Nothing beside it tells: 4 bits assumed, and said.
+        QTest::newRow("bare-qweight") << std::vector<TensorSpec>{{"l.qweight", "I32", {64, 512}}}
+                                      << qulonglong(512 * 512) << QStringLiteral("4 assumed");
+    }
+    void packedWeightsCountTheirWidth()
+    {
+        QFETCH(std::vector<TensorSpec>, tensors);
+        QFETCH(qulonglong, params);
+        QFETCH(QString, note);
+        const WeightsSummary summary = readModelWeights(writeTensors(QStringLiteral("packed.safetensors"), tensors));
+        QCOMPARE(qulonglong(summary.params), params);
+        bool said = false;
+        for (const std::string &line : summary.notes)
+            said = said || QString::fromStdString(line).contains(note);
+        QVERIFY2(said, summary.notes.empty() ? "no notes" : summary.notes.front().c_str());
+    }
+
+    // Shapes that tell a width no packer writes (5 bits; 64 x 32 / 3 is not whole) are refused,
+    // naming the tensor, not counted as some other width.
+    void packedWidthsNoPackerWrites()
+    {
+        const std::vector<std::vector<TensorSpec>> files{
+            {{"l.qweight", "I32", {64, 512}}, {"l.qzeros", "I32", {4, 80}}, {"l.scales", "F16", {4, 512}}},
+            {{"l.qweight", "I32", {64, 512}}, {"l.g_idx", "I32", {3}}},
+            {{"l.qweight", "I32", {0, 512}}, {"l.qzeros", "I32", {0, 576460752303423489ull}}, {"l.scales", "F16", {0, 1}}}};
+        for (const auto &tensors : files) {
+            try {
+                readModelWeights(writeTensors(QStringLiteral("odd.safetensors"), tensors));
+                QFAIL("accepted");
+            } catch (const SafetensorsError &error) {
+                QVERIFY2(QString::fromUtf8(error.what()).contains(QLatin1String("\"l.qweight\"")), error.what());
+                QVERIFY2(QString::fromUtf8(error.what()).contains(QLatin1String("GPTQ and AWQ pack 2, 3, 4 or 8")), error.what());
+            }
+        }
     }
 
     void malformedFilesSayWhy_data()

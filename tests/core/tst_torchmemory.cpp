@@ -251,6 +251,23 @@ private slots:
                     .startsWith(QStringLiteral("readings[0].phase: must be load")));
         QVERIFY(refusal("{\"format\": \"headroom-probe\", \"version\": 1, \"readings\": [{\"phase\": \"load\", \"allocated_bytes\": -1}]}")
                     .startsWith(QStringLiteral("readings[0].allocated_bytes: must be a whole number")));
+        // Issue 29's hostile pass: 2^64 - 1 bytes on an 80 GiB device was compared at exit 0 as
+        // "888.18 PiB measured"; a reading past the device's memory (or 2^53 bytes) is refused.
+        const std::string reading = R"("allocated_bytes": 1, "reserved_bytes": 2, "peak_allocated_bytes": 1,
+            "peak_reserved_bytes": 2, "device_used_bytes": 3)";
+        const QString past = refusal(R"({"format": "headroom-probe", "version": 1, "device": {"total_bytes": 85899345920},
+            "readings": [{"phase": "load", )" + reading + R"(}, {"phase": "forward", "allocated_bytes": 1,
+            "reserved_bytes": 2, "peak_allocated_bytes": 18446744073709551615, "peak_reserved_bytes": 2,
+            "device_used_bytes": 3}]})");
+        QVERIFY2(past.startsWith(QStringLiteral("readings[1].peak_allocated_bytes: 18446744073709551615 bytes is more than "
+                                                "the device's total_bytes (85899345920)")), qPrintable(past));
+        const QString noDevice = refusal(R"({"format": "headroom-probe", "version": 1, "readings": [{"phase": "load",
+            "allocated_bytes": 9007199254740993, "reserved_bytes": 2, "peak_allocated_bytes": 1, "peak_reserved_bytes": 2,
+            "device_used_bytes": 3}]})");
+        QVERIFY2(noDevice.startsWith(QStringLiteral("readings[0].allocated_bytes: 9007199254740993 bytes is more than 2^53")),
+                 qPrintable(noDevice));
+        QVERIFY(refusal(R"({"format": "headroom-probe", "version": 1, "device": {"total_bytes": 85899345920},
+            "readings": [{"phase": "load", )" + reading + "}]}").isEmpty());
     }
     void snapshotRefused()
     {

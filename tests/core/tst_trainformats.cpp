@@ -170,6 +170,15 @@ private slots:
         QVERIFY2(split.find("mp.sh: CUDA_VISIBLE_DEVICES: several GPUs without NPROC_PER_NODE") != std::string::npos, split.c_str());
         QVERIFY(refusal("echo hello\n", "none.sh").find("runs no training command") != std::string::npos);
         QVERIFY(refusal("swift sft --model 'x/y\n", "q.sh").find("quote that is not closed") != std::string::npos);
+        // Issue 29's hostile pass: a quoted '${n' (no closing brace) of a variable the script sets
+        // looped forever, appending the value until memory ran out; now it is the shell's to
+        // compute, and said.
+        const TrainImport open = importTrainConfig("n=4\nswift sft --model x/y --max_length '${n' --lora_rank 8\n", "open.sh");
+        QVERIFY(at(open.scenario, "train.seq_len").is_null());
+        QCOMPARE(at(open.scenario, "train.lora.rank"), json(8));
+        QVERIFY(mentions(open.warnings, "max_length: its value is computed by the shell"));
+        const std::string env = refusal("n=4\nNPROC_PER_NODE='${n' swift sft --model x/y\n", "env.sh");
+        QVERIFY2(env.find("NPROC_PER_NODE: must be a number of processes") != std::string::npos, env.c_str());
         // The same arguments as a --config YAML.
         const TrainImport yaml = importTrainConfig("model: Qwen/Qwen2.5-7B-Instruct\ntuner_type: lora\nquant_bits: 4\n"
                                                    "torch_dtype: bfloat16\nmax_length: 2048\n", "sft.yaml");

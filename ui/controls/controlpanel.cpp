@@ -338,7 +338,8 @@ QWidget *ControlPanel::buildPrecisionGroup()
     m_weights = enumCombo<DType>(box, tr("Weight precision"),
         {{DType::FP32, tr("fp32")}, {DType::BF16, tr("bf16")}, {DType::FP16, tr("fp16")},
          {DType::FP8, tr("fp8")}, {DType::INT8, tr("int8")}, {DType::NF4, tr("nf4 (4-bit)")},
-         {DType::FP4, tr("fp4 (4-bit)")}, {DType::INT4, tr("int4 (GPTQ/AWQ)")}});
+         {DType::FP4, tr("fp4 (4-bit)")}, {DType::INT4, tr("int4 (GPTQ/AWQ)")},
+         {DType::INT3, tr("int3 (GPTQ 3-bit)")}, {DType::INT2, tr("int2 (GPTQ 2-bit)")}});
     connect(m_weights, &QComboBox::activated, this, [this] {
         const auto value = comboValue<DType>(m_weights);
         m_model->apply(tr("Change weight precision"), [value](Scenario &s) {
