@@ -6,6 +6,7 @@
 #include "chart/budgetchart.h"
 #include "chart/chartdata.h"
 #include "chart/chartlayout.h"
+#include "chart/chartmarks.h"
 #include "classroom/advisorview.h"
 #include "controls/controlpanel.h"
 #include "controls/mygpubox.h"
@@ -20,7 +21,9 @@
 #include "uitestutil.h"
 #include "window/mainwindow.h"
 
+#include <QChartView>
 #include <QComboBox>
+#include <QLineSeries>
 #include <QDir>
 #include <QLabel>
 #include <QLineEdit>
@@ -225,6 +228,68 @@ private slots:
             QCoreApplication::processEvents();
             QVERIFY(window.grab().save(QDir(shots).filePath(QStringLiteral("mygpu-own.png"))));
         }
+    }
+
+    // A100 80GB (81,920 MiB = 80 GiB) and H100 (81,559 MiB = 79.65 GiB) are 361 MiB apart: on
+    // a 1280 x 720 window's axis of about 90 GiB over ~400 px that is under 2 px, so one line hid
+    // the other. Drawn apart now, at least 4 px centre to centre, each in its own colour, while
+    // the values they stand for are the catalog's.
+    void nearlyEqualLinesAreDrawnApart()
+    {
+        MainWindow window;
+        quiet(window);
+        window.resize(1280, 720);
+        QVERIFY(test::showActive(window));
+        window.model()->apply(QStringLiteral("two"), [](Scenario &s) {
+            s.gpus = {"a100-80gb", "h100-80gb"};
+            s.targetGpu = "h100-80gb";
+        });
+        QCoreApplication::processEvents();
+        BudgetChart *chart = window.chart();
+        QCOMPARE(chart->capacitySeries().size(), std::size_t(2));
+        const Gpu *a100 = builtinCatalog().findGpu("a100-80gb"), *h100 = builtinCatalog().findGpu("h100-80gb");
+        QCOMPARE(chart->data().lines[0].bytes, a100->capacityBytes());
+        QCOMPARE(chart->data().lines[1].bytes, h100->capacityBytes());
+        // Where they would be without the spread: under 2 px apart.
+        const ChartLayout &layout = chart->layout();
+        const auto pixelOf = [&](std::uint64_t bytes) {
+            return layout.plot.bottom() - layout.plot.height() * toScale(bytes, layout.scale) / layout.axisMax;
+        };
+        QVERIFY2(std::abs(pixelOf(a100->capacityBytes()) - pixelOf(h100->capacityBytes())) < 2.0,
+                 "the axis is not the one this test is about");
+        // Where the series are drawn.
+        QChart *qchart = chart->chart();
+        std::vector<double> drawn;
+        for (QLineSeries *line : chart->capacitySeries())
+            drawn.push_back(qchart->mapToPosition(line->points().first(), line).y());
+        QVERIFY2(drawn[0] <= drawn[1] - 4.0, qPrintable(QStringLiteral("A100 at %1, H100 at %2").arg(drawn[0]).arg(drawn[1])));
+        QVERIFY(std::abs(drawn[0] - layout.lineY[0]) < 0.5 && std::abs(drawn[1] - layout.lineY[1]) < 0.5);
+        // Each stays near its own value (within the spread) and in the plot.
+        QVERIFY(std::abs(drawn[0] - pixelOf(a100->capacityBytes())) <= 3.0);
+        QVERIFY(std::abs(drawn[1] - pixelOf(h100->capacityBytes())) <= 3.0);
+        // Both colours are on screen: along each drawn row, pixels of that line's own colour.
+        const QImage image = window.chartView()->grab().toImage();
+        const QPointF origin = window.chartView()->mapFromScene(QPointF(0, 0));
+        for (int i = 0; i < 2; ++i) {
+            const QColor colour = capacityLineColor(capacityLineStyleIndex(chart->data().lines[std::size_t(i)].name), chart->data().dark);
+            int hits = 0;
+            const double dpr = image.devicePixelRatio();
+            for (int dy = -1; dy <= 1; ++dy) {
+                const int y = int(std::lround((drawn[std::size_t(i)] + origin.y() + dy) * dpr));
+                for (int x = int(layout.plot.left() * dpr); x < int(layout.plot.right() * dpr) && y >= 0 && y < image.height(); ++x) {
+                    const QColor pixel = image.pixelColor(x, y);
+                    if (std::abs(pixel.red() - colour.red()) + std::abs(pixel.green() - colour.green()) +
+                            std::abs(pixel.blue() - colour.blue()) < 40)
+                        ++hits;
+                }
+            }
+            QVERIFY2(hits >= 20, qPrintable(QStringLiteral("line %1: %2 pixels of its colour").arg(i).arg(hits)));
+        }
+        // The spread itself: a run of close lines is centred where its lines are, a far line stays.
+        const std::vector<double> spread = separatedLines({100.0, 101.0, 300.0}, 4.0, 0, 720);
+        QCOMPARE(spread[0], 98.5);  // mean 100.5, minus half of 4
+        QCOMPARE(spread[1], 102.5);
+        QCOMPARE(spread[2], 300.0);
     }
 
     // Two scenarios with different tick sets: each GPU's label colour and line dash are the
