@@ -18,6 +18,7 @@
 #include "window/mainwindow.h"
 
 #include <QBarSet>
+#include <QChart>
 #include <QCheckBox>
 #include <QDockWidget>
 #include <QLineEdit>

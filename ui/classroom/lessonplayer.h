@@ -46,13 +46,13 @@ public:
     /// Puts the current step's own scenario back after parameter changes.
     void restoreStep();
 
-signals:
-    /// The lesson or the step changed.
-    void stepChanged();
-
     /// What step `index` shows: its scenario, with the user's target GPU (ticked if it was not)
     /// unless the step is about a GPU (LessonStep::choosesGpu) or the user has none.
     Scenario shownScenario(int index) const;
+
+signals:
+    /// The lesson or the step changed.
+    void stepChanged();
 
 private:
     void applyStep();
