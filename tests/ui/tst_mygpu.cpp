@@ -159,7 +159,10 @@ private slots:
         box->combo()->lineEdit()->clear();
         QTest::keyClicks(box->combo()->lineEdit(), QStringLiteral("24 GiB"));
         QTest::keyClick(box->combo()->lineEdit(), Qt::Key_Return);
-        QCOMPARE(model->scenario().targetGpu, std::string("24gib"));
+        QTRY_VERIFY2(model->scenario().targetGpu == "24gib",
+                 qPrintable(QStringLiteral("target %1, note %2, text %3")
+                                .arg(QString::fromStdString(model->scenario().targetGpu), box->note()->text(),
+                                     box->combo()->currentText())));
         const auto &ids = model->scenario().gpus;
         QVERIFY(std::find(ids.begin(), ids.end(), "24gib") != ids.end());
         const Gpu *mine = targetGpu(model->scenario());

@@ -9,6 +9,7 @@
 #include "io/inputpolicy.h"
 #include "scenario/units.h"
 
+#include <QAbstractItemView>
 #include <QComboBox>
 #include <QCompleter>
 #include <QLabel>
@@ -65,7 +66,16 @@ MyGpuBox::MyGpuBox(ScenarioModel *model, QWidget *parent)
     m_combo->completer()->setCompletionMode(QCompleter::PopupCompletion);
     m_combo->completer()->setCaseSensitivity(Qt::CaseInsensitive);
     connect(m_combo, &QComboBox::activated, this, [this](int index) { choose(m_combo->itemText(index)); });
-    connect(m_combo->lineEdit(), &QLineEdit::returnPressed, this, [this] { choose(m_combo->currentText()); });
+    // After the key's own handling: the completer's popup (open on "24 GiB", which "RTX 3090 ·
+    // 24 GiB" holds) must not see the list rebuilt under it, or it completes to another row.
+    connect(m_combo->lineEdit(), &QLineEdit::returnPressed, this, [this] {
+        const QString typed = m_combo->currentText();
+        QMetaObject::invokeMethod(this, [this, typed] {
+            if (QAbstractItemView *popup = m_combo->completer()->popup())
+                popup->hide();
+            choose(typed);
+        }, Qt::QueuedConnection);
+    });
     layout->addWidget(m_combo);
     m_note->setWordWrap(true);
     m_note->setAccessibleName(tr("My GPU note"));
@@ -138,11 +148,14 @@ bool MyGpuBox::choose(const QString &typed)
     static const QRegularExpression number(QStringLiteral("^\\d+(?:\\.\\d*)?\\s*(?:gib|gb|g)?$"),
                                            QRegularExpression::CaseInsensitiveOption);
     static const QRegularExpression bare(QStringLiteral("^\\d+(?:\\.\\d*)?$"));
-    const bool looksLikeSize = number.match(text).hasMatch();
+    // A size with its unit is a size ("24 GiB", though "RTX 3090 · 24 GiB" holds it too).
+    const bool looksLikeSize = number.match(text).hasMatch(), isBare = bare.match(text).hasMatch();
     // A GPU of the list: the exact text, else the one GPU whose name or id holds what was typed.
     int index = m_combo->findText(text, Qt::MatchFixedString);
     std::vector<int> hits;
-    if (index < 0) {
+    if (looksLikeSize && !isBare)
+        index = -1;
+    else if (index < 0) {
         const QString key = searchKey(text);
         for (int i = 0; i < m_combo->count(); ++i)
             if (searchKey(m_combo->itemText(i)).contains(key) || searchKey(m_combo->itemData(i).toString()).contains(key))
@@ -153,7 +166,7 @@ bool MyGpuBox::choose(const QString &typed)
     // A size ("24 GiB", "20 GB"; a bare "24" in the units shown when it names no GPU): a GPU of
     // that capacity in the scenario's own `gpus` ("24gib"), so a saved file and the command line
     // read it alike.
-    if (index < 0 && looksLikeSize && (!bare.match(text).hasMatch() || hits.empty())) {
+    if (index < 0 && looksLikeSize && (!isBare || hits.empty())) {
         const auto capacity = parseCapacity(text.toStdString(), m_model->unit());
         if (!capacity) {
             say(tr("A GPU of %1 is out of range: type 1 to 100,000 GiB or GB, with up to 3 decimals.")
