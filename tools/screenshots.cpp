@@ -21,6 +21,7 @@
 #include <QLineSeries>
 #include <QScrollArea>
 #include <QStandardPaths>
+#include <algorithm>
 #include <cstdio>
 
 using namespace headroom;
@@ -198,6 +199,11 @@ int main(int argc, char *argv[])
     });
     if (auto *box = window.controls()->findChild<MyGpuBox *>())
         box->choose(QStringLiteral("24 GiB"));
+    set(model, [](Scenario &s) {
+        for (const char *id : {"a100-80gb", "h100-80gb"})
+            if (std::find(s.gpus.begin(), s.gpus.end(), id) == s.gpus.end())
+                s.gpus.push_back(id);
+    });
     ok &= save(window, out + QStringLiteral("/mygpu-24gib.png"));
 
     // How many 8k-token users can vLLM serve with Qwen3-30B-A3B on one H100? The frontier, with a

@@ -275,7 +275,11 @@ void FrontierChart::layoutLabel()
     const QRectF box = m_label->boundingRect();
     const QRectF plot = m_chart->plotArea();
     const double x = std::clamp(at.x() + 10 * m_scale, plot.left(), std::max(plot.left(), plot.right() - box.width()));
-    const double y = std::clamp(at.y() - box.height() - 6 * m_scale, plot.top(), std::max(plot.top(), plot.bottom() - box.height()));
+    // A load that fits is under its curve: its label goes below it, off the curve (above it, it
+    // was drawn across the curve and the point's own label); a load that does not, above.
+    const bool under = m_data.frontier.operatingSequences <= m_data.frontier.operatingMaxSequences;
+    const double wanted = under ? at.y() + 8 * m_scale : at.y() - box.height() - 6 * m_scale;
+    const double y = std::clamp(wanted, plot.top(), std::max(plot.top(), plot.bottom() - box.height()));
     m_label->setPos(x, y);
     const QRectF operating(QPointF(x, y), box.size());
 
