@@ -120,6 +120,9 @@ Lesson lessonFromJson(const json &doc, const Catalog &catalog)
                 if (item.key().find('=') != std::string::npos)
                     throw ScenarioError(path + ".set." + keyForPath(item.key()),
                                         "a key path cannot contain '='");
+                if (item.key() == "target_gpu" || item.key() == "gpus" || item.key().rfind("gpus.", 0) == 0 ||
+                    item.key().rfind("gpus[", 0) == 0)
+                    step.choosesGpu = true;
                 try {
                     applyOverride(document, item.key() + "=" + item.value().dump());
                 } catch (const ScenarioError &error) {
@@ -128,6 +131,9 @@ Lesson lessonFromJson(const json &doc, const Catalog &catalog)
             }
             origin = path + ".set";
         }
+        // A target_gpu of this step's or of the steps it changes: the lesson is about that GPU.
+        if (document.is_object() && document.contains("target_gpu"))
+            step.choosesGpu = true;
         try {
             step.scenario = scenarioFromJson(document, catalog);
         } catch (const ScenarioError &error) {

@@ -20,6 +20,9 @@ struct LessonStep
     std::string title;
     std::string caption;
     Scenario scenario; ///< resolved: a "set" step is the previous step with its changes
+    /// The step is about a GPU: its scenario (whole, or the one its `set` changes) names
+    /// `target_gpu`, or its `set` changes `gpus`. Other steps keep the user's target GPU.
+    bool choosesGpu = false;
     bool operator==(const LessonStep &) const = default;
 };
 

@@ -3,10 +3,13 @@
 
 #include "scenario/catalogdata.h"
 #include "scenario/names.h"
+#include "scenario/units.h"
 
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -186,11 +189,48 @@ const ModelPreset *Catalog::findModel(std::string_view id) const
     return nullptr;
 }
 
+std::optional<Gpu> sizeGpu(std::string_view id)
+{
+    const std::optional<TypedCapacity> capacity = parseCapacity(id);
+    if (!capacity || capacity->id() != id)
+        return std::nullopt;
+    Gpu gpu;
+    gpu.id = std::string(id);
+    gpu.name = capacity->text() + " GPU";
+    gpu.marketingGb = double(capacity->thousandths) / 1000.0;
+    gpu.capacityMiB = capacity->bytes() >> 20;
+    gpu.vendor = "unknown";
+    gpu.gpuClass = "typed";
+    gpu.source = "the size you typed, taken as nvidia-smi's memory.total; not a catalog GPU";
+    return gpu;
+}
+
+std::string canonicalGpuId(std::string_view text, const Catalog &catalog)
+{
+    if (catalog.findGpu(text))
+        return std::string(text);
+    if (const std::optional<TypedCapacity> capacity = parseCapacity(text))
+        return capacity->id();
+    return {};
+}
+
 const Gpu *Catalog::findGpu(std::string_view id) const
 {
     for (const auto &gpu : gpus)
         if (gpu.id == id)
             return &gpu;
+    // A size GPU: made once per spelling and kept for the program's life (the pointer is
+    // stable), at most kMaxSizeGpus of them, which no window or command comes near.
+    constexpr std::size_t kMaxSizeGpus = 65536;
+    static std::mutex lock;
+    static std::map<std::string, Gpu, std::less<>> made;
+    const std::lock_guard<std::mutex> guard(lock);
+    if (const auto found = made.find(id); found != made.end())
+        return &found->second;
+    if (made.size() >= kMaxSizeGpus)
+        return nullptr;
+    if (std::optional<Gpu> gpu = sizeGpu(id))
+        return &made.emplace(gpu->id, std::move(*gpu)).first->second;
     return nullptr;
 }
 

@@ -72,6 +72,17 @@ struct Catalog
     const Machine *findMachine(std::string_view id) const;
 };
 
+/// A GPU of a size the user typed, for a card the catalog does not list: its id is the size's
+/// canonical spelling ("24gib", "23.5gib", "20gb"; TypedCapacity::id), its name "24 GiB GPU", its
+/// capacity the size taken as nvidia-smi's total, in whole MiB (rounded down: 20 GB is 19,073
+/// MiB). Every Catalog's findGpu() finds one, so `gpus`, `target_gpu`, `--gpu` and the engines'
+/// budgets take it like a catalog GPU. Empty when `id` is not such a spelling.
+std::optional<Gpu> sizeGpu(std::string_view id);
+/// The id of a GPU in `catalog` for a scenario's `gpus` entry: the id itself when the catalog
+/// lists it or it is a size GPU's id; the canonical id of a size with its unit ("24 GiB" ->
+/// "24gib"); else empty.
+std::string canonicalGpuId(std::string_view text, const Catalog &catalog);
+
 /// Parses the two catalog documents (resources/models.json, resources/gpus.json, whose optional
 /// `machines` list names GPUs of its own `gpus`).
 /// Throws std::runtime_error naming the entry and key on malformed input.

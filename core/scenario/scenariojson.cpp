@@ -274,20 +274,24 @@ Scenario readScenarioDocument(const json &doc, const Catalog &catalog,
             throw ScenarioError("gpus", "must be a list of up to 16 GPU ids");
         s.gpus.clear();
         for (const auto &item : *node) {
-            const std::string id = item.is_string() ? item.get<std::string>() : std::string();
-            if (!item.is_string() || !catalog.findGpu(id)) {
+            // A catalog id, or a size with its unit ("24gib", "24 GiB"): a GPU of that capacity.
+            const std::string text = item.is_string() ? item.get<std::string>() : std::string();
+            const std::string id = item.is_string() ? canonicalGpuId(text, catalog) : std::string();
+            if (id.empty() || !catalog.findGpu(id)) {
                 std::vector<std::string> ids;
                 for (const auto &gpu : catalog.gpus)
                     ids.push_back(gpu.id);
                 throw ScenarioError("gpus", "unknown GPU " +
-                                                (item.is_string() ? quoteText(id)
+                                                (item.is_string() ? quoteText(text)
                                                                   : ObjectReader::describe(item)) +
-                                                " (known: " + knownIds(ids) + ")");
+                                                " (known: " + knownIds(ids) + ", or a size such as 24gib or 20gb)");
             }
             s.gpus.push_back(id);
         }
     }
     s.targetGpu = root.text("target_gpu", "");
+    if (const std::string id = canonicalGpuId(s.targetGpu, catalog); !id.empty())
+        s.targetGpu = id; // "24 GiB" names the size GPU "24gib"
     if (!s.targetGpu.empty() &&
         std::find(s.gpus.begin(), s.gpus.end(), s.targetGpu) == s.gpus.end())
         throw ScenarioError("target_gpu", "must be one of the scenario's gpus (" +

@@ -2,6 +2,7 @@
 #include "scenario/units.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 
@@ -128,6 +129,76 @@ std::string formatCapacity(std::uint64_t bytes, Unit unit)
     if (number.back() == '.')
         number.pop_back();
     return number + text.substr(space);
+}
+
+std::uint64_t TypedCapacity::bytes() const
+{
+    return unit == Unit::GB ? thousandths * 1000000ull : (thousandths << 30) / 1000;
+}
+
+std::string TypedCapacity::id() const
+{
+    std::string number = std::to_string(thousandths / 1000);
+    if (std::uint64_t fraction = thousandths % 1000) {
+        std::string digits = std::to_string(fraction);
+        digits.insert(0, 3 - digits.size(), '0');
+        while (digits.back() == '0')
+            digits.pop_back();
+        number += '.' + digits;
+    }
+    return number + (unit == Unit::GB ? "gb" : "gib");
+}
+
+std::string TypedCapacity::text() const
+{
+    std::string number = id();
+    number.erase(number.find_first_not_of("0123456789."));
+    return number + ' ' + unitName(unit);
+}
+
+std::optional<TypedCapacity> parseCapacity(std::string_view text, std::optional<Unit> bare)
+{
+    // Integer arithmetic only: no locale's decimal point, no rounding of the typed digits.
+    const auto isSpace = [](char c) { return c == ' ' || c == '\t'; };
+    while (!text.empty() && isSpace(text.front()))
+        text.remove_prefix(1);
+    while (!text.empty() && isSpace(text.back()))
+        text.remove_suffix(1);
+    std::size_t i = 0;
+    std::uint64_t whole = 0;
+    int digits = 0;
+    for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, ++digits)
+        whole = whole * 10 + std::uint64_t(text[i] - '0');
+    if (digits == 0 || digits > 6)
+        return std::nullopt;
+    std::uint64_t fraction = 0;
+    if (i < text.size() && text[i] == '.') {
+        int decimals = 0;
+        for (++i; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, ++decimals)
+            fraction = fraction * 10 + std::uint64_t(text[i] - '0');
+        if (decimals == 0 || decimals > 3)
+            return std::nullopt;
+        for (; decimals < 3; ++decimals)
+            fraction *= 10;
+    }
+    while (i < text.size() && isSpace(text[i]))
+        ++i;
+    std::string unit;
+    for (; i < text.size(); ++i)
+        unit += char(std::tolower(static_cast<unsigned char>(text[i])));
+    TypedCapacity capacity;
+    capacity.thousandths = whole * 1000 + fraction;
+    if (unit == "gib" || unit == "g")
+        capacity.unit = Unit::GiB;
+    else if (unit == "gb")
+        capacity.unit = Unit::GB;
+    else if (unit.empty() && bare)
+        capacity.unit = *bare;
+    else
+        return std::nullopt;
+    if (capacity.thousandths < 1000 || capacity.thousandths > 100000000)
+        return std::nullopt;
+    return capacity;
 }
 
 } // namespace headroom

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace headroom {
 
@@ -43,5 +45,22 @@ std::string formatBytesIn(std::uint64_t bytes, ByteScale scale);
 /// A GPU capacity as its name reads: "80 GiB" for an "80GB" card reporting 81920 MiB,
 /// "23.99 GiB" for 24564 MiB; trailing zeros dropped.
 std::string formatCapacity(std::uint64_t bytes, Unit unit);
+
+/// A memory size as a user types it for a GPU: "24 GiB", "20 GB", "24gib", "23.5 GiB" (GiB,
+/// GB, or G for GiB; any case; spaces around the number allowed). The number has at most 6
+/// digits and 3 decimals and lies from 1 to 100,000.
+struct TypedCapacity
+{
+    std::uint64_t thousandths = 0; ///< the number x 1,000 (24 GiB: 24,000)
+    Unit unit = Unit::GiB;
+    std::uint64_t bytes() const; ///< 24 GiB: 24 x 2^30; 20 GB: 20 x 10^9
+    /// The number without trailing zeros and the unit, no space: "24gib", "23.5gib", "20gb".
+    std::string id() const;
+    /// "24 GiB", "20 GB".
+    std::string text() const;
+};
+/// Parses a typed size; a number without a unit is in `bare` (none: refused). Empty when the
+/// text is not a size or lies outside 1-100,000.
+std::optional<TypedCapacity> parseCapacity(std::string_view text, std::optional<Unit> bare = std::nullopt);
 
 } // namespace headroom

@@ -39,18 +39,42 @@ std::uint64_t reservedLength(const Scenario &s)
 }
 
 FrontierPoint pointAt(const Scenario &s, const std::string &gpuId, std::uint64_t tokens,
-                      const Catalog &catalog)
+                      const Catalog &catalog, bool perSequence = false)
 {
     FrontierPoint p;
     p.tokens = tokens;
     const Solution answer = solve(withTokensPerSequence(s, tokens), SolveFor::MaxConcurrency, gpuId, {}, catalog);
     p.sequences = answer.value;
     p.limit = limitFromKey(answer.limit);
+    if (perSequence && answer.value > 0) {
+        // The answer's own estimate: what its sequences occupy of the pool, per sequence.
+        try {
+            Scenario at = answer.scenario;
+            const Gpu *gpu = catalog.findGpu(gpuId);
+            if (gpu) {
+                at.gpus = {gpu->id};
+                at.targetGpu = gpu->id;
+            }
+            const Estimate e = estimate(at, Detail::BytesOnly, catalog);
+            if (e.serving && e.serving->requestSequences > 0)
+                p.kvBytesPerSequence = e.serving->requestKvBytes / e.serving->requestSequences;
+        } catch (const std::exception &) {
+            p.kvBytesPerSequence = 0;
+        }
+    }
     return p;
 }
 
+/// The engine's longest sequence, where it refuses longer requests (vLLM, SGLang); else 0.
+std::uint64_t engineMaxModelLen(const Scenario &s)
+{
+    if (s.serving && (s.serving->engine == Engine::Vllm || s.serving->engine == Engine::Sglang))
+        return s.serving->maxModelLen;
+    return 0;
+}
+
 FrontierCurve curve(const Scenario &s, const Gpu &gpu, std::uint32_t tensor, FrontierAllocation allocation,
-                    const std::vector<std::uint64_t> &tokens, const Catalog &catalog)
+                    const std::vector<std::uint64_t> &tokens, const Catalog &catalog, bool engineLimits)
 {
     FrontierCurve c;
     c.gpuId = gpu.id;
@@ -67,14 +91,20 @@ FrontierCurve curve(const Scenario &s, const Gpu &gpu, std::uint32_t tensor, Fro
         // max_model_len), however short it is: as many as fit at that length.
         const std::uint64_t reserve = reservedLength(s);
         for (std::uint64_t t : tokens) {
-            FrontierPoint p = pointAt(scaled, gpu.id, std::max(t, reserve), catalog);
+            FrontierPoint p = pointAt(scaled, gpu.id, std::max(t, reserve), catalog, engineLimits);
             p.tokens = t;
+            if (engineLimits && p.sequences == 0)
+                break; // the pool holds not one sequence: the engine does not start
             c.points.push_back(p);
         }
         return c;
     }
-    for (std::uint64_t t : tokens)
-        c.points.push_back(pointAt(scaled, gpu.id, t, catalog));
+    for (std::uint64_t t : tokens) {
+        FrontierPoint p = pointAt(scaled, gpu.id, t, catalog, engineLimits);
+        if (engineLimits && p.sequences == 0)
+            break; // not one sequence of this length fits: longer ones fit no better
+        c.points.push_back(p);
+    }
     return c;
 }
 
@@ -112,6 +142,7 @@ Frontier servingFrontier(const Scenario &scenario, const FrontierOptions &option
     Frontier f;
     f.operatingTokens = longestOf(scenario);
     f.operatingSequences = solveValue(scenario, SolveFor::MaxConcurrency);
+    f.maxModelLen = engineMaxModelLen(scenario);
 
     std::vector<std::uint64_t> tokens = options.tokens;
     if (tokens.empty()) {
@@ -122,9 +153,14 @@ Frontier servingFrontier(const Scenario &scenario, const FrontierOptions &option
         for (std::uint64_t t = 256; t <= top; t *= 2)
             tokens.push_back(t);
         tokens.push_back(f.operatingTokens);
+        if (options.engineLimits && f.maxModelLen)
+            tokens.push_back(f.maxModelLen); // the curve reaches the mark
         std::sort(tokens.begin(), tokens.end());
         tokens.erase(std::unique(tokens.begin(), tokens.end()), tokens.end());
     }
+    if (options.engineLimits && f.maxModelLen) // the engine refuses a longer request
+        tokens.erase(std::remove_if(tokens.begin(), tokens.end(), [&](std::uint64_t t) { return t > f.maxModelLen; }),
+                     tokens.end());
 
     std::vector<std::string> gpus = options.gpuIds.empty() ? scenario.gpus : options.gpuIds;
     // The operating point is on the GPU the verdict is about (one target GPU): it goes first.
@@ -144,9 +180,9 @@ Frontier servingFrontier(const Scenario &scenario, const FrontierOptions &option
         const std::vector<std::uint32_t> sizes =
             first && !tensors.empty() ? tensors : std::vector<std::uint32_t>{scenario.parallel.tensor};
         for (std::uint32_t tensor : sizes) {
-            f.curves.push_back(curve(scenario, *gpu, tensor, FrontierAllocation::Paged, tokens, catalog));
+            f.curves.push_back(curve(scenario, *gpu, tensor, FrontierAllocation::Paged, tokens, catalog, options.engineLimits));
             if (options.contiguous)
-                f.curves.push_back(curve(scenario, *gpu, tensor, FrontierAllocation::Contiguous, tokens, catalog));
+                f.curves.push_back(curve(scenario, *gpu, tensor, FrontierAllocation::Contiguous, tokens, catalog, options.engineLimits));
         }
     }
     const FrontierPoint here = pointAt(scenario, found.front()->id, f.operatingTokens, catalog);

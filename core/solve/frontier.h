@@ -24,6 +24,9 @@ struct FrontierPoint
     std::uint64_t tokens = 0;    ///< tokens per sequence (prompt + output)
     std::uint64_t sequences = 0; ///< the most sequences of that length at once
     ServingLimit limit = ServingLimit::KvCache; ///< what stops one more
+    /// What one sequence of the answer holds of the KV pool (FrontierOptions::engineLimits; else
+    /// 0, as when the scenario has no engine).
+    std::uint64_t kvBytesPerSequence = 0;
     bool operator==(const FrontierPoint &) const = default;
 };
 
@@ -45,6 +48,7 @@ struct Frontier
     std::uint64_t operatingSequences = 0;    ///< the load's concurrency
     std::uint64_t operatingMaxSequences = 0; ///< the most that fit at that length on the first curve
     ServingLimit operatingLimit = ServingLimit::KvCache;
+    std::uint64_t maxModelLen = 0; ///< vLLM's and SGLang's longest sequence; 0 for other engines
     bool operator==(const Frontier &) const = default;
 };
 
@@ -54,6 +58,12 @@ struct FrontierOptions
     std::vector<std::uint32_t> tensor; ///< tensor-parallel sizes for the first GPU; empty: the scenario's
     std::vector<std::uint64_t> tokens; ///< tokens per sequence; empty: doublings around the load
     bool contiguous = false;           ///< add the contiguous-allocation curve of every paged one
+    /// The curves as the engine runs, for the window: no point beyond max_model_len (vLLM and
+    /// SGLang refuse a longer request; with the default lengths, max_model_len is one of them),
+    /// each curve ending before the first length at which the KV pool holds not one sequence,
+    /// and each point's kvBytesPerSequence. Off (the command line): every length is solved with
+    /// max_model_len raised to it, as docs/scenario-format.md says.
+    bool engineLimits = false;
 };
 
 /// The scenario with every sequence `tokens` long: requests of that length (the engine's longest

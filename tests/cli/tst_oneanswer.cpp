@@ -90,6 +90,11 @@ private slots:
                                                 << QStringLiteral("h100-80gb") << 85018877624ull << 76516989862ull;
         QTest::newRow("target t4, listed last") << QStringList{QStringLiteral("h100-80gb"), QStringLiteral("t4")} << QStringLiteral("t4")
                                                 << QStringLiteral("t4") << 15837691904ull << 14253922714ull;
+        // A GPU of a typed size (My GPU's "48 GiB"): 48 x 2^30 = 51,539,607,552 B as nvidia-smi's
+        // total, no published CUDA total, so 480 MiB (503,316,480 B) less: 51,036,291,072 B;
+        // x 0.9 = 45,932,661,964.8 -> 45,932,661,965 B.
+        QTest::newRow("target a size GPU") << QStringList{QStringLiteral("t4"), QStringLiteral("48gib")} << QStringLiteral("48gib")
+                                           << QStringLiteral("48gib") << 51036291072ull << 45932661965ull;
     }
     void servingBudgetOnTheTargetGpu()
     {
@@ -107,12 +112,15 @@ private slots:
         QCOMPARE(serving.at("device_total_bytes").get<qulonglong>(), total);
         QCOMPARE(serving.at("budget_bytes").get<qulonglong>(), budget);
         // Llama 3 8B's 16 GB of bf16 weights leave the H100 a KV cache; on the T4 none.
-        if (gpu == QLatin1String("h100-80gb"))
+        if (gpu != QLatin1String("t4"))
             QVERIFY(serving.at("kv_cache_bytes").get<qulonglong>() > 0);
         // The text says the same GPU.
         const Run text = runHeadroom({QStringLiteral("estimate"), path});
         QCOMPARE(text.exitCode, 0);
-        QVERIFY2(text.out.contains(gpu == QLatin1String("t4") ? QLatin1String("T4") : QLatin1String("H100")), qPrintable(text.out));
+        const QLatin1String name = gpu == QLatin1String("t4")        ? QLatin1String("T4")
+                                   : gpu == QLatin1String("48gib") ? QLatin1String("48 GiB GPU")
+                                                                    : QLatin1String("H100");
+        QVERIFY2(text.out.contains(name), qPrintable(text.out));
     }
 
     // A scenario the reader accepts and the estimator refuses: GPT-2 has 1,024 learned

@@ -4,6 +4,7 @@
 // catalog GPU and the system RAM its datasheet or instance table prints.
 #include "model/architecture.h"
 #include "scenario/catalog.h"
+#include "scenario/units.h"
 #include "testutil.h"
 
 #include <nlohmann/json.hpp>
@@ -197,6 +198,37 @@ private slots:
         QCOMPARE(box->gpuId, std::string("h100-80gb"));
         QCOMPARE(box->gpus, 4u);
         QCOMPARE(box->ramGiB, 512.5);
+    }
+
+    // A GPU of a typed size (issue 22's "24 GiB" in My GPU): the canonical id, the capacity in
+    // whole MiB (24 GiB = 24 x 1,024 = 24,576 MiB; 20 GB = 20 x 10^9 / 2^20 = 19,073.49 -> 19,073;
+    // 23.5 GiB = 24,064 MiB), a scenario file naming it reads back the same, and what is not a
+    // size (no unit, 0, over 100,000, 4 decimals) is no GPU.
+    void typedSizeGpus()
+    {
+        const auto capacity = parseCapacity(" 24 GiB ");
+        QVERIFY(capacity);
+        QCOMPARE(capacity->id(), std::string("24gib"));
+        QCOMPARE(capacity->text(), std::string("24 GiB"));
+        QCOMPARE(capacity->bytes(), std::uint64_t(24) << 30);
+        QCOMPARE(parseCapacity("20gb")->bytes(), std::uint64_t(20000000000ull));
+        QCOMPARE(parseCapacity("23.50 G")->id(), std::string("23.5gib"));
+        QCOMPARE(parseCapacity("24", Unit::GB)->id(), std::string("24gb"));
+        for (const char *bad : {"24", "0 GiB", "0.999 GiB", "100001 GiB", "1.2345 GiB", "24 TiB", "GiB", "-24 GiB", "24.gib"})
+            QVERIFY2(!parseCapacity(bad), bad);
+        QCOMPARE(parseCapacity("100000 GB")->bytes(), std::uint64_t(100000000000000ull));
+        const Gpu *gpu = builtinCatalog().findGpu("24gib");
+        QVERIFY(gpu);
+        QCOMPARE(gpu->capacityMiB, std::uint64_t(24576));
+        QCOMPARE(gpu->name, std::string("24 GiB GPU"));
+        QCOMPARE(builtinCatalog().findGpu("24gib"), gpu); // one GPU per id, kept
+        QCOMPARE(builtinCatalog().findGpu("20gb")->capacityMiB, std::uint64_t(19073));
+        QCOMPARE(builtinCatalog().findGpu("23.5gib")->capacityMiB, std::uint64_t(24064));
+        QVERIFY(!builtinCatalog().findGpu("24.0gib")); // not the canonical spelling
+        QVERIFY(!builtinCatalog().findGpu("24 GiB"));
+        QCOMPARE(canonicalGpuId("24 GiB", builtinCatalog()), std::string("24gib"));
+        QCOMPARE(canonicalGpuId("rtx-4090", builtinCatalog()), std::string("rtx-4090"));
+        QCOMPARE(canonicalGpuId("24", builtinCatalog()), std::string());
     }
 
     void malformedCatalogNamesTheEntry()

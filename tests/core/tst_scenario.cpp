@@ -161,6 +161,9 @@ private slots:
         add("bad-checkpointing", R"("train": {"gradient_checkpointing": "op"})", "train.gradient_checkpointing", "selective_op");
         add("unknown-preset", R"("model": {"preset": "llama-9"})", "model.preset", "llama-2-7b");
         add("unknown-gpu", R"("gpus": ["rtx-9090"])", "gpus", "rtx-4090");
+        add("size-gpu-no-unit", R"("gpus": ["24"])", "gpus", "24gib");
+        add("size-gpu-too-large", R"("gpus": ["200000gib"])", "gpus", "a size such as");
+        add("size-target-not-ticked", R"("gpus": ["t4"], "target_gpu": "24gib")", "target_gpu", "one of the scenario's gpus");
         add("kv-not-dividing", R"("model": {"preset": "llama-2-7b", "kv_heads": 5})", "model.kv_heads", "divide");
         add("incomplete-custom", R"("model": {"layers": 2, "hidden": 64})", "model", "missing: intermediate, heads, vocab");
         add("dropout-one", R"("train": {"lora": {"dropout": 1.0}})", "train.lora.dropout", "exclusive");
@@ -200,6 +203,8 @@ private slots:
             R"({"format": "headroom-scenario", "version": 1, "model": {"layers": 2, "hidden": 64, "intermediate": 128, "heads": 4, "vocab": 100}})");
         QTest::newRow("machine") << QStringLiteral(
             R"({"format": "headroom-scenario", "version": 1, "host": {"machine": "aws-p5-48xlarge"}})");
+        QTest::newRow("size-gpu") << QStringLiteral(
+            R"({"format": "headroom-scenario", "version": 1, "gpus": ["t4", "23.5gib"], "target_gpu": "23.5gib"})");
         QTest::newRow("machine-with-ram") << QStringLiteral(
             R"({"format": "headroom-scenario", "version": 1, "host": {"machine": "dgx-b200", "ram_gib": 4096}})");
     }
@@ -211,6 +216,18 @@ private slots:
         const Scenario second = scenarioFromJson(written);
         QVERIFY(first == second);
         QCOMPARE(scenarioToJson(second).dump(), written.dump());
+    }
+
+    // A size with its unit in `gpus` and `target_gpu` is a GPU of that size, written back in its
+    // canonical spelling ("24 GiB" -> "24gib").
+    void sizeGpusAreCanonical()
+    {
+        const Scenario s = test::scenarioFrom(R"({"gpus": ["t4", "24 GiB"], "target_gpu": "24 GiB"})");
+        QCOMPARE(s.gpus, (std::vector<std::string>{"t4", "24gib"}));
+        QCOMPARE(s.targetGpu, std::string("24gib"));
+        const json written = scenarioToJson(s);
+        QVERIFY(written.at("target_gpu") == "24gib");
+        QVERIFY(written.at("gpus") == json::array({"t4", "24gib"}));
     }
 
     void hostMachineIsReadAndWritten()

@@ -206,6 +206,64 @@ private slots:
         QVERIFY(w.grab().save(folder + QStringLiteral("/window-ladder-qlora.png")));
     }
 
+    // Issue 22: the user's target GPU survives opening a lesson step, unless the step is about a
+    // GPU (its scenario names target_gpu, or its set changes gpus or target_gpu).
+    void theTargetGpuSurvivesALessonStep()
+    {
+        const QString path = write("gpus.json", R"({"format": "headroom-lesson", "version": 1, "title": "GPUs",
+            "steps": [{"title": "One", "caption": "Peak {peak}.",
+                       "scenario": {"format": "headroom-scenario", "version": 1, "gpus": ["t4", "a100-80gb"]}},
+                      {"title": "Two", "caption": "Batch 4.", "set": {"train.micro_batch": 4}},
+                      {"title": "Three", "caption": "On the A100.", "set": {"target_gpu": "a100-80gb"}},
+                      {"title": "Four", "caption": "Batch 8.", "set": {"train.micro_batch": 8}}]})");
+        MainWindow w;
+        w.model()->apply(QStringLiteral("mine"), [](Scenario &s) {
+            s.gpus = {"rtx-4090", "a100-80gb"};
+            s.targetGpu = "rtx-4090";
+        });
+        QVERIFY(w.lessons()->openFile(path));
+        const Lesson &lesson = w.lessons()->player()->lesson();
+        QCOMPARE(lesson.steps.size(), std::size_t(4));
+        QVERIFY(!lesson.steps[0].choosesGpu && !lesson.steps[1].choosesGpu);
+        QVERIFY(lesson.steps[2].choosesGpu && lesson.steps[3].choosesGpu); // four keeps three's target_gpu
+        // Step one: the lesson's GPUs, the user's RTX 4090 ticked after them and the target.
+        QCOMPARE(w.model()->scenario().targetGpu, std::string("rtx-4090"));
+        QCOMPARE(w.model()->scenario().gpus, (std::vector<std::string>{"t4", "a100-80gb", "rtx-4090"}));
+        QVERIFY(!w.lessons()->player()->isModified());
+        // Everything else is the step's own.
+        Scenario own = w.model()->scenario();
+        own.gpus = lesson.steps[0].scenario.gpus;
+        own.targetGpu.clear();
+        QVERIFY(own == lesson.steps[0].scenario);
+        QCOMPARE(w.lessons()->captionLabel()->text(),
+                 QString::fromStdString(expandCaption(lesson.steps[0].caption, estimate(w.model()->scenario()), w.model()->unit())));
+        QVERIFY(w.lessons()->player()->next());
+        QCOMPARE(w.model()->scenario().targetGpu, std::string("rtx-4090"));
+        QCOMPARE(w.model()->scenario().train.microBatch, 4u);
+        // Step three is about the A100: it wins, and so in step four, which keeps it.
+        QVERIFY(w.lessons()->player()->next());
+        QCOMPARE(w.model()->scenario().targetGpu, std::string("a100-80gb"));
+        QVERIFY(w.lessons()->player()->next());
+        QCOMPARE(w.model()->scenario().targetGpu, std::string("a100-80gb"));
+        // Back to step two: the user's GPU again.
+        QVERIFY(w.lessons()->player()->goTo(1));
+        QCOMPARE(w.model()->scenario().targetGpu, std::string("rtx-4090"));
+        // A GPU the user picks during the lesson is kept by the next step.
+        w.model()->apply(QStringLiteral("h100"), [](Scenario &s) {
+            s.gpus.push_back("h100-80gb");
+            s.targetGpu = "h100-80gb";
+        });
+        QVERIFY(w.lessons()->player()->previous());
+        QCOMPARE(w.model()->scenario().targetGpu, std::string("h100-80gb"));
+        QVERIFY(std::find(w.model()->scenario().gpus.begin(), w.model()->scenario().gpus.end(), "h100-80gb") !=
+                w.model()->scenario().gpus.end());
+        // Without a target of the user's, the step is shown as written.
+        MainWindow fresh;
+        fresh.model()->apply(QStringLiteral("none"), [](Scenario &s) { s.targetGpu.clear(); });
+        QVERIFY(fresh.lessons()->openFile(path));
+        QVERIFY(fresh.model()->scenario() == fresh.lessons()->player()->lesson().steps[0].scenario);
+    }
+
     void usersOwnLessonFile()
     {
         const QString path = write("mine.json", R"({"format": "headroom-lesson", "version": 1, "title": "Mine",

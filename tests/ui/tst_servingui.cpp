@@ -13,10 +13,14 @@
 #include "document/documentio.h"
 #include "document/scenariomodel.h"
 #include "model/architecture.h"
+#include "displaytext.h"
+#include "scenario/units.h"
+#include "solve/frontier.h"
 #include "uitestutil.h"
 #include "window/mainwindow.h"
 
 #include <QBarSet>
+#include <QChart>
 #include <QCheckBox>
 #include <QDockWidget>
 #include <QLineEdit>
@@ -228,6 +232,89 @@ private slots:
         QVERIFY(json.open(QIODevice::ReadOnly));
         QCOMPARE(nlohmann::json::parse(json.readAll().toStdString())["format"].get<std::string>(),
                  std::string("headroom-frontier"));
+    }
+
+    // Issue 22: the window's frontier stops where vLLM refuses (no point beyond max_model_len,
+    // none where the pool holds not one sequence), marks max_model_len at its x, labels the
+    // first curve's points with their concurrency and reads a hovered point out. Llama 3 8B's
+    // KV cache: 2 (K, V) x 32 layers x 8 KV heads x 128 dims x 2 bytes = 131,072 B a token, so
+    // a sequence of 8,192 tokens holds 8,192 x 131,072 = 1,073,741,824 B (1 GiB; 512 blocks of 16).
+    void frontierStopsWhereTheEngineRefuses()
+    {
+        ScenarioModel model;
+        model.apply(QStringLiteral("serve"), [](Scenario &s) {
+            s.task = Task::Inference;
+            s.model = builtinCatalog().findModel("llama-3-8b")->arch;
+            s.gpus = {"a100-80gb"};
+            ServingConfig cfg;
+            cfg.maxModelLen = 8192;
+            cfg.requests.concurrency = 8;
+            s.serving = cfg;
+        });
+        QVERIFY2(model.estimateError().isEmpty(), qPrintable(model.estimateError()));
+        FrontierView view(&model);
+        view.resize(1280, 720);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        FrontierChart *chart = view.chart();
+        const Frontier &f = chart->data().frontier;
+        QCOMPARE(f.maxModelLen, std::uint64_t(8192));
+        QCOMPARE(f.curves.size(), std::size_t(1));
+        const FrontierCurve &curve = f.curves.front();
+        QVERIFY(curve.points.size() >= 4);
+        for (const FrontierPoint &p : curve.points) {
+            QVERIFY2(p.tokens <= 8192, qPrintable(QString::number(p.tokens)));
+            QVERIFY(p.sequences > 0);
+        }
+        QCOMPARE(curve.points.back().tokens, std::uint64_t(8192)); // the curve reaches the mark
+        // The command line's frontier (max_model_len raised to each length) goes past it.
+        const Frontier raised = servingFrontier(model.scenario());
+        QVERIFY(std::any_of(raised.curves.front().points.begin(), raised.curves.front().points.end(),
+                            [](const FrontierPoint &p) { return p.tokens > 8192; }));
+        // The same lengths give the same answers: only the ones beyond the limit are gone.
+        for (const FrontierPoint &p : curve.points)
+            for (const FrontierPoint &q : raised.curves.front().points)
+                if (q.tokens == p.tokens)
+                    QCOMPARE(q.sequences, p.sequences);
+        // KV per user at 8,192 tokens: 1 GiB, from the engine's own figures.
+        QCOMPARE(curve.points.back().kvBytesPerSequence, std::uint64_t(1073741824ull));
+        // The mark: a vertical line at x = 8,192, through the last point's x on screen.
+        QLineSeries *limit = chart->limitLine();
+        QVERIFY(limit->isVisible());
+        QCOMPARE(limit->count(), 2);
+        QCOMPARE(limit->at(0).x(), 8192.0);
+        QCOMPARE(limit->at(1).x(), 8192.0);
+        QCOMPARE(chart->limitLabel(), QStringLiteral("max_model_len 8,192"));
+        QLineSeries *drawn = chart->curves().front();
+        QCOMPARE(drawn->count(), int(curve.points.size()));
+        QCOMPARE(chart->chart()->mapToPosition(drawn->at(drawn->count() - 1), drawn).x(),
+                 chart->chart()->mapToPosition(limit->at(0), limit).x());
+        // Point labels: each the concurrency of one of the curve's points, left to right.
+        const QStringList labels = chart->pointLabels();
+        QVERIFY(labels.size() >= 2);
+        int at = 0;
+        for (const QString &label : labels) {
+            while (at < int(curve.points.size()) &&
+                   label != QString::fromStdString(groupDigits(curve.points[std::size_t(at)].sequences)))
+                ++at;
+            QVERIFY2(at < int(curve.points.size()), qPrintable(label));
+            ++at;
+        }
+        // Hovering the last point reads it out; leaving clears it.
+        const FrontierPoint &last = curve.points.back();
+        emit drawn->hovered(QPointF(8000, double(last.sequences)), true);
+        const QString users = QString::fromStdString(groupDigits(last.sequences));
+        const QString expected = QStringLiteral("A100 80GB \u00b7 8,192 tokens \u00b7 %1 users \u00b7 KV %2 per user \u00b7 vLLM \u00b7 limited by %3")
+                                     .arg(users, bytesText(1073741824ull, Unit::GiB), servingLimitText(last.limit));
+        QCOMPARE(chart->currentReadout(), expected);
+        QCOMPARE(view.readout()->text(), expected);
+        emit drawn->hovered(QPointF(8000, double(last.sequences)), false);
+        QVERIFY(chart->currentReadout().isEmpty());
+        QVERIFY(!view.readout()->text().contains(QLatin1String("tokens")));
+        // Without an engine limit (plain inference) there is no mark.
+        model.apply(QStringLiteral("plain"), [](Scenario &s) { s.serving.reset(); });
+        QVERIFY(!chart->limitLine()->isVisible());
+        QCOMPARE(chart->limitLabel(), QString());
     }
 };
 

@@ -187,7 +187,10 @@ void BudgetChart::updateLines()
     if (m_lineAxisX->min() != -0.5 || m_lineAxisX->max() != n - 0.5)
         m_lineAxisX->setRange(-0.5, n - 0.5);
     for (std::size_t i = 0; i < m_lines.size(); ++i) {
-        const double y = toScale(m_data.lines[i].bytes, m_layout.scale);
+        // Where the layout draws it: lines of nearly one capacity are drawn a few pixels apart.
+        double y = toScale(m_data.lines[i].bytes, m_layout.scale);
+        if (i < m_layout.lineY.size() && m_layout.plot.height() > 0)
+            y = m_layout.axisMax * (m_layout.plot.bottom() - m_layout.lineY[i]) / m_layout.plot.height();
         QLineSeries *line = m_lines[i];
         if (line->name() != m_data.lines[i].name)
             line->setName(m_data.lines[i].name);

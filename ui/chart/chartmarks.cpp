@@ -87,6 +87,47 @@ QStringList verdictLines(const ChartData &data, const ChartColumn &column, doubl
 
 } // namespace
 
+std::vector<double> separatedLines(const std::vector<double> &ys, double gap, double top, double bottom)
+{
+    std::vector<std::size_t> order(ys.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return ys[a] < ys[b]; });
+    std::vector<double> out = ys;
+    // Runs of lines closer than the gap, top to bottom; each run spread to the gap around the
+    // mean of its lines, and merged with the run above when the two then meet.
+    struct Run
+    {
+        std::size_t first, count;
+        double sum;
+        double start() const { return sum / double(count) - gap * double(count - 1) / 2; }
+        double gap;
+    };
+    std::vector<Run> runs;
+    for (std::size_t k = 0; k < order.size(); ++k) {
+        runs.push_back({k, 1, ys[order[k]], gap});
+        while (runs.size() > 1) {
+            const Run &below = runs.back(), &above = runs[runs.size() - 2];
+            if (below.start() - (above.start() + gap * double(above.count - 1)) >= gap - 1e-9)
+                break;
+            Run merged{above.first, above.count + below.count, above.sum + below.sum, gap};
+            runs.pop_back();
+            runs.back() = merged;
+        }
+    }
+    for (const Run &run : runs) {
+        if (run.count == 1)
+            continue;
+        double start = run.start();
+        const double length = gap * double(run.count - 1);
+        if (length <= bottom - top)
+            start = std::clamp(start, top, bottom - length);
+        for (std::size_t j = 0; j < run.count; ++j)
+            out[order[run.first + j]] = start + gap * double(j);
+    }
+    return out;
+}
+
 void placeInPlot(const ChartData &data, const PlotFrame &frame, ChartLayout &out)
 {
     const QRectF &plot = frame.plot;
@@ -117,6 +158,9 @@ void placeInPlot(const ChartData &data, const PlotFrame &frame, ChartLayout &out
             out.lineY.push_back(yOf(value(data.lines[std::size_t(i)].bytes)));
             out.lineWidth.push_back((i == data.targetLine ? 2.6 : 1.8) * s);
         }
+        // Lines of nearly one capacity (A100 80GB and H100: 0.35 GiB apart, under 2 px at
+        // 1280 x 720) drawn a pen and a gap apart, so both colours and dashes show.
+        out.lineY = separatedLines(out.lineY, 4.5 * s, plot.top(), plot.bottom());
         obstacles = out.lineBands();
         // Bars' own capacities (the host bar's RAM share): a short line across the bar.
         out.ownLines.clear();

@@ -4,6 +4,8 @@
 
 #include "chart/chartlayout.h"
 
+#include <vector>
+
 namespace headroom {
 
 struct ChartData;
@@ -25,5 +27,11 @@ struct PlotFrame
 /// Fills out.axisMax, tickCount, labelDecimals, lineY, lineWidth, measuredLine, patches and the
 /// texts inside the plot. A text that cannot fit is left out, never drawn over another.
 void placeInPlot(const ChartData &data, const PlotFrame &frame, ChartLayout &out);
+
+/// Capacity lines' y positions drawn apart: lines closer than `gap` (centre to centre) are
+/// spread to `gap`, each run of such lines centred where its lines are (A100 80GB at 80 GiB and
+/// H100 at 79.6 GiB are both seen), the order kept, the whole run kept within [`top`, `bottom`]
+/// when it fits there. The values the lines stand for do not change; only where they are drawn.
+std::vector<double> separatedLines(const std::vector<double> &ys, double gap, double top, double bottom);
 
 } // namespace headroom

@@ -13,10 +13,14 @@
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
 #include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QScatterSeries>
 #include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
 
 namespace headroom {
 
@@ -27,6 +31,17 @@ QColor curveColor(std::size_t index)
 {
     static const QRgb colours[] = {0x0072B2, 0xD55E00, 0x009E73, 0xCC79A7, 0xE69F00, 0x56B4E9, 0x882255, 0x999933};
     return QColor(colours[index % 8]);
+}
+
+QString engineName(Engine engine)
+{
+    switch (engine) {
+    case Engine::HfGenerate: return QStringLiteral("Transformers generate()");
+    case Engine::Vllm: return QStringLiteral("vLLM");
+    case Engine::Sglang: return QStringLiteral("SGLang");
+    case Engine::LlamaCpp: return QStringLiteral("llama.cpp");
+    }
+    return {};
 }
 
 } // namespace
@@ -54,7 +69,8 @@ QString frontierCurveName(const FrontierCurve &c)
 
 FrontierChart::FrontierChart(QObject *parent)
     : QObject(parent), m_chart(new QChart), m_axisX(new QLogValueAxis), m_axisY(new QLogValueAxis),
-      m_point(new QScatterSeries), m_label(new QGraphicsSimpleTextItem(m_chart))
+      m_point(new QScatterSeries), m_label(new QGraphicsSimpleTextItem(m_chart)), m_limit(new QLineSeries),
+      m_limitText(new QGraphicsSimpleTextItem(m_chart))
 {
     m_chart->setAnimationOptions(QChart::NoAnimation);
     m_axisX->setBase(2);
@@ -71,6 +87,11 @@ FrontierChart::FrontierChart(QObject *parent)
     m_point->attachAxis(m_axisX);
     m_point->attachAxis(m_axisY);
     m_label->setZValue(20);
+    // max_model_len: the longest request the engine takes; the curves stop there.
+    m_chart->addSeries(m_limit);
+    m_limit->attachAxis(m_axisX);
+    m_limit->attachAxis(m_axisY);
+    m_limitText->setZValue(20);
     connect(m_chart, &QChart::plotAreaChanged, this, [this] { layoutLabel(); });
     applyTheme();
 }
@@ -99,6 +120,10 @@ void FrontierChart::applyTheme()
             pen.setStyle(Qt::DashLine);
         m_curves[i]->setPen(pen);
     }
+    QPen limitPen(chartMutedColor(dark));
+    limitPen.setWidthF(1.5 * m_scale);
+    limitPen.setStyle(Qt::DashDotLine);
+    m_limit->setPen(limitPen);
     m_point->setColor(chartTextColor(dark));
     m_point->setBorderColor(chartBackground(dark));
     m_point->setMarkerSize(14 * m_scale);
@@ -117,6 +142,7 @@ void FrontierChart::setData(const FrontierChartData &data)
     while (m_curves.size() < f.curves.size()) {
         auto *line = new QLineSeries;
         line->setPointsVisible(true);
+        connect(line, &QLineSeries::hovered, this, [this, line](const QPointF &at, bool entered) { hover(line, at, entered); });
         m_chart->addSeries(line);
         line->attachAxis(m_axisX);
         line->attachAxis(m_axisY);
@@ -149,6 +175,20 @@ void FrontierChart::setData(const FrontierChartData &data)
     maxTokens = std::max(maxTokens, double(f.operatingTokens));
     m_axisX->setRange(std::max(1.0, std::min(minTokens, double(std::max<std::uint64_t>(1, f.operatingTokens))) / 2), maxTokens * 2);
     m_axisY->setRange(0.5, maxSequences * 2);
+    // The mark at max_model_len, top to bottom of the plot.
+    QList<QPointF> limit;
+    if (f.maxModelLen)
+        limit = {QPointF(double(f.maxModelLen), 0.5), QPointF(double(f.maxModelLen), maxSequences * 2)};
+    if (m_limit->points() != limit)
+        m_limit->replace(limit);
+    m_limit->setName(limitLabel());
+    m_limit->setVisible(f.maxModelLen > 0);
+    for (QLegendMarker *marker : m_chart->legend()->markers(m_limit))
+        marker->setVisible(f.maxModelLen > 0);
+    if (!m_readout.isEmpty()) {
+        m_readout.clear();
+        emit readoutChanged(m_readout);
+    }
     m_chart->setTitle(data.subtitle.isEmpty() ? data.title.toHtmlEscaped() : data.title.toHtmlEscaped() + QStringLiteral("<br><small>") +
                                                                   data.subtitle.toHtmlEscaped() + QStringLiteral("</small>"));
     applyTheme();
@@ -161,6 +201,63 @@ QString FrontierChart::operatingLabel() const
     return tr("%1 x %2 tokens: %3 fit, limited by %4")
         .arg(QString::fromStdString(groupDigits(f.operatingSequences)), QString::fromStdString(groupDigits(f.operatingTokens)),
              QString::fromStdString(groupDigits(f.operatingMaxSequences)), servingLimitText(f.operatingLimit));
+}
+
+QString FrontierChart::limitLabel() const
+{
+    const std::uint64_t length = m_data.frontier.maxModelLen;
+    return length ? tr("max_model_len %1").arg(QString::fromStdString(groupDigits(length))) : QString();
+}
+
+QString FrontierChart::readout(std::size_t curve, std::size_t point) const
+{
+    const auto &curves = m_data.frontier.curves;
+    if (curve >= curves.size() || point >= curves[curve].points.size())
+        return {};
+    const FrontierPoint &p = curves[curve].points[point];
+    QStringList parts{frontierCurveName(curves[curve]),
+                      tr("%1 tokens").arg(QString::fromStdString(groupDigits(p.tokens))),
+                      p.sequences == 1 ? tr("1 user") : tr("%1 users").arg(QString::fromStdString(groupDigits(p.sequences)))};
+    if (p.kvBytesPerSequence)
+        parts << tr("KV %1 per user").arg(bytesText(p.kvBytesPerSequence, m_data.unit));
+    if (!m_data.engine.isEmpty())
+        parts << m_data.engine;
+    parts << tr("limited by %1").arg(servingLimitText(p.limit));
+    return parts.join(QStringLiteral(" \u00b7 "));
+}
+
+QStringList FrontierChart::pointLabels() const
+{
+    QStringList labels;
+    for (const QGraphicsSimpleTextItem *item : m_pointTexts)
+        if (item->isVisible())
+            labels << item->text();
+    return labels;
+}
+
+void FrontierChart::hover(QLineSeries *line, const QPointF &at, bool entered)
+{
+    QString text;
+    const auto found = std::find(m_curves.begin(), m_curves.end(), line);
+    const std::size_t curve = std::size_t(found - m_curves.begin());
+    if (entered && found != m_curves.end() && curve < m_data.frontier.curves.size()) {
+        // The point nearest the pointer along the (log) tokens axis.
+        const auto &points = m_data.frontier.curves[curve].points;
+        double best = 1e300;
+        std::size_t nearest = points.size();
+        for (std::size_t i = 0; i < points.size(); ++i)
+            if (const double d = std::abs(std::log2(double(std::max<std::uint64_t>(1, points[i].tokens))) -
+                                          std::log2(std::max(1.0, at.x())));
+                points[i].sequences > 0 && d < best) {
+                best = d;
+                nearest = i;
+            }
+        text = readout(curve, nearest);
+    }
+    if (text != m_readout) {
+        m_readout = text;
+        emit readoutChanged(m_readout);
+    }
 }
 
 void FrontierChart::layoutLabel()
@@ -178,14 +275,63 @@ void FrontierChart::layoutLabel()
     const QRectF box = m_label->boundingRect();
     const QRectF plot = m_chart->plotArea();
     const double x = std::clamp(at.x() + 10 * m_scale, plot.left(), std::max(plot.left(), plot.right() - box.width()));
-    const double y = std::clamp(at.y() - box.height() - 6 * m_scale, plot.top(), std::max(plot.top(), plot.bottom() - box.height()));
+    // A load that fits is under its curve: its label goes below it, off the curve (above it, it
+    // was drawn across the curve and the point's own label); a load that does not, above.
+    const bool under = m_data.frontier.operatingSequences <= m_data.frontier.operatingMaxSequences;
+    const double wanted = under ? at.y() + 8 * m_scale : at.y() - box.height() - 6 * m_scale;
+    const double y = std::clamp(wanted, plot.top(), std::max(plot.top(), plot.bottom() - box.height()));
     m_label->setPos(x, y);
+    const QRectF operating(QPointF(x, y), box.size());
+
+    // The first curve's concurrency at each length, above its points; one that would meet the
+    // label before it or the operating label is left out.
+    QFont small = m_chart->font();
+    small.setPointSizeF(8 * m_scale);
+    const std::vector<FrontierPoint> none;
+    const auto &first = m_curves.empty() || m_data.frontier.curves.empty() ? none : m_data.frontier.curves.front().points;
+    while (m_pointTexts.size() < first.size()) {
+        auto *item = new QGraphicsSimpleTextItem(m_chart);
+        item->setZValue(19);
+        m_pointTexts.push_back(item);
+    }
+    QRectF previous;
+    for (std::size_t i = 0; i < m_pointTexts.size(); ++i) {
+        QGraphicsSimpleTextItem *item = m_pointTexts[i];
+        item->setVisible(false);
+        if (i >= first.size() || first[i].sequences == 0)
+            continue;
+        item->setFont(small);
+        item->setBrush(curveColor(0));
+        item->setText(QString::fromStdString(groupDigits(first[i].sequences)));
+        const QPointF p = m_chart->mapToPosition(QPointF(double(first[i].tokens), double(first[i].sequences)), m_curves.front());
+        const QRectF r = item->boundingRect();
+        const QRectF where(QPointF(p.x() - r.width() / 2, p.y() - r.height() - 5 * m_scale), r.size());
+        if (!plot.contains(where) || where.intersects(previous) || where.intersects(operating))
+            continue;
+        item->setPos(where.topLeft());
+        item->setVisible(true);
+        previous = where;
+    }
+    // The max_model_len mark's label, at the top of its line.
+    m_limitText->setFont(small);
+    m_limitText->setBrush(chartMutedColor(m_data.dark));
+    m_limitText->setText(limitLabel());
+    m_limitText->setVisible(m_data.frontier.maxModelLen > 0);
+    if (m_data.frontier.maxModelLen > 0) {
+        const double lx = m_chart->mapToPosition(QPointF(double(m_data.frontier.maxModelLen), 1), m_limit).x();
+        const QRectF r = m_limitText->boundingRect();
+        m_limitText->setPos(std::clamp(lx - r.width() - 4 * m_scale, plot.left(), std::max(plot.left(), plot.right() - r.width())),
+                            plot.top() + 2 * m_scale);
+    }
 }
 
-FrontierChartData frontierChartData(const Scenario &scenario, const FrontierOptions &options, bool dark)
+FrontierChartData frontierChartData(const Scenario &scenario, const FrontierOptions &options, bool dark, Unit unit)
 {
     FrontierChartData data;
     data.dark = dark;
+    data.unit = unit;
+    if (scenario.serving)
+        data.engine = engineName(scenario.serving->engine);
     data.title = FrontierChart::tr("Concurrency x context: %1").arg(modelName(scenario));
     data.subtitle = scenarioSummary(scenario);
     data.frontier = servingFrontier(scenario, options);

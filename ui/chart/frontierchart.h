@@ -2,6 +2,7 @@
 #pragma once
 
 #include "chart/chartexport.h"
+#include "scenario/units.h"
 #include "solve/frontier.h"
 
 #include <QObject>
@@ -22,6 +23,8 @@ struct FrontierChartData
     QString title;
     QString subtitle;
     Frontier frontier;
+    QString engine; ///< "vLLM", "llama.cpp", ... for the hover readout
+    Unit unit = Unit::GiB;
     bool dark = false;
 };
 
@@ -44,10 +47,25 @@ public:
     QScatterSeries *operatingPoint() const { return m_point; }
     /// The operating point's label ("16 x 8,192 tokens: 21 fit, limited by the KV cache").
     QString operatingLabel() const;
+    /// What hovering point `point` of curve `curve` reads ("RTX 4090 · 8,192 tokens · 21 users ·
+    /// KV 1 GiB per user · vLLM"); empty when there is no such point.
+    QString readout(std::size_t curve, std::size_t point) const;
+    /// The readout shown now (the last point hovered; empty when the pointer left).
+    const QString &currentReadout() const { return m_readout; }
+    /// The labels drawn on the first curve's points (its concurrency at each length), left to right.
+    QStringList pointLabels() const;
+    /// The vertical mark at max_model_len (hidden without one) and its label's text.
+    QLineSeries *limitLine() const { return m_limit; }
+    QString limitLabel() const;
+
+signals:
+    /// Hovering a curve: readout() of the point nearest the pointer; empty when it leaves.
+    void readoutChanged(const QString &text);
 
 private:
     void applyTheme();
     void layoutLabel();
+    void hover(QLineSeries *line, const QPointF &at, bool entered);
 
     QChart *m_chart;
     QLogValueAxis *m_axisX;
@@ -55,6 +73,10 @@ private:
     std::vector<QLineSeries *> m_curves;
     QScatterSeries *m_point;
     QGraphicsSimpleTextItem *m_label;
+    QLineSeries *m_limit;
+    QGraphicsSimpleTextItem *m_limitText;
+    std::vector<QGraphicsSimpleTextItem *> m_pointTexts; ///< a pool: one per point of the first curve
+    QString m_readout;
     FrontierChartData m_data;
     double m_scale = 1;
 };
@@ -64,7 +86,8 @@ QString frontierCurveName(const FrontierCurve &curve);
 /// The words for what limits concurrency.
 QString servingLimitText(ServingLimit limit);
 /// The frontier of a scenario with the window's title and subtitle.
-FrontierChartData frontierChartData(const Scenario &scenario, const FrontierOptions &options, bool dark);
+FrontierChartData frontierChartData(const Scenario &scenario, const FrontierOptions &options, bool dark,
+                                    Unit unit = Unit::GiB);
 /// Writes the chart as PNG, SVG or PDF, or the points as CSV or JSON; an empty string or the error.
 QString exportFrontier(const QString &path, ExportFormat format, FrontierChartData data,
                        const ChartExportOptions &options);

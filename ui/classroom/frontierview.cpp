@@ -20,7 +20,7 @@ namespace headroom {
 FrontierView::FrontierView(ScenarioModel *model, QWidget *parent)
     : QDialog(parent), m_model(model), m_chart(new FrontierChart(this)), m_tensor(new QLineEdit),
       m_contiguous(new QCheckBox(tr("Compare &contiguous allocation (every sequence reserves max_model_len)"))),
-      m_status(plainText(new QLabel))
+      m_status(plainText(new QLabel)), m_readout(plainText(new QLabel))
 {
     setWindowTitle(tr("Concurrency x context"));
     m_tensor->setPlaceholderText(tr("e.g. 1,2,4"));
@@ -40,10 +40,16 @@ FrontierView::FrontierView(ScenarioModel *model, QWidget *parent)
     m_view->setAccessibleName(tr("Frontier chart"));
     holderLayout->addWidget(m_view);
     m_status->setWordWrap(true);
+    m_readout->setAccessibleName(tr("Frontier point readout"));
+    m_readout->setText(tr("Point at a curve for its numbers."));
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(bar);
     layout->addWidget(holder, 1);
+    layout->addWidget(m_readout);
     layout->addWidget(m_status);
+    connect(m_chart, &FrontierChart::readoutChanged, this, [this](const QString &text) {
+        m_readout->setText(text.isEmpty() ? tr("Point at a curve for its numbers.") : text);
+    });
     resize(1100, 700);
     connect(m_tensor, &QLineEdit::editingFinished, this, [this] { refresh(); });
     connect(m_contiguous, &QCheckBox::toggled, this, [this] { refresh(); });
@@ -70,6 +76,7 @@ void FrontierView::refresh()
 {
     FrontierOptions options;
     options.contiguous = m_contiguous->isChecked();
+    options.engineLimits = true; // the curves stop where the engine refuses
     for (const QString &size : m_tensor->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
         bool ok = false;
         const uint value = size.trimmed().toUInt(&ok);
@@ -77,7 +84,7 @@ void FrontierView::refresh()
             options.tensor.push_back(value);
     }
     try {
-        m_chart->setData(frontierChartData(m_model->scenario(), options, m_model->dark()));
+        m_chart->setData(frontierChartData(m_model->scenario(), options, m_model->dark(), m_model->unit()));
         m_status->setText(m_chart->operatingLabel() + QStringLiteral(". ") +
                           tr("Each point is the solver's exact answer: that many sequences fit and one more does not."));
     } catch (const std::exception &error) {

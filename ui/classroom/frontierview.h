@@ -31,6 +31,8 @@ public:
     QLineEdit *tensorSizes() const { return m_tensor; }
     QCheckBox *contiguous() const { return m_contiguous; }
     QLabel *status() const { return m_status; }
+    /// The hovered point's numbers (context, users, KV per user, engine).
+    QLabel *readout() const { return m_readout; }
     /// Writes the chart (PNG, SVG, PDF) or its points (CSV, JSON) by the file's extension.
     QString exportTo(const QString &path, const ChartExportOptions &options = {});
 
@@ -47,6 +49,7 @@ private:
     QLineEdit *m_tensor;
     QCheckBox *m_contiguous;
     QLabel *m_status;
+    QLabel *m_readout;
 };
 
 } // namespace headroom

@@ -15,14 +15,8 @@ void LessonPlayer::start(const Lesson &lesson)
 {
     m_lesson = lesson;
     m_index = 0;
-    m_estimates.clear();
-    for (const LessonStep &step : m_lesson.steps) {
-        try {
-            m_estimates.push_back(estimate(step.scenario));
-        } catch (const std::exception &) {
-            m_estimates.emplace_back();
-        }
-    }
+    m_userTarget = m_appliedTarget = m_model->scenario().targetGpu;
+    m_estimates.assign(m_lesson.steps.size(), Estimate{}); // each filled when its step is shown
     // One y-axis for every step (the ladder visibly shrinks), unless the lesson asks for its own per step.
     m_model->setAxisMinimumBytes(lessonAxisBytes(m_lesson));
     applyStep();
@@ -57,8 +51,22 @@ QString LessonPlayer::counterText() const
 
 bool LessonPlayer::isModified() const
 {
-    const LessonStep *step = currentStep();
-    return step && !(step->scenario == m_model->scenario());
+    return isActive() && !(shownScenario(m_index) == m_model->scenario());
+}
+
+Scenario LessonPlayer::shownScenario(int index) const
+{
+    const LessonStep &step = m_lesson.steps.at(std::size_t(index));
+    Scenario shown = step.scenario;
+    if (step.choosesGpu || m_userTarget.empty() || !m_model->catalog().findGpu(m_userTarget))
+        return shown;
+    if (std::find(shown.gpus.begin(), shown.gpus.end(), m_userTarget) == shown.gpus.end()) {
+        if (shown.gpus.size() >= 16)
+            shown.gpus.pop_back();
+        shown.gpus.push_back(m_userTarget);
+    }
+    shown.targetGpu = m_userTarget;
+    return shown;
 }
 
 bool LessonPlayer::goTo(int index)
@@ -92,8 +100,18 @@ void LessonPlayer::restoreStep()
 
 void LessonPlayer::applyStep()
 {
+    // A target the user chose since the last step (My GPU, Verdict for) is theirs to keep.
+    if (m_model->scenario().targetGpu != m_appliedTarget)
+        m_userTarget = m_model->scenario().targetGpu;
     const LessonStep &step = m_lesson.steps[std::size_t(m_index)];
-    m_model->setScenario(step.scenario, tr("Lesson step: %1").arg(QString::fromStdString(step.title)));
+    const Scenario shown = shownScenario(m_index);
+    try {
+        m_estimates[std::size_t(m_index)] = estimate(shown);
+    } catch (const std::exception &) {
+        m_estimates[std::size_t(m_index)] = Estimate{};
+    }
+    m_appliedTarget = shown.targetGpu;
+    m_model->setScenario(shown, tr("Lesson step: %1").arg(QString::fromStdString(step.title)));
     emit stepChanged();
 }
 

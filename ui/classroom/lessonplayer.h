@@ -5,6 +5,7 @@
 
 #include <QObject>
 #include <QString>
+#include <string>
 
 namespace headroom {
 
@@ -33,7 +34,7 @@ public:
     /// The step's caption with its numbers filled in from the step's own estimate, in the
     /// model's unit (empty without a lesson).
     QString captionText() const;
-    /// The scenario differs from the current step's own (the user changed a parameter).
+    /// The scenario differs from what the current step shows (the user changed a parameter).
     bool isModified() const;
 
     /// Shows step `index` (clamped); false when there is no lesson.
@@ -45,6 +46,10 @@ public:
     /// Puts the current step's own scenario back after parameter changes.
     void restoreStep();
 
+    /// What step `index` shows: its scenario, with the user's target GPU (ticked if it was not)
+    /// unless the step is about a GPU (LessonStep::choosesGpu) or the user has none.
+    Scenario shownScenario(int index) const;
+
 signals:
     /// The lesson or the step changed.
     void stepChanged();
@@ -54,6 +59,8 @@ private:
 
     ScenarioModel *m_model;
     Lesson m_lesson;
+    std::string m_userTarget;    ///< the user's target GPU, kept over steps not about a GPU
+    std::string m_appliedTarget; ///< the target the last step put on the model
     std::vector<Estimate> m_estimates; ///< one per step, for the captions (empty on an error)
     int m_index = 0;
 };

@@ -6,7 +6,10 @@
 #include "document/preferences.h"
 #include "document/scenariomodel.h"
 #include "estimate/verdict.h"
+#include "io/inputpolicy.h"
+#include "scenario/units.h"
 
+#include <QAbstractItemView>
 #include <QComboBox>
 #include <QCompleter>
 #include <QLabel>
@@ -15,6 +18,7 @@
 #include <QSignalBlocker>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <cmath>
 
 namespace headroom {
 
@@ -34,6 +38,12 @@ QString searchKey(const QString &text)
         if (c.isLetterOrNumber())
             key += c.toLower();
     return key;
+}
+
+/// Typed text for a message: in double quotes, cut at 40 characters, control characters escaped.
+QString quoted(const QString &text)
+{
+    return QString::fromStdString(quotedText(text.toStdString()));
 }
 
 } // namespace
@@ -56,7 +66,16 @@ MyGpuBox::MyGpuBox(ScenarioModel *model, QWidget *parent)
     m_combo->completer()->setCompletionMode(QCompleter::PopupCompletion);
     m_combo->completer()->setCaseSensitivity(Qt::CaseInsensitive);
     connect(m_combo, &QComboBox::activated, this, [this](int index) { choose(m_combo->itemText(index)); });
-    connect(m_combo->lineEdit(), &QLineEdit::returnPressed, this, [this] { choose(m_combo->currentText()); });
+    // After the key's own handling: the completer's popup (open on "24 GiB", which "RTX 3090 ·
+    // 24 GiB" holds) must not see the list rebuilt under it, or it completes to another row.
+    connect(m_combo->lineEdit(), &QLineEdit::returnPressed, this, [this] {
+        const QString typed = m_combo->currentText();
+        QMetaObject::invokeMethod(this, [this, typed] {
+            if (QAbstractItemView *popup = m_combo->completer()->popup())
+                popup->hide();
+            choose(typed);
+        }, Qt::QueuedConnection);
+    });
     layout->addWidget(m_combo);
     m_note->setWordWrap(true);
     m_note->setAccessibleName(tr("My GPU note"));
@@ -73,6 +92,14 @@ void MyGpuBox::fill()
         texts << gpuLabel(QString::fromStdString(gpu.name), gpu.capacityBytes(), m_model->unit());
         tags << kCatalogTag + QString::fromStdString(gpu.id);
     }
+    // A size GPU the scenario names ("24gib"), after the catalog's.
+    for (const std::string &id : m_model->scenario().gpus)
+        if (const Gpu *gpu = m_model->catalog().findGpu(id);
+            gpu && std::none_of(m_model->catalog().gpus.begin(), m_model->catalog().gpus.end(),
+                                [&](const Gpu &listed) { return listed.id == id; })) {
+            texts << gpuLabel(QString::fromStdString(gpu->name), gpu->capacityBytes(), m_model->unit());
+            tags << kCatalogTag + QString::fromStdString(id);
+        }
     for (const UserGpu &gpu : m_model->userGpus()) {
         texts << tr("%1 (mine)").arg(gpuLabel(gpu.name, gpu.bytes, m_model->unit()));
         tags << kUserTag + gpu.name;
@@ -118,59 +145,63 @@ bool MyGpuBox::choose(const QString &typed)
     };
     if (text.isEmpty())
         return false;
-    // A size: "24 GiB", "24GB", "24" (in the units shown). A GPU of the user's own.
-    static const QRegularExpression size(QStringLiteral("^(\\d{1,6}(?:\\.\\d{1,3})?)\\s*(gib|gb|g)?$"),
-                                         QRegularExpression::CaseInsensitiveOption);
-    if (const QRegularExpressionMatch match = size.match(text); match.hasMatch()) {
-        const double amount = match.captured(1).toDouble();
-        const QString unit = match.captured(2).toLower();
-        const bool gb = unit == QLatin1String("gb") || (unit.isEmpty() && m_model->unit() == Unit::GB);
-        if (amount < 1 || amount > 100000) {
-            say(tr("A GPU of %1 is out of range (1 to 100,000).").arg(text.left(40)));
-            return false;
-        }
-        const std::uint64_t bytes = std::uint64_t(amount * (gb ? 1e9 : 1073741824.0));
-        const QString name = QStringLiteral("%1 %2").arg(match.captured(1), gb ? QStringLiteral("GB") : QStringLiteral("GiB"));
-        std::vector<UserGpu> gpus = m_model->userGpus();
-        auto found = std::find_if(gpus.begin(), gpus.end(), [&](const UserGpu &g) { return g.name == name; });
-        if (found == gpus.end()) {
-            if (gpus.size() >= kMaxUserGpus) {
-                say(tr("You keep %1 GPUs of your own already (Edit > My GPUs).").arg(kMaxUserGpus));
-                return false;
-            }
-            gpus.push_back({name, bytes, true});
-        } else {
-            found->shown = true;
-        }
-        m_model->setUserGpus(gpus);
-        saveUserGpus(gpus);
-        const Gpu *target = targetGpu(m_model->scenario());
-        say(tr("%1 is drawn as a line of your own. The verdict, Solve and serving stay on %2: pick a GPU "
-               "from the list for them.")
-                .arg(name, target ? QString::fromStdString(target->name) : tr("no GPU")));
-        return true;
-    }
+    static const QRegularExpression number(QStringLiteral("^\\d+(?:\\.\\d*)?\\s*(?:gib|gb|g)?$"),
+                                           QRegularExpression::CaseInsensitiveOption);
+    static const QRegularExpression bare(QStringLiteral("^\\d+(?:\\.\\d*)?$"));
+    // A size with its unit is a size ("24 GiB", though "RTX 3090 · 24 GiB" holds it too).
+    const bool looksLikeSize = number.match(text).hasMatch(), isBare = bare.match(text).hasMatch();
     // A GPU of the list: the exact text, else the one GPU whose name or id holds what was typed.
     int index = m_combo->findText(text, Qt::MatchFixedString);
-    if (index < 0) {
+    std::vector<int> hits;
+    if (looksLikeSize && !isBare)
+        index = -1;
+    else if (index < 0) {
         const QString key = searchKey(text);
-        std::vector<int> hits;
         for (int i = 0; i < m_combo->count(); ++i)
             if (searchKey(m_combo->itemText(i)).contains(key) || searchKey(m_combo->itemData(i).toString()).contains(key))
                 hits.push_back(i);
-        if (hits.size() != 1) {
-            say(hits.empty() ? tr("No GPU matches \"%1\": type a size such as 24 GiB.").arg(text.left(40))
-                             : tr("%1 GPUs match \"%2\": pick one from the list.").arg(hits.size()).arg(text.left(40)));
+        if (hits.size() == 1)
+            index = hits.front();
+    }
+    // A size ("24 GiB", "20 GB"; a bare "24" in the units shown when it names no GPU): a GPU of
+    // that capacity in the scenario's own `gpus` ("24gib"), so a saved file and the command line
+    // read it alike.
+    if (index < 0 && looksLikeSize && (!isBare || hits.empty())) {
+        const auto capacity = parseCapacity(text.toStdString(), m_model->unit());
+        if (!capacity) {
+            say(tr("A GPU of %1 is out of range: type 1 to 100,000 GiB or GB, with up to 3 decimals.")
+                    .arg(quoted(text)));
             return false;
         }
-        index = hits.front();
+        return select(capacity->id());
+    }
+    if (index < 0) {
+        say(hits.empty() ? tr("No GPU matches %1: type a size such as 24 GiB.").arg(quoted(text))
+                         : tr("%1 GPUs match %2: pick one from the list, or type a size such as 24 GiB.")
+                               .arg(hits.size())
+                               .arg(quoted(text)));
+        return false;
     }
     const QString tag = m_combo->itemData(index).toString();
     if (tag.startsWith(kUserTag)) {
-        say(tr("Your own GPUs are drawn as lines; the verdict, Solve and serving need a GPU of the list."));
+        // One of the user's own (Edit > My GPUs): the verdict takes a GPU of its capacity.
+        const QString name = tag.mid(kUserTag.size());
+        for (const UserGpu &gpu : m_model->userGpus())
+            if (gpu.name == name) {
+                TypedCapacity capacity;
+                capacity.thousandths = std::uint64_t(std::llround(double(gpu.bytes) / 1073741824.0 * 1000.0));
+                if (capacity.thousandths < 1000 || capacity.thousandths > 100000000)
+                    break;
+                return select(capacity.id());
+            }
+        say(tr("%1 is out of the range a verdict takes (1 to 100,000 GiB).").arg(quoted(name)));
         return false;
     }
-    const std::string id = tag.mid(kCatalogTag.size()).toStdString();
+    return select(tag.mid(kCatalogTag.size()).toStdString());
+}
+
+bool MyGpuBox::select(const std::string &id)
+{
     const Gpu *gpu = m_model->catalog().findGpu(id);
     if (!gpu)
         return false;
@@ -195,7 +226,8 @@ bool MyGpuBox::choose(const QString &typed)
         s.targetGpu = id;
     });
     myGpuPref.set(QString::fromStdString(id));
-    say({});
+    m_note->clear();
+    m_note->hide();
     return true;
 }
 

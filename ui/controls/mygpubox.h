@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QGroupBox>
+#include <string>
 
 class QComboBox;
 class QLabel;
@@ -14,7 +15,9 @@ class ScenarioModel;
 /// GPUs and the user's own, plus a typed "24 GiB". A catalog GPU becomes `target_gpu` (ticked
 /// as a capacity line), so the status bar, Solve and the serving engine's budget all follow it;
 /// the first choice on a fresh settings folder ticks only that GPU and the next larger one. A
-/// typed size adds a GPU of the user's own (Edit > My GPUs), drawn as a line of its own.
+/// typed size ("24 GiB", "20 GB") does the same with a GPU of that capacity, which the scenario
+/// names by its size ("24gib", docs/scenario-format.md), so it saves, reopens and reads in the
+/// command line as it is shown.
 class MyGpuBox : public QGroupBox
 {
     Q_OBJECT
@@ -29,6 +32,8 @@ public:
 
 private:
     void fill();
+    /// Makes the GPU `id` (a catalog or size GPU) the target.
+    bool select(const std::string &id);
 
     ScenarioModel *m_model;
     QComboBox *m_combo;
