@@ -5,6 +5,7 @@
 #include "ggufimport.h"
 #include "io/ggufarch.h"
 #include "io/inputpolicy.h"
+#include "model/modelname.h"
 #include "modelimport.h"
 #include "scenario/units.h"
 
@@ -24,7 +25,9 @@ std::optional<HfImport> importConfig(const QString &path, const MissingFieldsPro
     nlohmann::json config = readModelConfigJson(path);
     for (int attempt = 0;; ++attempt) {
         try {
-            return importHfConfig(config);
+            HfImport import = importHfConfig(config);
+            import.arch.name = importedModelName(config, QFileInfo(path).absoluteFilePath().toStdString());
+            return import;
         } catch (const HfConfigError &error) {
             if (error.missingFields.empty() || !prompt || attempt >= 8)
                 throw HfConfigError(QDir::toNativeSeparators(path).toStdString() + ": " + error.what(),
@@ -90,6 +93,8 @@ std::optional<ModelImport> importModelFile(const QString &path, const ModelArch 
     const QDir folder = info.isDir() ? QDir(path) : info.absoluteDir();
     const QString configPath = folder.filePath(QStringLiteral("config.json"));
     ModelImport result{current, {}};
+    // Weights without a config.json are named by their folder, never by the model they replace.
+    result.arch.name = importedModelName({}, folder.absolutePath().toStdString());
     QString from = tr("the current architecture");
     if (QFileInfo::exists(configPath)) {
         const std::optional<HfImport> config = importConfig(configPath, prompt);
