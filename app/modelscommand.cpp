@@ -72,7 +72,7 @@ int runModels(const QStringList &arguments)
                 row["weights_problem"] = m.weightsProblem;
             doc["models"].push_back(row);
         }
-        out() << safe(doc.dump(2)) << '\n';
+        out() << q(doc.dump(2)) << '\n'; // JSON escapes control characters itself
         return ExitOk;
     }
     if (!list.cacheExists) {

@@ -16,7 +16,7 @@
 namespace headroom {
 
 namespace {
-enum Column { Name, Params, DType, Disk, Revision, Repo, Columns };
+enum Column { Name, Params, DTypeColumn, Disk, Revision, Repo };
 constexpr int kPathRole = Qt::UserRole;
 } // namespace
 
@@ -85,7 +85,7 @@ void LocalModelsDialog::reload(const QString &cacheFolder)
         item->setText(Name, QString::fromStdString(m.name.empty() ? m.repoId : m.name));
         item->setText(Params, QString::fromStdString(groupDigits(m.params)));
         item->setToolTip(Params, m.paramsFromWeights ? tr("from the safetensors headers") : tr("counted from config.json"));
-        item->setText(DType, QString::fromStdString(m.dtype));
+        item->setText(DTypeColumn, QString::fromStdString(m.dtype));
         item->setText(Disk, m.diskBytes ? QString::fromStdString(formatBytes(m.diskBytes, Unit::GiB)) : QString());
         item->setTextAlignment(Params, Qt::AlignRight | Qt::AlignVCenter);
         item->setTextAlignment(Disk, Qt::AlignRight | Qt::AlignVCenter);

@@ -93,8 +93,6 @@ std::optional<ModelImport> importModelFile(const QString &path, const ModelArch 
     const QDir folder = info.isDir() ? QDir(path) : info.absoluteDir();
     const QString configPath = folder.filePath(QStringLiteral("config.json"));
     ModelImport result{current, {}};
-    // Weights without a config.json are named by their folder, never by the model they replace.
-    result.arch.name = importedModelName({}, folder.absolutePath().toStdString());
     QString from = tr("the current architecture");
     if (QFileInfo::exists(configPath)) {
         const std::optional<HfImport> config = importConfig(configPath, prompt);
