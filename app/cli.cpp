@@ -36,6 +36,7 @@ const Command kCommands[] = {
     {"frontier", runFrontier},
     {"fit", runFit},
     {"fits", runFits},
+    {"models", runModels},
 };
 
 QString programDescription()

@@ -26,7 +26,7 @@ QCommandLineOption unitOption()
 QList<CommandHelp> commandHelp()
 {
     return {estimateHelp(), validateHelp(), compareHelp(), adviseHelp(), renderHelp(), solveHelp(), frontierHelp(),
-            fitHelp(), fitsHelp()};
+            fitHelp(), fitsHelp(), modelsHelp()};
 }
 
 } // namespace headroom::cli

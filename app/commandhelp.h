@@ -38,6 +38,7 @@ CommandHelp adviseHelp();
 CommandHelp renderHelp();
 CommandHelp solveHelp();
 CommandHelp frontierHelp();
+CommandHelp modelsHelp();
 CommandHelp fitHelp();
 CommandHelp fitsHelp();
 

@@ -17,6 +17,8 @@ int runFit(const QStringList &arguments);
 int runFits(const QStringList &arguments);
 /// `headroom frontier FILE [--gpu ID]... [--tensor 1,2,4] [--contiguous] [--format text|json|csv]`
 int runFrontier(const QStringList &arguments);
+/// `headroom models --local [--cache DIR] [--format text|json]`: the local Hugging Face hub cache
+int runModels(const QStringList &arguments);
 /// `headroom validate DIR` on a folder of serving start-up logs (headroom-serving-log).
 int runServingValidate(const QString &directory, const QStringList &files, bool json);
 /// The engine's own start-up figures under an estimate's consumers.

@@ -4,6 +4,7 @@
 #include "ggufimport.h"
 #include "inputfile.h"
 #include "io/inputpolicy.h"
+#include "model/modelname.h"
 #include "scenario/units.h"
 
 #include <QDir>
@@ -150,7 +151,9 @@ void addSiblingQuantConfig(nlohmann::json &config, const QString &configPath)
     const QString sibling = QFileInfo(configPath).absoluteDir().filePath(QStringLiteral("hf_quant_config.json"));
     if (!QFileInfo(sibling).isFile())
         return;
-    if (!isInside(resolvedPath(sibling), resolvedPath(QFileInfo(configPath).absolutePath())))
+    // Inside the config's folder, or for a hub cache snapshot its model's folder (the snapshot
+    // links to ../../blobs/).
+    if (!isInside(resolvedPath(sibling), checkpointFolder(configPath)))
         throw ScenarioError("model.config", local(sibling) + " leads outside the config's folder");
     nlohmann::json quant = readJsonFile(sibling, "model.config", limits::kConfigBytes);
     if (!quant.is_object())
@@ -193,7 +196,9 @@ HfImport importModelConfig(const QString &path)
 {
     const nlohmann::json config = readModelConfigJson(path);
     try {
-        return importHfConfig(config);
+        HfImport import = importHfConfig(config);
+        import.arch.name = importedModelName(config, QFileInfo(path).absoluteFilePath().toStdString());
+        return import;
     } catch (const HfConfigError &error) {
         throw HfConfigError(local(path) + ": " + error.what(), error.modelType, error.missingFields);
     }
@@ -216,6 +221,11 @@ WeightsSummary readModelWeights(const QString &path)
     if (path.endsWith(QLatin1String(".gguf"), Qt::CaseInsensitive))
         return readGgufModel(path).weights;
     return summarizeSafetensors({readShard(path, info.fileName().toStdString())});
+}
+
+bool resolvesInside(const QString &path, const QString &folder)
+{
+    return isInside(resolvedPath(path), resolvedPath(folder));
 }
 
 bool insideUsersFolders(const QString &path, const QStringList &folders)

@@ -20,7 +20,8 @@ nlohmann::json readJsonFile(const QString &path, const std::string &key,
 /// hf_quant_config.json beside it (NVIDIA ModelOpt checkpoints) as its quantization_config.
 nlohmann::json readModelConfigJson(const QString &path);
 
-/// Reads a Hugging Face config.json and maps it to an architecture. Throws HfConfigError
+/// Reads a Hugging Face config.json and maps it to an architecture, named as the user calls it
+/// (importedModelName: its `_name_or_path`, else its folder). Throws HfConfigError
 /// (with the missing fields, for the user to fill in) or ScenarioError (unreadable file).
 HfImport importModelConfig(const QString &path);
 
@@ -28,6 +29,10 @@ HfImport importModelConfig(const QString &path);
 /// `model.safetensors.index.json` with its shards, or a folder holding either. Reads 8 bytes
 /// and the header of each file, never the weights. Throws SafetensorsError naming the file.
 WeightsSummary readModelWeights(const QString &path);
+
+/// True when `path` and `folder`, each with every link followed (also a link to nothing), are
+/// the same or `path` lies below `folder`: where a file another file links to may be read from.
+bool resolvesInside(const QString &path, const QString &folder);
 
 /// True when `path`, with every link followed, lies inside one of `folders` or the user's home
 /// folder (a home of "/" does not count): where a file that another file names may be read from.

@@ -41,6 +41,13 @@ inline constexpr std::size_t kSweepPoints = 256;
 inline constexpr std::uint64_t kImagePixels = 8192ull * 8192ull;
 /// Characters of a scenario name, a lesson title or a step title.
 inline constexpr std::size_t kTitleBytes = 1000;
+/// Bytes of a scenario's `model.name` (what the user calls the model; hub repo names are at most 96).
+inline constexpr std::size_t kModelNameBytes = 200;
+/// The local Hugging Face hub cache (File > Models on this computer, `headroom models --local`):
+/// model folders listed, snapshots read per model, and folder entries looked at per folder.
+inline constexpr std::size_t kHubRepos = 1000;
+inline constexpr std::size_t kHubSnapshots = 16;
+inline constexpr std::size_t kHubFolderEntries = 10000;
 /// Characters of a lesson step's caption.
 inline constexpr std::size_t kCaptionBytes = 4000;
 /// How much of a value an error message quotes.

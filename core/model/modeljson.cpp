@@ -6,6 +6,7 @@
 #include "model/architecture.h"
 #include "scenario/checked.h"
 #include "model/hfconfig.h"
+#include "model/modelname.h"
 #include "scenario/objectreader.h"
 #include "scenario/names.h"
 #include "scenario/units.h"
@@ -120,8 +121,11 @@ ModelArch readConfigModel(ObjectReader &r, const ConfigResolver &resolveConfig, 
     if (r.has("preset"))
         throw ScenarioError("model.config", "give either model.preset or model.config, not both");
     HfImport import;
+    std::string name;
     try {
-        import = importHfConfig(resolveConfig(path));
+        const json config = resolveConfig(path);
+        name = importedModelName(config, path);
+        import = importHfConfig(config);
     } catch (const HfConfigError &error) {
         throw ScenarioError("model.config", quoteText(path, 200) + ": " + error.what());
     }
@@ -130,6 +134,7 @@ ModelArch readConfigModel(ObjectReader &r, const ConfigResolver &resolveConfig, 
         *stored = {import.storedWeights, import.storedScales, import.storedModules, import.storedGroupSize,
                    import.storedZeroPoints, import.unmodelledFormat};
     arch.config = path;
+    arch.name = name;
     const bool explicitParams = r.has("params");
     readArchitecture(r, arch);
     if (import.arch.params && !explicitParams) {
@@ -205,6 +210,9 @@ ModelArch readModel(const json *node, const Catalog &catalog, const ConfigResolv
         return fallbackPreset ? fallbackPreset->arch : ModelArch{};
     ObjectReader r(*node, "model");
     ModelArch arch;
+    const std::string name = r.text("name", "");
+    if (const std::string problem = modelNameProblem(name); !problem.empty())
+        throw ScenarioError("model.name", problem);
     const bool fromConfig = r.has("config");
     if (fromConfig && resolveConfig) {
         arch = readConfigModel(r, resolveConfig, stored);
@@ -253,7 +261,7 @@ ModelArch readModel(const json *node, const Catalog &catalog, const ConfigResolv
                 arch.maxPositions = 4096;
                 for (const auto &item : node->items()) {
                     static const std::set<std::string> roughKeys{"params", "hidden", "layers",
-                                                                 "vocab", "tied_embeddings"};
+                                                                 "vocab", "tied_embeddings", "name"};
                     if (!roughKeys.count(item.key()))
                         throw ScenarioError("model." + keyForPath(item.key()),
                                             "a rough model (no preset, architecture incomplete: "
@@ -267,6 +275,7 @@ ModelArch readModel(const json *node, const Catalog &catalog, const ConfigResolv
                 arch.params =
                     static_cast<std::uint64_t>(r.integer("params", 1, 1'000'000'000'000'000, 1));
                 arch.rough = true;
+                arch.name = name;
                 return arch;
             }
             throw ScenarioError("model", "without \"preset\" these keys are required: layers, "
@@ -289,6 +298,8 @@ ModelArch readModel(const json *node, const Catalog &catalog, const ConfigResolv
         readArchitecture(r, arch);
     }
     r.finish();
+    if (!name.empty())
+        arch.name = name; // the file's own name wins over the one taken from its config.json
     if (arch.heads % arch.kvHeads != 0)
         throw ScenarioError("model.kv_heads", "must divide model.heads (" +
                                                   std::to_string(arch.heads) + "), got " +
@@ -306,11 +317,15 @@ json modelToJson(const ModelArch &m)
     if (m.rough) {
         model = {{"params", *m.params}, {"hidden", m.hidden}, {"layers", m.layers},
                  {"vocab", m.vocab}, {"tied_embeddings", m.tiedEmbeddings}};
+        if (!m.name.empty())
+            model["name"] = m.name;
     } else {
         if (!m.preset.empty())
             model["preset"] = m.preset;
         if (!m.config.empty())
             model["config"] = m.config;
+        if (!m.name.empty())
+            model["name"] = m.name;
         model.update({{"layers", m.layers},
                       {"hidden", m.hidden},
                       {"intermediate", m.intermediate},

@@ -123,6 +123,9 @@ struct ModelArch
 {
     std::string preset; ///< catalog id it came from, empty for a custom model
     std::string config; ///< Hugging Face config.json it came from (as the scenario names it), or empty
+    /// What the user calls the model (`model.name`): an imported config.json's `_name_or_path` or
+    /// folder ("Llama-3.1-8B"), or a name the file gives; empty: the preset's name or "custom 8.0B".
+    std::string name;
     int layers = 32;
     int hidden = 4096;
     int intermediate = 14336;

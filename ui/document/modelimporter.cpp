@@ -5,6 +5,7 @@
 #include "ggufimport.h"
 #include "io/ggufarch.h"
 #include "io/inputpolicy.h"
+#include "model/modelname.h"
 #include "modelimport.h"
 #include "scenario/units.h"
 
@@ -24,7 +25,9 @@ std::optional<HfImport> importConfig(const QString &path, const MissingFieldsPro
     nlohmann::json config = readModelConfigJson(path);
     for (int attempt = 0;; ++attempt) {
         try {
-            return importHfConfig(config);
+            HfImport import = importHfConfig(config);
+            import.arch.name = importedModelName(config, QFileInfo(path).absoluteFilePath().toStdString());
+            return import;
         } catch (const HfConfigError &error) {
             if (error.missingFields.empty() || !prompt || attempt >= 8)
                 throw HfConfigError(QDir::toNativeSeparators(path).toStdString() + ": " + error.what(),
