@@ -185,14 +185,17 @@ private slots:
 
     void theVerdictIsEveryDevices()
     {
-        // Llama 3 8B in f16 (about 16 GB) with -ts 9,1 on an RTX 3060 12GB + an RTX 4090: 29 of
-        // the 33 positions (il / 33 < 0.9: il 0..29, 30 blocks) land on the 12 GB card, which
-        // cannot hold them; the 4090 holds the rest. The verdict is the 3060's.
+        // Llama 3 8B in f16 (about 16 GB) with -ts 1,0 on an RTX 3060 12GB + an RTX 4090: the
+        // split points are 1, 1, so every offloaded layer lands on CUDA0 (upper_bound of any
+        // place below 1 is the first point), which cannot hold them; the 4090 holds only its
+        // context. The verdict is the 3060's, not the larger card's.
         const Scenario s = scenarioFrom(R"({"task": "inference", "model": {"preset": "llama-3-8b"},
             "gpus": ["rtx-3060-12gb", "rtx-4090"], "serving": {"engine": "llama_cpp", "n_ctx": 4096,
-            "weight_type": "f16", "tensor_split": [9, 1]}})");
+            "weight_type": "f16", "tensor_split": [1, 0]}})");
         const Estimate e = estimate(s);
-        QCOMPARE(e.serving->devices[0].layers, 30u);
+        QCOMPARE(e.serving->devices[0].layers, 32u);
+        QCOMPARE(e.serving->devices[1].layers, 0u);
+        QCOMPARE(e.serving->devices[1].deviceBytes, kContext);
         QVERIFY(!e.gpus[0].fits);
         QVERIFY(e.gpus[1].fits);
         const std::optional<GpuFit> fit = targetFit(s, e);

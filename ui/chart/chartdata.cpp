@@ -119,7 +119,8 @@ std::vector<ChartColumn> deviceColumns(const Estimate &estimate, Unit unit)
         column.totalBytes = d.deviceBytes;
         column.ownLine = {name, d.capacityBytes, {}};
         column.ownVerdict = true;
-        column.note = tr("%n block(s)", nullptr, int(d.layers)) + (d.output ? tr(" + output") : QString());
+        column.note = QCoreApplication::translate("chart", "%n block(s)", nullptr, int(d.layers)) +
+                      (d.output ? tr(" + output") : QString());
         if (d.gpuId == f.gpuId && d.headroomBytes == std::int64_t(d.capacityBytes) - std::int64_t(estimate.peak.deviceBytes))
             column.estimate = &estimate; // the tightest device: its formulas are the estimate's
         columns.push_back(column);
