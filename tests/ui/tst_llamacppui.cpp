@@ -105,7 +105,8 @@ private slots:
         const QString ts = QStringLiteral("-ts %1,%2").arg(plan.tensorSplit[0]).arg(plan.tensorSplit[1]);
         QVERIFY2(panel.flags()->text().contains(ts), qPrintable(panel.flags()->text()));
         QVERIFY(panel.flags()->text().startsWith(QLatin1String("-c 8192 -ngl ")));
-        QVERIFY2(panel.plan()->text().contains(QLatin1String("CUDA1 RTX 3090")), qPrintable(panel.plan()->text()));
+        QVERIFY2(panel.plan()->text().contains(QLatin1String("CUDA1 ")) && panel.plan()->text().contains(QLatin1String("RTX 3090")),
+                 qPrintable(panel.plan()->text()));
         QVERIFY(panel.copyButton()->isEnabled());
         QTest::mouseClick(panel.copyButton(), Qt::LeftButton);
         if (QClipboard *clipboard = QGuiApplication::clipboard(); clipboard && !clipboard->text().isEmpty())
