@@ -147,7 +147,7 @@ EngineKvType readKvType(ObjectReader &r, const char *key, EngineKvType fallback,
 
 /// override_tensor: llama.cpp's -ot rules, "REGEX=BUFFER" (common/arg.cpp splits at the last
 /// '='), the regex as std::regex (ECMAScript) reads it, as llama.cpp does.
-std::vector<std::string> readOverrides(ObjectReader &r, std::size_t devices)
+std::vector<std::string> readOverrides(ObjectReader &r, std::size_t first, std::size_t devices)
 {
     const json *node = r.child("override_tensor");
     if (!node)
@@ -167,11 +167,11 @@ std::vector<std::string> readOverrides(ObjectReader &r, std::size_t devices)
             throw ScenarioError(at, "must be REGEX=BUFFER (got " + quotedText(text) + ")");
         const std::string buffer = text.substr(eq + 1);
         bool device = false;
-        for (std::size_t d = 0; d < devices; ++d)
+        for (std::size_t d = first; d < first + devices; ++d)
             device = device || buffer == "CUDA" + std::to_string(d);
         if (buffer != "CPU" && !device)
-            throw ScenarioError(at, "the buffer must be CPU or CUDA0" +
-                                        (devices > 1 ? " to CUDA" + std::to_string(devices - 1) : std::string()) +
+            throw ScenarioError(at, "the buffer must be CPU or CUDA" + std::to_string(first) +
+                                        (devices > 1 ? " to CUDA" + std::to_string(first + devices - 1) : std::string()) +
                                         " (the devices of tensor_split; got " + quotedText(buffer) + ")");
         try {
             std::regex check(text.substr(0, eq));
@@ -329,7 +329,9 @@ ServingConfig servingFromJson(const json &node, const Scenario &s)
         if (c.tensorSplit.empty() && c.splitMode != LlamaSplitMode::Layer)
             throw ScenarioError("serving.split_mode", "applies to several devices: give tensor_split too "
                                                       "(one proportion per device of gpus)");
-        c.overrideTensor = readOverrides(r, c.splitMode == LlamaSplitMode::None ? 1 : devices);
+        // split_mode none keeps the main GPU alone: its buffer is CUDA<main_gpu>.
+        const bool none = c.splitMode == LlamaSplitMode::None;
+        c.overrideTensor = readOverrides(r, none ? c.mainGpu : 0, none ? 1 : devices);
         break;
     }
     case Engine::HfGenerate:

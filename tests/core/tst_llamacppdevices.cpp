@@ -151,6 +151,12 @@ private slots:
         QCOMPARE(d[0].weightsBytes, 32 * kBlock + 16 * kBump + kOutput);
         QCOMPARE(d[0].kvCacheBytes, 32 * kKvLayer);
         QVERIFY(!e.serving->pipelineParallel);
+        // Its buffer is CUDA1: an -ot rule naming it keeps token_embd there; CUDA0 is refused.
+        const Estimate embd = estimate(twoCards(R"("rtx-4090", "rtx-3090")",
+            R"(, "tensor_split": [1, 1], "split_mode": "none", "main_gpu": 1, "override_tensor": ["token_embd=CUDA1"])"));
+        QCOMPARE(embd.serving->devices[0].weightsBytes, 32 * kBlock + 16 * kBump + kOutput + kEmbd);
+        QVERIFY_THROWS_EXCEPTION(ScenarioError, twoCards(R"("rtx-4090", "rtx-3090")",
+            R"(, "tensor_split": [1, 1], "split_mode": "none", "main_gpu": 1, "override_tensor": ["token_embd=CUDA0"])"));
         // Its verdict is on the second entry of gpus; the first is a capacity line.
         QCOMPARE(e.gpus[1].headroomBytes, d[0].headroomBytes);
     }
