@@ -63,6 +63,9 @@ private slots:
         const ChartColumn &host = data.columns[2];
         QVERIFY(host.host);
         QCOMPARE(host.totalBytes, e.hostBytes);
+        // No line across the plot judges every card by the tightest device's peak.
+        QVERIFY(data.lines.empty());
+        QCOMPARE(data.targetLine, -1);
         QCOMPARE(host.ownLine.bytes, 64ull << 30);
         BudgetChart chart;
         chart.chart()->resize(1280, 720);

@@ -289,6 +289,12 @@ ChartData chartDataFor(const ScenarioModel &model)
         // llama.cpp on several devices: a bar per device against its own card, and the CPU RAM.
         data.columns = deviceColumns(model.estimate(), model.unit());
         data.legendTitle = data.columns.front().label;
+        // Each bar carries its own card's line and verdict: lines across the plot would judge every
+        // card by the tightest device's peak. The axis reaches the largest card.
+        data.lines.clear();
+        data.targetLine = -1;
+        for (const LlamaDevice &d : model.estimate().serving->devices)
+            data.axisMinimumBytes = std::max(data.axisMinimumBytes, d.capacityBytes);
     } else {
         QString current = tr("Current");
         if (model.estimate().ranks.size() > 1 && model.estimateError().isEmpty())
