@@ -221,9 +221,26 @@ LlamaFitPlan planOverDevices(const Scenario &input, const LlamaFitOptions &optio
             sum += c;
         return sum;
     };
-    std::vector<std::uint32_t> counts = fill(s);
-    plan.steps.push_back("the devices filled back to front, n_ctx " + std::to_string(cfg(s).nCtx) + ": " +
-                         std::to_string(placed(counts)) + " of " + std::to_string(all) + " layers");
+    // common/fit.cpp changes nothing when the default placement (every layer, split by free
+    // memory) already fits every device: its layer counts are the plan.
+    std::vector<std::uint32_t> counts;
+    {
+        Scenario byFree = s;
+        cfg(byFree).tensorSplit.assign(nd, 0.0);
+        cfg(byFree).nGpuLayers = std::int32_t(all);
+        Estimate e;
+        if (llamaFitsWith(byFree, target, &e)) {
+            for (const LlamaDevice &d : e.serving->devices)
+                counts.push_back(d.layers + (d.output ? 1u : 0u));
+            plan.steps.push_back("every layer, split by free memory (llama.cpp's default), n_ctx " +
+                                 std::to_string(cfg(s).nCtx) + ": fits");
+        }
+    }
+    if (counts.empty()) {
+        counts = fill(s);
+        plan.steps.push_back("the devices filled back to front, n_ctx " + std::to_string(cfg(s).nCtx) + ": " +
+                             std::to_string(placed(counts)) + " of " + std::to_string(all) + " layers");
+    }
     if (placed(counts) < all && options.fitCtx > 0 && options.fitCtx < cfg(s).nCtx) {
         while (placed(counts) < all && cfg(s).nCtx > options.fitCtx) {
             cfg(s).nCtx = std::max(options.fitCtx, cfg(s).nCtx / 2);
