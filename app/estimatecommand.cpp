@@ -242,6 +242,7 @@ void printText(const Scenario &scenario, const Estimate &e, Unit unit)
     if (e.serving)
         printServingFigures(o, *e.serving, unit);
     const Gpu *target = targetGpu(scenario);
+    const std::optional<GpuFit> verdictFit = targetFit(scenario, e);
     for (const GpuFit &g : e.gpus) {
         if (!g.fits && g.headroomBytes >= 0 && e.serving)
             o << "  " << tr("%1 holds the engine's reservation, but %2")
@@ -252,7 +253,11 @@ void printText(const Scenario &scenario, const Estimate &e, Unit unit)
             o << "  " << verdictText(safe(g.name), g.headroomBytes, unit, VerdictStyle::Sentence, e.errorBandPercent,
                                      e.peak.deviceBytes)
               << tr(" (%1)").arg(gpuLabel(safe(g.name), g.capacityBytes, unit));
-        if (target && target->id == g.id && e.gpus.size() > 1)
+        // llama.cpp on several devices: the verdict is the tightest device's (targetFit).
+        const bool verdictGpu = e.serving && e.serving->devices.size() > 1
+                                    ? verdictFit && verdictFit->id == g.id && verdictFit->headroomBytes == g.headroomBytes
+                                    : target && target->id == g.id;
+        if (verdictGpu && e.gpus.size() > 1)
             o << tr("  <- the verdict's GPU");
         o << '\n';
     }

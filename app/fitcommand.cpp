@@ -39,7 +39,7 @@ const char *fileTypeName(std::uint32_t ftype)
 }
 
 /// A scenario for a GGUF file: its architecture, served by llama.cpp, with the file's own bytes.
-Scenario scenarioForGguf(const QString &path, const QString &gpu, std::uint32_t context, const QStringList &overrides)
+Scenario scenarioForGguf(const QString &path, const QStringList &gpus, std::uint32_t context, const QStringList &overrides)
 {
     const GgufModel model = readGgufModel(path);
     const GgufArch arch = ggufArchitecture(model);
@@ -50,8 +50,10 @@ Scenario scenarioForGguf(const QString &path, const QString &gpu, std::uint32_t 
     if (model.fileType && *fileTypeName(*model.fileType))
         serving["weight_type"] = fileTypeName(*model.fileType);
     nlohmann::json doc = {{"format", "headroom-scenario"}, {"version", 1}, {"task", "inference"},
-                          {"model", modelToJson(*arch.arch)}, {"gpus", {gpu.toStdString()}},
+                          {"model", modelToJson(*arch.arch)}, {"gpus", nlohmann::json::array()},
                           {"serving", serving}};
+    for (const QString &gpu : gpus)
+        doc["gpus"].push_back(gpu.toStdString());
     Scenario s = scenarioFromDocument(doc, path, overrides);
     s.serving->fileBytes = ggufFileBytes(model, s.model.layers);
     return s;
@@ -67,11 +69,13 @@ CommandHelp fitHelp()
                "does: all layers on the GPU if they fit, else mixture-of-experts tensors to CPU RAM "
                "layer by layer, else fewer layers; the context shrinks only towards --fit-ctx. The "
                "plan fits with --target-mib left free, and one more layer on the GPU does not."),
-            tr("headroom fit FILE --gpu ID [--ram-gib N] [--target-mib 1024] [--fit-ctx N] [--context N] "
+            tr("headroom fit FILE --gpu ID [--gpu ID]... [--ram-gib N] [--target-mib 1024] [--fit-ctx N] [--context N] "
                "[--format text|json] [--unit GiB|GB] [--set key.path=value]..."),
             {{QStringLiteral("FILE"), tr("A .gguf model (or any file of a split set), or a .headroom.json "
                                          "scenario served by llama_cpp.")}},
-            {QCommandLineOption(QStringLiteral("gpu"), tr("A catalog GPU id, e.g. rtx-4090."), QStringLiteral("id")),
+            {QCommandLineOption(QStringLiteral("gpu"), tr("A catalog GPU id, e.g. rtx-4090; several: the devices in order "
+                                                         "(CUDA0, CUDA1, ...), the plan gives -ts."),
+                                QStringLiteral("id")),
              QCommandLineOption(QStringLiteral("ram-gib"), tr("The machine's RAM, for the CPU side of the plan."),
                                 QStringLiteral("N")),
              QCommandLineOption(QStringLiteral("target-mib"), tr("Memory to leave free on the GPU, in MiB "
@@ -102,10 +106,11 @@ int runFit(const QStringList &arguments)
     const QStringList gpus = parser.values(QStringLiteral("gpu"));
     if (gpus.isEmpty())
         return fail(tr("usage: %1").arg(help.usage));
-    if (gpus.size() > 1)
-        return fail(tr("--gpu: one GPU; splitting layers over several devices (tensor_split) is not modelled yet"));
-    if (!builtinCatalog().findGpu(gpus.front().toStdString()))
-        return fail(tr("--gpu: %1 is not a catalog GPU").arg(q(quotedText(gpus.front().toStdString()))));
+    if (gpus.size() > 16)
+        return fail(tr("--gpu: at most 16 devices (got %1)").arg(gpus.size()));
+    for (const QString &gpu : gpus)
+        if (!builtinCatalog().findGpu(gpu.toStdString()))
+            return fail(tr("--gpu: %1 is not a catalog GPU").arg(q(quotedText(gpu.toStdString()))));
     auto number = [&](const char *name, double low, double high, double &value) {
         if (!parser.isSet(QLatin1String(name)))
             return true;
@@ -132,10 +137,17 @@ int runFit(const QStringList &arguments)
     try {
         Scenario scenario;
         if (path.endsWith(QLatin1String(".gguf"), Qt::CaseInsensitive)) {
-            scenario = scenarioForGguf(path, gpus.front(), std::uint32_t(context), parser.values(QStringLiteral("set")));
+            scenario = scenarioForGguf(path, gpus, std::uint32_t(context), parser.values(QStringLiteral("set")));
         } else {
             scenario = loadScenario(path, parser.values(QStringLiteral("set")));
-            scenario.gpus = {gpus.front().toStdString()};
+            scenario.gpus.clear();
+            for (const QString &gpu : gpus)
+                scenario.gpus.push_back(gpu.toStdString());
+            if (scenario.serving) { // the plan chooses the split
+                scenario.serving->tensorSplit.clear();
+                scenario.serving->splitMode = LlamaSplitMode::Layer;
+                scenario.serving->mainGpu = 0;
+            }
             scenario.targetGpu.clear();
             if (scenario.serving && context > 0)
                 scenario.serving->nCtx = std::uint32_t(context);
@@ -145,18 +157,23 @@ int runFit(const QStringList &arguments)
         LlamaFitOptions options;
         options.targetBytes = std::uint64_t(targetMiB * 1024 * 1024);
         options.fitCtx = std::uint32_t(fitCtx);
+        options.devices = std::uint32_t(gpus.size());
         const LlamaFitPlan plan = planLlamaFit(scenario, options);
         QStringList flags;
         for (const std::string &flag : plan.flags)
             flags << q(flag);
-        const Gpu *gpu = builtinCatalog().findGpu(plan.gpu);
         if (format == QLatin1String("json")) {
+            nlohmann::json devices = nlohmann::json::array();
+            if (plan.devices.empty())
+                devices.push_back({{"gpu", plan.gpu}, {"bytes", plan.deviceBytes}, {"free_bytes", plan.freeBytes}});
+            for (const LlamaFitDevice &d : plan.devices)
+                devices.push_back({{"gpu", d.gpu}, {"layers", d.layers}, {"bytes", d.bytes}, {"free_bytes", d.freeBytes}});
             nlohmann::json doc = {{"flags", flags.join(QLatin1Char(' ')).toStdString()},
                                   {"n_ctx", plan.nCtx},
                                   {"n_gpu_layers", plan.nGpuLayers},
                                   {"n_cpu_moe", plan.nCpuMoe},
                                   {"override_tensor", plan.overrideTensor},
-                                  {"devices", {{{"gpu", plan.gpu}, {"bytes", plan.deviceBytes}, {"free_bytes", plan.freeBytes}}}},
+                                  {"devices", devices},
                                   {"host_bytes", plan.hostBytes},
                                   {"fits", plan.fits},
                                   {"ram_fits", plan.ramFits},
@@ -165,8 +182,13 @@ int runFit(const QStringList &arguments)
             out() << q(doc.dump(2)) << '\n';
         } else {
             QTextStream &o = out();
-            o << tr("llama.cpp fit on %1, leaving %2 free:").arg(gpuLabel(q(gpu->name), gpu->capacityBytes(), unit),
-                                                                   bytesText(options.targetBytes, unit))
+            QStringList on;
+            for (const QString &id : gpus)
+                if (const Gpu *card = builtinCatalog().findGpu(id.toStdString()))
+                    on << gpuLabel(q(card->name), card->capacityBytes(), unit);
+            o << tr("llama.cpp fit on %1, leaving %2 free%3:")
+                     .arg(on.join(QStringLiteral(" + ")), bytesText(options.targetBytes, unit),
+                          gpus.size() > 1 ? tr(" on each device") : QString())
               << '\n';
             for (const std::string &step : plan.steps)
                 o << "  - " << safe(step) << '\n';
@@ -175,10 +197,21 @@ int runFit(const QStringList &arguments)
               << '\n';
             if (!plan.overrideTensor.empty())
                 o << tr("  the same as -ot \"%1\"").arg(q(plan.overrideTensor)) << '\n';
-            o << "  " << tr("GPU %1: %2 used, %3 free").arg(q(plan.gpu), bytesText(plan.deviceBytes, unit),
-                                                          plan.freeBytes >= 0 ? bytesText(std::uint64_t(plan.freeBytes), unit)
-                                                                              : QStringLiteral("-") + bytesText(std::uint64_t(-plan.freeBytes), unit))
-              << '\n';
+            const auto freeText = [&](std::int64_t free) {
+                return free >= 0 ? bytesText(std::uint64_t(free), unit)
+                                 : QStringLiteral("-") + bytesText(std::uint64_t(-free), unit);
+            };
+            if (plan.devices.empty())
+                o << "  " << tr("GPU %1: %2 used, %3 free").arg(q(plan.gpu), bytesText(plan.deviceBytes, unit),
+                                                              freeText(plan.freeBytes))
+                  << '\n';
+            for (std::size_t i = 0; i < plan.devices.size(); ++i)
+                o << "  " << tr("CUDA%1 %2: %3 layers, %4 used, %5 free")
+                                 .arg(i)
+                                 .arg(q(plan.devices[i].gpu))
+                                 .arg(plan.devices[i].layers)
+                                 .arg(bytesText(plan.devices[i].bytes, unit), freeText(plan.devices[i].freeBytes))
+                  << '\n';
             o << "  " << tr("CPU RAM: %1").arg(bytesText(plan.hostBytes, unit));
             if (ramGiB > 0)
                 o << (plan.ramFits ? tr(" (fits the machine's %1 GiB)") : tr(" (does not fit the machine's %1 GiB)"))

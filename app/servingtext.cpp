@@ -79,6 +79,23 @@ void printServingFigures(QTextStream &o, const ServingFigures &f, Unit unit)
       << '\n';
     if (f.hostBytes)
         o << "  " << tr("in CPU RAM: %1").arg(bytesText(f.hostBytes, unit)) << '\n';
+    for (const LlamaDevice &d : f.devices) {
+        const Gpu *card = builtinCatalog().findGpu(d.gpuId);
+        o << "  " << tr("CUDA%1 %2 (share %3, %4 blocks%5): weights %6, KV cache %7, compute %8, context %9 = %10 of %11: %12")
+                         .arg(d.index)
+                         .arg(card ? q(card->name) : q(d.gpuId), QString::number(d.split, 'f', 3))
+                         .arg(d.layers)
+                         .arg(d.output ? tr(" + output") : QString(), bytesText(d.weightsBytes, unit),
+                              bytesText(d.kvCacheBytes, unit), bytesText(d.computeBytes, unit),
+                              bytesText(d.contextBytes, unit), bytesText(d.deviceBytes, unit),
+                              bytesText(d.capacityBytes, unit), d.fits ? tr("fits") : tr("does not fit"))
+          << '\n';
+    }
+    if (!f.devices.empty())
+        o << "  " << tr("CPU RAM: weights %1, KV cache %2, output buffer %3 = %4")
+                         .arg(bytesText(f.hostWeightsBytes, unit), bytesText(f.hostKvCacheBytes, unit),
+                              bytesText(f.hostBufferBytes, unit), bytesText(f.hostBytes, unit))
+          << '\n';
     for (const std::string &note : f.notes)
         o << "  | " << safe(note) << '\n';
 }

@@ -41,7 +41,39 @@ json consumerList(const std::vector<Consumer> &consumers)
 
 } // namespace
 
+json servingFiguresCore(const ServingFigures &f);
+
 json servingFiguresToJson(const ServingFigures &f)
+{
+    json doc = servingFiguresCore(f);
+    if (!f.devices.empty()) { // llama.cpp with tensor_split: one entry per device, and the host
+        json devices = json::array();
+        for (const LlamaDevice &d : f.devices)
+            devices.push_back({{"device", "CUDA" + std::to_string(d.index)},
+                               {"gpu", d.gpuId},
+                               {"split", d.split},
+                               {"layers", d.layers},
+                               {"output_layer", d.output},
+                               {"weights_bytes", d.weightsBytes},
+                               {"kv_cache_bytes", d.kvCacheBytes},
+                               {"compute_bytes", d.computeBytes},
+                               {"context_bytes", d.contextBytes},
+                               {"device_bytes", d.deviceBytes},
+                               {"capacity_bytes", d.capacityBytes},
+                               {"free_bytes", d.freeBytes},
+                               {"headroom_bytes", d.headroomBytes},
+                               {"fits", d.fits}});
+        doc["devices"] = devices;
+        doc["host"] = {{"weights_bytes", f.hostWeightsBytes},
+                       {"kv_cache_bytes", f.hostKvCacheBytes},
+                       {"buffer_bytes", f.hostBufferBytes},
+                       {"bytes", f.hostBytes}};
+        doc["pipeline_parallel"] = f.pipelineParallel;
+    }
+    return doc;
+}
+
+json servingFiguresCore(const ServingFigures &f)
 {
     return {{"engine", enumName(f.engine)},
             {"gpu", f.gpuId},

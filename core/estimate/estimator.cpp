@@ -457,8 +457,8 @@ Estimate Estimator::run()
         e.host.push_back(std::move(consumer));
     }
 
-    for (const std::string &id : s.gpus) {
-        const Gpu *gpu = c.catalog.findGpu(id);
+    for (std::size_t index = 0; index < s.gpus.size(); ++index) {
+        const Gpu *gpu = c.catalog.findGpu(s.gpus[index]);
         if (!gpu)
             continue;
         GpuFit fit;
@@ -466,12 +466,25 @@ Estimate Estimator::run()
         fit.name = gpu->name;
         fit.capacityBytes = gpu->capacityBytes();
         fit.fits = e.peak.deviceBytes <= fit.capacityBytes;
-        if (e.serving && fit.id == e.serving->gpuId)
-            fit.fits = fit.fits && e.serving->startsOk && e.serving->requestsFit;
         fit.headroomBytes = static_cast<std::int64_t>(fit.capacityBytes) -
                             static_cast<std::int64_t>(e.peak.deviceBytes);
+        // llama.cpp on several devices: each device against its own share.
+        const LlamaDevice *device = nullptr;
+        if (e.serving)
+            for (const LlamaDevice &d : e.serving->devices)
+                if (d.index == index)
+                    device = &d;
+        if (device) {
+            fit.fits = device->fits && e.serving->requestsFit;
+            fit.headroomBytes = device->headroomBytes;
+        } else if (e.serving && fit.id == e.serving->gpuId) {
+            fit.fits = fit.fits && e.serving->startsOk && e.serving->requestsFit;
+        }
         e.gpus.push_back(fit);
     }
+    if (e.serving && e.serving->pipelineParallel)
+        e.warnings.push_back("llama.cpp's pipeline parallelism (several devices holding every layer) keeps "
+                             "4 copies of each graph split's inputs: not modelled, the compute buffers may be larger");
 
     // What the estimate cannot stand behind: said in the verdict, flagged for the error bands.
     if (!s.precision.unmodelledFormat.empty()) {

@@ -30,6 +30,12 @@ std::optional<GpuFit> targetFit(const Scenario &scenario, const Estimate &estima
     const Gpu *gpu = targetGpu(scenario, catalog);
     if (!gpu)
         return std::nullopt;
+    // llama.cpp on several devices: the verdict is the tightest device's (the estimate's peak).
+    if (estimate.serving && estimate.serving->devices.size() > 1)
+        for (const GpuFit &fit : estimate.gpus)
+            if (fit.id == estimate.serving->gpuId && fit.headroomBytes == std::int64_t(fit.capacityBytes) -
+                                                                              std::int64_t(estimate.peak.deviceBytes))
+                return fit;
     for (const GpuFit &fit : estimate.gpus)
         if (fit.id == gpu->id)
             return fit;

@@ -5,6 +5,7 @@
 #include "scenario/scenariojson.h"
 
 #include <algorithm>
+#include <climits>
 
 namespace headroom {
 
@@ -32,6 +33,31 @@ std::int64_t lastFitting(std::int64_t lo, std::int64_t hi, Fits fits)
 
 std::string mib(std::uint64_t bytes) { return std::to_string(bytes / (1024 * 1024)) + " MiB"; }
 
+/// The -ot rule --n-cpu-moe N stands for (common/arg.cpp: "blk\\.(0|...|N-1)\\.ffn_(up|down|gate)_exps=CPU").
+std::string cpuMoeRule(std::uint32_t n, int layers)
+{
+    if (n == 0)
+        return {};
+    if (n >= std::uint32_t(layers))
+        return "\\.ffn_(up|down|gate)_exps=CPU";
+    std::string alternatives;
+    for (std::uint32_t i = 0; i < n; ++i)
+        alternatives += (i ? "|" : "") + std::to_string(i);
+    return "blk\\.(" + alternatives + ")\\.ffn_(up|down|gate)_exps=CPU";
+}
+
+/// Layer counts as tensor_split proportions, -ngl their sum.
+void applyCounts(Scenario &s, const std::vector<std::uint32_t> &counts)
+{
+    std::uint32_t ngl = 0;
+    cfg(s).tensorSplit.assign(counts.begin(), counts.end());
+    for (const std::uint32_t count : counts)
+        ngl += count;
+    cfg(s).nGpuLayers = std::int32_t(ngl);
+}
+
+LlamaFitPlan planOverDevices(const Scenario &input, const LlamaFitOptions &options);
+
 } // namespace
 
 bool llamaFitsWith(const Scenario &s, std::uint64_t targetBytes, Estimate *out)
@@ -44,6 +70,11 @@ bool llamaFitsWith(const Scenario &s, std::uint64_t targetBytes, Estimate *out)
             // Memory only, as llama.cpp's fit: the whole n_ctx cache is allocated up front, and
             // whether the scenario's requests fit in n_ctx is another question.
             fits = g.headroomBytes >= 0 && std::uint64_t(g.headroomBytes) >= targetBytes;
+    if (e.serving && !e.serving->devices.empty()) { // several devices: every one
+        fits = true;
+        for (const LlamaDevice &d : e.serving->devices)
+            fits = fits && d.headroomBytes >= 0 && std::uint64_t(d.headroomBytes) >= targetBytes;
+    }
     if (out)
         *out = e;
     return fits;
@@ -55,6 +86,8 @@ LlamaFitPlan planLlamaFit(const Scenario &input, const LlamaFitOptions &options)
         throw ScenarioError("serving.engine", "fit plans llama.cpp: the scenario needs \"engine\": \"llama_cpp\"");
     if (!targetGpu(input))
         throw ScenarioError("gpus", "fit needs a GPU (--gpu ID)");
+    if (options.devices > 1)
+        return planOverDevices(input, options);
     LlamaFitPlan plan;
     Scenario s = input;
     const int layers = s.model.layers;
@@ -129,18 +162,136 @@ LlamaFitPlan planLlamaFit(const Scenario &input, const LlamaFitOptions &options)
     plan.flags.push_back("-ngl " + std::to_string(plan.nGpuLayers));
     if (plan.nCpuMoe > 0) {
         plan.flags.push_back("--n-cpu-moe " + std::to_string(plan.nCpuMoe));
-        // common/arg.cpp: --n-cpu-moe N adds "blk\\.(0|...|N-1)\\.ffn_(up|down|gate)_exps=CPU" per layer.
-        plan.overrideTensor = plan.nCpuMoe >= std::uint32_t(layers)
-                                  ? "\\.ffn_(up|down|gate)_exps=CPU"
-                                  : "blk\\.(" + [&] {
-                                        std::string alternatives;
-                                        for (std::uint32_t i = 0; i < plan.nCpuMoe; ++i)
-                                            alternatives += (i ? "|" : "") + std::to_string(i);
-                                        return alternatives;
-                                    }() + ")\\.ffn_(up|down|gate)_exps=CPU";
+        plan.overrideTensor = cpuMoeRule(plan.nCpuMoe, layers);
     }
     plan.scenario = s;
     return plan;
 }
+
+} // namespace headroom
+
+namespace headroom {
+
+namespace {
+
+/// Several devices, as common/fit.cpp fills them: back to front, the last device taking the last
+/// layers and the output layer, each device as many as fit with the target free; a mixture of
+/// experts moves the first layers' experts to CPU RAM until every layer is on a device.
+LlamaFitPlan planOverDevices(const Scenario &input, const LlamaFitOptions &options)
+{
+    const std::size_t nd = options.devices;
+    if (input.gpus.size() < nd)
+        throw ScenarioError("gpus", "a fit over " + std::to_string(nd) + " devices needs " + std::to_string(nd) +
+                                        " GPUs in gpus (one --gpu per device)");
+    LlamaFitPlan plan;
+    Scenario s = input;
+    const int layers = s.model.layers;
+    const std::uint32_t all = std::uint32_t(layers) + 1;
+    const std::uint64_t target = options.targetBytes;
+    cfg(s).splitMode = LlamaSplitMode::Layer;
+    cfg(s).mainGpu = 0;
+    cfg(s).nCpuMoe = 0;
+    cfg(s).cpuMoe = false;
+    auto deviceFits = [&](const Scenario &t, std::size_t d) {
+        const Estimate e = estimate(t, Detail::BytesOnly);
+        for (const LlamaDevice &dev : e.serving->devices)
+            if (dev.index == d)
+                return dev.headroomBytes >= 0 && std::uint64_t(dev.headroomBytes) >= target;
+        return false;
+    };
+    auto fill = [&](const Scenario &base) {
+        std::vector<std::uint32_t> counts(nd, 0);
+        std::uint32_t remaining = all;
+        for (std::size_t d = nd; d-- > 0;) {
+            const std::int64_t k = lastFitting(0, remaining, [&](std::int64_t k) {
+                Scenario t = base;
+                std::vector<std::uint32_t> trial = counts;
+                trial[d] = std::uint32_t(k);
+                applyCounts(t, trial);
+                return deviceFits(t, d);
+            });
+            counts[d] = std::uint32_t(std::max<std::int64_t>(0, k));
+            remaining -= counts[d];
+        }
+        return counts;
+    };
+    auto placed = [](const std::vector<std::uint32_t> &counts) {
+        std::uint32_t sum = 0;
+        for (const std::uint32_t c : counts)
+            sum += c;
+        return sum;
+    };
+    // common/fit.cpp changes nothing when the default placement (every layer, split by free
+    // memory) already fits every device: its layer counts are the plan.
+    std::vector<std::uint32_t> counts;
+    {
+        Scenario byFree = s;
+        cfg(byFree).tensorSplit.assign(nd, 0.0);
+        cfg(byFree).nGpuLayers = std::int32_t(all);
+        Estimate e;
+        if (llamaFitsWith(byFree, target, &e)) {
+            for (const LlamaDevice &d : e.serving->devices)
+                counts.push_back(d.layers + (d.output ? 1u : 0u));
+            plan.steps.push_back("every layer, split by free memory (llama.cpp's default), n_ctx " +
+                                 std::to_string(cfg(s).nCtx) + ": fits");
+        }
+    }
+    if (counts.empty()) {
+        counts = fill(s);
+        plan.steps.push_back("the devices filled back to front, n_ctx " + std::to_string(cfg(s).nCtx) + ": " +
+                             std::to_string(placed(counts)) + " of " + std::to_string(all) + " layers");
+    }
+    if (placed(counts) < all && options.fitCtx > 0 && options.fitCtx < cfg(s).nCtx) {
+        while (placed(counts) < all && cfg(s).nCtx > options.fitCtx) {
+            cfg(s).nCtx = std::max(options.fitCtx, cfg(s).nCtx / 2);
+            cfg(s).nParallel = std::min(cfg(s).nParallel, cfg(s).nCtx);
+            counts = fill(s);
+        }
+        plan.steps.push_back("context shrunk to " + std::to_string(cfg(s).nCtx) + ": " +
+                             std::to_string(placed(counts)) + " of " + std::to_string(all) + " layers");
+    }
+    if (placed(counts) < all && s.model.moeLayers() > 0) {
+        std::vector<std::uint32_t> best;
+        const std::int64_t keep = lastFitting(0, layers, [&](std::int64_t k) {
+            Scenario t = s;
+            cfg(t).nCpuMoe = std::uint32_t(layers - k); // k layers keep their experts on the devices
+            return placed(fill(t)) == all;
+        });
+        cfg(s).nCpuMoe = std::uint32_t(keep >= 0 ? layers - keep : layers);
+        counts = fill(s);
+        plan.steps.push_back("experts of the first " + std::to_string(cfg(s).nCpuMoe) + " layers to CPU RAM: " +
+                             std::to_string(placed(counts)) + " of " + std::to_string(all) + " layers");
+    }
+    applyCounts(s, counts);
+    Estimate e;
+    plan.fits = llamaFitsWith(s, target, &e);
+    plan.nCtx = cfg(s).nCtx;
+    plan.nGpuLayers = cfg(s).nGpuLayers;
+    plan.nCpuMoe = cfg(s).nCpuMoe;
+    plan.overrideTensor = cpuMoeRule(plan.nCpuMoe, layers);
+    plan.tensorSplit = counts;
+    plan.gpu = e.serving->gpuId;
+    plan.freeBytes = INT64_MAX;
+    for (const LlamaDevice &d : e.serving->devices) {
+        plan.devices.push_back({d.gpuId, d.layers + (d.output ? 1u : 0u), d.deviceBytes, d.headroomBytes});
+        if (d.headroomBytes < plan.freeBytes) {
+            plan.freeBytes = d.headroomBytes;
+            plan.deviceBytes = d.deviceBytes;
+            plan.gpu = d.gpuId;
+        }
+    }
+    plan.hostBytes = e.hostMachine.perGpuBytes ? e.hostMachine.perGpuBytes : e.hostBytes;
+    plan.ramFits = e.hostMachine.fits;
+    std::string ts;
+    for (const std::uint32_t c : counts)
+        ts += (ts.empty() ? "" : ",") + std::to_string(c);
+    plan.flags = {"-c " + std::to_string(plan.nCtx), "-ngl " + std::to_string(plan.nGpuLayers), "-ts " + ts};
+    if (plan.nCpuMoe > 0)
+        plan.flags.push_back("--n-cpu-moe " + std::to_string(plan.nCpuMoe));
+    plan.scenario = s;
+    return plan;
+}
+
+} // namespace
 
 } // namespace headroom

@@ -20,6 +20,16 @@ struct LlamaFitOptions
 {
     std::uint64_t targetBytes = 1024ull * 1024 * 1024; ///< free memory to leave on the GPU (--fit-target)
     std::uint32_t fitCtx = 0; ///< the smallest context to shrink to (--fit-ctx); 0: keep the context
+    std::uint32_t devices = 1; ///< the devices to split over: the first of the scenario's gpus
+};
+
+/// One device of a plan: what it holds and what is left free.
+struct LlamaFitDevice
+{
+    std::string gpu;
+    std::uint32_t layers = 0;     ///< layers on it (the output layer counted, as -ts counts)
+    std::uint64_t bytes = 0;
+    std::int64_t freeBytes = 0;   ///< capacity - bytes
 };
 
 struct LlamaFitPlan
@@ -34,16 +44,23 @@ struct LlamaFitPlan
     std::uint64_t deviceBytes = 0;
     std::int64_t freeBytes = 0;   ///< capacity - device bytes
     std::uint64_t hostBytes = 0;
-    std::vector<std::string> flags; ///< "-c 8192", "-ngl 33", "--n-cpu-moe 4"
+    /// Several devices (the scenario's gpus in order, two or more): the layers of each, as -ts
+    /// gives them (llama.cpp's fit writes layer counts into tensor_split), and each device.
+    std::vector<std::uint32_t> tensorSplit;
+    std::vector<LlamaFitDevice> devices;
+    std::vector<std::string> flags; ///< "-c 8192", "-ngl 33", "-ts 20,13", "--n-cpu-moe 4"
     std::vector<std::string> steps; ///< what was tried, in order
     Scenario scenario;              ///< the scenario with the plan applied
 };
 
-/// The plan for `s` (a llama.cpp serving scenario) on its target GPU. Throws ScenarioError when
-/// the scenario is not served by llama.cpp.
+/// The plan for `s` (a llama.cpp serving scenario) on its target GPU; with `devices` > 1 on the
+/// first `devices` of its gpus, filling them back to front (common/fit.cpp: the last device
+/// takes the last layers and the output layer). Throws ScenarioError when the scenario is not
+/// served by llama.cpp.
 LlamaFitPlan planLlamaFit(const Scenario &s, const LlamaFitOptions &options = {});
 
-/// Whether `s` fits its target GPU with `targetBytes` left free, and its estimate.
+/// Whether `s` fits its target GPU (with tensor_split: every device) with `targetBytes` left
+/// free, and its estimate.
 bool llamaFitsWith(const Scenario &s, std::uint64_t targetBytes, Estimate *estimate = nullptr);
 
 } // namespace headroom

@@ -39,6 +39,8 @@ HEADROOM_SERVING_ENUM(GgufType, {GgufType::F32, "f32"}, {GgufType::F16, "f16"},
                       {GgufType::Iq1_S, "iq1_s"}, {GgufType::Iq1_M, "iq1_m"}, {GgufType::Iq4_Nl, "iq4_nl"},
                       {GgufType::Iq4_Xs, "iq4_xs"}, {GgufType::Tq1_0, "tq1_0"}, {GgufType::Tq2_0, "tq2_0"},
                       {GgufType::Mxfp4_Moe, "mxfp4_moe"})
+HEADROOM_SERVING_ENUM(LlamaSplitMode, {LlamaSplitMode::Layer, "layer"}, {LlamaSplitMode::Row, "row"},
+                      {LlamaSplitMode::None, "none"})
 HEADROOM_SERVING_ENUM(Sampler, {Sampler::Auto, "auto"}, {Sampler::Pytorch, "pytorch"},
                       {Sampler::Flashinfer, "flashinfer"}, {Sampler::Triton, "triton"})
 HEADROOM_SERVING_ENUM(UsageContext, {UsageContext::Server, "server"},

@@ -43,6 +43,10 @@ struct LlamaFileBytes
     bool operator==(const LlamaFileBytes &) const = default;
 };
 
+/// llama.cpp's --split-mode: whole layers per device (layer), each layer's matrices split by
+/// rows over the devices (row), or the main GPU alone (none).
+enum class LlamaSplitMode { Layer, Row, None };
+
 /// vLLM's top-k/top-p sampler: the release's default (auto: PyTorch's sort before 0.17, the
 /// Triton pivot kernel from 0.17 for batches of 8 rows or more), PyTorch's sort-based one,
 /// FlashInfer's kernels (its log line "Using FlashInfer for top-p & top-k sampling") or the
@@ -123,6 +127,12 @@ struct ServingConfig
     /// -ot "REGEX=BUFFER" rules, in order (the first that matches a tensor's name places it):
     /// BUFFER is CPU or CUDA0 (the GPU); checked when read.
     std::vector<std::string> overrideTensor;
+    /// --tensor-split: one proportion per device, the devices being the first entries of the
+    /// scenario's `gpus` in order (CUDA0, CUDA1, ...); all zero: by each device's free memory, as
+    /// llama.cpp's default. Empty: one device, the first of `gpus`.
+    std::vector<double> tensorSplit;
+    LlamaSplitMode splitMode = LlamaSplitMode::Layer; ///< --split-mode
+    std::uint32_t mainGpu = 0; ///< --main-gpu: the device of split_mode none (an index into the devices)
 
     // Hugging Face generate()
     HfCacheImpl cacheImplementation = HfCacheImpl::Dynamic;

@@ -19,6 +19,27 @@ enum class ServingLimit {
 /// Stable id ("kv_cache", "max_num_seqs", "max_model_len", "memory").
 const char *servingLimitKey(ServingLimit limit);
 
+/// llama.cpp on several devices: what one device holds (llama_model::load_tensors places the
+/// layers, the KV cache follows each layer's device, the scheduler gives each a compute buffer).
+struct LlamaDevice
+{
+    std::uint32_t index = 0;          ///< CUDA0, CUDA1, ... (the order of the scenario's gpus)
+    std::string gpuId;
+    std::uint64_t capacityBytes = 0;  ///< the catalog capacity (nvidia-smi)
+    std::uint64_t freeBytes = 0;      ///< what the device reports free at load (the default split)
+    double split = 0;                 ///< its share of the split, normalised
+    std::uint32_t layers = 0;         ///< repeating layers on it
+    bool output = false;              ///< the output layer is on it
+    std::uint64_t weightsBytes = 0;
+    std::uint64_t kvCacheBytes = 0;
+    std::uint64_t computeBytes = 0;
+    std::uint64_t contextBytes = 0;   ///< the CUDA context every device has
+    std::uint64_t deviceBytes = 0;    ///< the sum: what nvidia-smi would show
+    std::int64_t headroomBytes = 0;   ///< capacity - device bytes
+    bool fits = false;
+    bool operator==(const LlamaDevice &) const = default;
+};
+
 /// A serving engine's start-up figures for one GPU of the scenario (the first in `gpus`), as the
 /// engine itself computes and prints them, and the requests against them.
 struct ServingFigures
@@ -51,6 +72,13 @@ struct ServingFigures
     ServingLimit limit = ServingLimit::KvCache; ///< what ends concurrency at the requests' length
     std::uint64_t hostBytes = 0;       ///< llama.cpp weights, cache and buffers in CPU RAM
     std::uint32_t gpuLayers = 0;       ///< llama.cpp: repeating layers on the GPU
+    /// llama.cpp with tensor_split: every device (the figures above are the tightest one's), and
+    /// the host's share by kind. Empty for one device.
+    std::vector<LlamaDevice> devices;
+    std::uint64_t hostWeightsBytes = 0;
+    std::uint64_t hostKvCacheBytes = 0;
+    std::uint64_t hostBufferBytes = 0;
+    bool pipelineParallel = false; ///< llama.cpp's scheduler keeps 4 copies of the split inputs
     std::vector<std::string> notes;    ///< what the engine would print, and what it rests on
     bool operator==(const ServingFigures &) const = default;
 };

@@ -58,6 +58,9 @@ const EngineKey kEngineKeys[] = {
     {"n_cpu_moe", {Engine::LlamaCpp}},
     {"cpu_moe", {Engine::LlamaCpp}},
     {"override_tensor", {Engine::LlamaCpp}},
+    {"tensor_split", {Engine::LlamaCpp}},
+    {"split_mode", {Engine::LlamaCpp}},
+    {"main_gpu", {Engine::LlamaCpp}},
     {"cache_implementation", {Engine::HfGenerate}},
     {"cache_nbits", {Engine::HfGenerate}},
     {"residual_length", {Engine::HfGenerate}},
@@ -144,7 +147,7 @@ EngineKvType readKvType(ObjectReader &r, const char *key, EngineKvType fallback,
 
 /// override_tensor: llama.cpp's -ot rules, "REGEX=BUFFER" (common/arg.cpp splits at the last
 /// '='), the regex as std::regex (ECMAScript) reads it, as llama.cpp does.
-std::vector<std::string> readOverrides(ObjectReader &r)
+std::vector<std::string> readOverrides(ObjectReader &r, std::size_t first, std::size_t devices)
 {
     const json *node = r.child("override_tensor");
     if (!node)
@@ -163,8 +166,13 @@ std::vector<std::string> readOverrides(ObjectReader &r)
         if (eq == std::string::npos || eq == 0)
             throw ScenarioError(at, "must be REGEX=BUFFER (got " + quotedText(text) + ")");
         const std::string buffer = text.substr(eq + 1);
-        if (buffer != "CPU" && buffer != "CUDA0")
-            throw ScenarioError(at, "the buffer must be CPU or CUDA0 (one GPU is modelled; got " + quotedText(buffer) + ")");
+        bool device = false;
+        for (std::size_t d = first; d < first + devices; ++d)
+            device = device || buffer == "CUDA" + std::to_string(d);
+        if (buffer != "CPU" && !device)
+            throw ScenarioError(at, "the buffer must be CPU or CUDA" + std::to_string(first) +
+                                        (devices > 1 ? " to CUDA" + std::to_string(first + devices - 1) : std::string()) +
+                                        " (the devices of tensor_split; got " + quotedText(buffer) + ")");
         try {
             std::regex check(text.substr(0, eq));
         } catch (const std::regex_error &) {
@@ -173,6 +181,31 @@ std::vector<std::string> readOverrides(ObjectReader &r)
         rules.push_back(text);
     }
     return rules;
+}
+
+/// tensor_split: one proportion per device (the first entries of gpus, in order), at least two,
+/// each from 0 to 1e6; all zero means llama.cpp's default split by free memory.
+std::vector<double> readTensorSplit(ObjectReader &r, std::size_t gpus)
+{
+    const json *node = r.child("tensor_split");
+    if (!node)
+        return {};
+    const std::string key = r.keyPath("tensor_split");
+    if (!node->is_array() || node->size() < 2 || node->size() > 16)
+        throw ScenarioError(key, "must be a list of 2 to 16 proportions, one per device of gpus (got " +
+                                     ObjectReader::describe(*node) + ")");
+    if (node->size() > gpus)
+        throw ScenarioError(key, "has " + std::to_string(node->size()) + " devices but gpus names " +
+                                     std::to_string(gpus) + ": name every device in gpus, in order");
+    std::vector<double> split;
+    for (std::size_t i = 0; i < node->size(); ++i) {
+        const json &item = (*node)[i];
+        if (!item.is_number() || !(item.get<double>() >= 0) || item.get<double>() > 1e6)
+            throw ScenarioError(key + "[" + std::to_string(i) + "]",
+                                "must be a number from 0 to 1000000 (got " + ObjectReader::describe(item) + ")");
+        split.push_back(item.get<double>());
+    }
+    return split;
 }
 
 /// weight_type: a llama.cpp file type or ggml type, as llama-quantize names them ("Q4_K_M",
@@ -285,7 +318,20 @@ ServingConfig servingFromJson(const json &node, const Scenario &s)
         c.weightType = readWeightType(r, c.weightType);
         c.nCpuMoe = count(r, "n_cpu_moe", 0, 100000, c.nCpuMoe);
         c.cpuMoe = r.boolean("cpu_moe", c.cpuMoe);
-        c.overrideTensor = readOverrides(r);
+        c.tensorSplit = readTensorSplit(r, s.gpus.size());
+        c.splitMode = r.choice("split_mode", c.splitMode);
+        c.mainGpu = count(r, "main_gpu", 0, 15, c.mainGpu);
+        const std::size_t devices = std::max<std::size_t>(1, c.tensorSplit.size());
+        if (c.mainGpu >= devices)
+            throw ScenarioError("serving.main_gpu", "must be a device of tensor_split, 0 to " +
+                                                        std::to_string(devices - 1) + " (got " +
+                                                        std::to_string(c.mainGpu) + ")");
+        if (c.tensorSplit.empty() && c.splitMode != LlamaSplitMode::Layer)
+            throw ScenarioError("serving.split_mode", "applies to several devices: give tensor_split too "
+                                                      "(one proportion per device of gpus)");
+        // split_mode none keeps the main GPU alone: its buffer is CUDA<main_gpu>.
+        const bool none = c.splitMode == LlamaSplitMode::None;
+        c.overrideTensor = readOverrides(r, none ? c.mainGpu : 0, none ? 1 : devices);
         break;
     }
     case Engine::HfGenerate:
@@ -375,6 +421,11 @@ json servingToJson(const ServingConfig &c)
             doc["cpu_moe"] = true;
         if (!c.overrideTensor.empty())
             doc["override_tensor"] = c.overrideTensor;
+        if (!c.tensorSplit.empty()) {
+            doc["tensor_split"] = c.tensorSplit;
+            doc["split_mode"] = enumName(c.splitMode);
+            doc["main_gpu"] = c.mainGpu;
+        }
         break;
     case Engine::HfGenerate:
         doc.update({{"max_model_len", c.maxModelLen},

@@ -6,11 +6,14 @@
 // tokens.
 #include "serving/servingengines.h"
 
+#include "serving/llamacppdevices.h"
 #include "serving/llamacppweights.h"
+#include "training/overhead.h"
 
 #include "model/architecture.h"
 #include "scenario/checked.h"
 #include "scenario/names.h"
+#include "scenario/scenariojson.h"
 #include "scenario/units.h"
 
 #include <algorithm>
@@ -72,16 +75,64 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
     f.deviceTotalBytes = cudaTotalBytes(gpu.id, gpu.capacityBytes());
     f.budgetBytes = f.deviceTotalBytes;
 
+    // The devices: the first len(tensor_split) of the scenario's gpus in order (CUDA0, CUDA1, ...),
+    // only the main GPU with split_mode none (llama_model_load_from_file: "if using single GPU
+    // mode, remove all except the main GPU"); one device without a split.
+    const std::uint64_t contextBytes = cudaContextBytes(s);
+    std::vector<LlamaDevice> devs;
+    const bool several = !cfg.tensorSplit.empty();
+    {
+        std::vector<std::uint32_t> indices;
+        if (!several)
+            indices = {0};
+        else if (cfg.splitMode == LlamaSplitMode::None)
+            indices = {cfg.mainGpu};
+        else
+            for (std::uint32_t i = 0; i < cfg.tensorSplit.size(); ++i)
+                indices.push_back(i);
+        for (const std::uint32_t i : indices) {
+            const Gpu *g = i < s.gpus.size() ? c.catalog.findGpu(s.gpus[i]) : nullptr;
+            if (!g)
+                throw ScenarioError("serving.tensor_split", "names device " + n(i) + ", which is not a catalog GPU of gpus");
+            LlamaDevice d;
+            d.index = i;
+            d.gpuId = g->id;
+            d.capacityBytes = g->capacityBytes();
+            // ggml_backend_dev_memory's free memory at load: the CUDA total less the context.
+            const std::uint64_t total = cudaTotalBytes(g->id, d.capacityBytes);
+            d.freeBytes = total > contextBytes ? total - contextBytes : 0;
+            d.contextBytes = contextBytes;
+            devs.push_back(d);
+        }
+    }
+    const std::size_t nd = devs.size();
+    std::vector<std::uint64_t> freeBytes;
+    for (const LlamaDevice &d : devs)
+        freeBytes.push_back(d.freeBytes);
+    std::vector<double> proportions = cfg.tensorSplit;
+    if (cfg.splitMode == LlamaSplitMode::None || !several)
+        proportions = {1.0};
+    const std::vector<float> points = llamaSplitPoints(proportions, freeBytes);
+    for (std::size_t d = 0; d < nd; ++d)
+        devs[d].split = double(points[d]) - (d ? double(points[d - 1]) : 0.0);
+
     // Placement (llama_model::load_tensors): layers 0..n_layer-1 and the output layer as layer
     // n_layer; i_gpu_start = max(n_layer + 1 - n_gpu_layers, 0), so the output layer goes first,
-    // then the last blocks. The token embeddings stay in CPU RAM.
+    // then the last blocks, each to the device of its place in the split. The token embeddings
+    // stay in CPU RAM.
     const std::uint64_t layers = std::uint64_t(m.layers);
     const std::uint64_t offload = cfg.nGpuLayers < 0 ? layers + 1
                                                      : std::min<std::uint64_t>(std::uint64_t(cfg.nGpuLayers), layers + 1);
     const std::uint64_t gpuStart = layers + 1 - offload; // i_gpu_start
-    const bool outputOnGpu = offload >= 1;
+    const std::vector<int> layerDevice = llamaLayerDevices(layers, offload, points);
+    const int outputDevice = layerDevice[std::size_t(layers)];
+    const bool outputOnGpu = outputDevice >= 0;
     const std::uint64_t gpuLayers = layers - std::min(gpuStart, layers);
     f.gpuLayers = static_cast<std::uint32_t>(gpuLayers);
+    std::vector<std::uint64_t> layersOn(nd, 0);
+    for (std::uint64_t i = 0; i < layers; ++i)
+        if (layerDevice[std::size_t(i)] >= 0)
+            ++layersOn[std::size_t(layerDevice[std::size_t(i)])];
 
     // Every tensor typed as llama-quantize types it for the file type (llamacppweights.h).
     const bool fromFile = cfg.fileBytes && cfg.fileBytes->layers.size() == std::size_t(m.layers) &&
@@ -106,12 +157,15 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
     // --n-cpu-moe N / --cpu-moe: the expert tensors of the first N (all) layers stay in CPU RAM
     // (common/arg.cpp: the -ot rule "blk\.(0|...|N-1)\.ffn_(up|down|gate)_exps=CPU").
     const std::uint64_t cpuMoeLayers = cfg.cpuMoe ? layers : std::min<std::uint64_t>(cfg.nCpuMoe, layers);
-    std::uint64_t gpuWeights = outputOnGpu ? lw.outputBytes : 0, expertsOnCpu = 0;
+    std::vector<std::uint64_t> devWeights(nd, 0);
+    std::uint64_t expertsOnCpu = 0;
+    if (outputOnGpu)
+        devWeights[std::size_t(outputDevice)] = lw.outputBytes;
     for (std::uint64_t i = 0; i < layers; ++i) {
         const bool moeOnCpu = i < cpuMoeLayers;
         const std::uint64_t experts = moeOnCpu ? lw.expertBytes[i] : 0;
-        if (i >= gpuStart) {
-            gpuWeights = addChecked(gpuWeights, lw.layerBytes[i] - experts, "weights");
+        if (const int d = layerDevice[std::size_t(i)]; d >= 0) {
+            devWeights[std::size_t(d)] = addChecked(devWeights[std::size_t(d)], lw.layerBytes[i] - experts, "weights");
             expertsOnCpu = addChecked(expertsOnCpu, experts, "weights");
         }
     }
@@ -119,42 +173,61 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
     // name picks its buffer; --n-cpu-moe's own rules come after the user's, common/arg.cpp).
     const bool overrides = !cfg.overrideTensor.empty() && !fromFile;
     if (overrides) {
-        std::vector<std::pair<std::regex, bool>> rules; // regex, to CPU
+        std::vector<std::pair<std::regex, int>> rules; // regex, device (-1: CPU)
         for (const std::string &rule : cfg.overrideTensor) {
             const std::size_t eq = rule.rfind('=');
-            rules.emplace_back(std::regex(rule.substr(0, eq)), rule.substr(eq + 1) == "CPU");
+            const std::string buffer = rule.substr(eq + 1);
+            int device = -1;
+            for (std::size_t d = 0; d < nd; ++d)
+                if (buffer == "CUDA" + std::to_string(devs[d].index))
+                    device = int(d);
+            rules.emplace_back(std::regex(rule.substr(0, eq)), device);
         }
-        gpuWeights = 0;
+        std::fill(devWeights.begin(), devWeights.end(), 0);
         expertsOnCpu = 0;
         for (const LlamaTensor &t : lw.tensors) {
             const std::string name = t.layer >= 0 ? "blk." + std::to_string(t.layer) + "." + t.name : std::string(t.name);
-            bool onGpu = t.layer >= 0 ? std::uint64_t(t.layer) >= gpuStart
-                                      : t.role != LlamaTensorRole::TokenEmbd && outputOnGpu;
+            int device = t.layer >= 0 ? layerDevice[std::size_t(t.layer)]
+                                      : (t.role != LlamaTensorRole::TokenEmbd ? outputDevice : -1);
             bool matched = false;
-            for (const auto &[regex, toCpu] : rules)
+            for (const auto &[regex, to] : rules)
                 if (std::regex_search(name, regex)) {
-                    onGpu = !toCpu;
+                    device = to;
                     matched = true;
                     break;
                 }
             if (!matched && t.experts && std::uint64_t(t.layer) < cpuMoeLayers)
-                onGpu = false;
-            if (onGpu)
-                gpuWeights = addChecked(gpuWeights, t.bytes, "weights");
+                device = -1;
+            if (device >= 0)
+                devWeights[std::size_t(device)] = addChecked(devWeights[std::size_t(device)], t.bytes, "weights");
         }
         if (m.tiedEmbeddings && outputOnGpu) // the output layer's copy of token_embd
-            gpuWeights = addChecked(gpuWeights, lw.embeddingBytes, "weights");
+            devWeights[std::size_t(outputDevice)] =
+                addChecked(devWeights[std::size_t(outputDevice)], lw.embeddingBytes, "weights");
+    }
+    std::uint64_t gpuWeights = 0;
+    for (const std::uint64_t b : devWeights)
+        gpuWeights = addChecked(gpuWeights, b, "weights");
+    // split_mode row: each offloaded matrix is cut by rows over every device in the split's
+    // proportions (make_gpu_buft_list puts ggml_backend_split_buffer_type first).
+    const bool rows = several && cfg.splitMode == LlamaSplitMode::Row && nd > 1;
+    if (rows) {
+        std::uint64_t given = 0;
+        for (std::size_t d = 0; d < nd; ++d) {
+            devWeights[d] = d + 1 < nd ? std::uint64_t(double(gpuWeights) * devs[d].split) : gpuWeights - given;
+            given += devWeights[d];
+        }
     }
     // CPU RAM: what is not on the GPU (the tied output's copy of token_embd is extra on the GPU).
     const std::uint64_t fileBytes = lw.totalBytes;
     const std::uint64_t gpuFromFile = m.tiedEmbeddings && outputOnGpu ? gpuWeights - lw.embeddingBytes : gpuWeights;
     const std::uint64_t hostWeights = fileBytes > gpuFromFile ? fileBytes - gpuFromFile : 0;
-    f.weightsBytes = gpuWeights;
     std::uint64_t typicalLayer = 0;
     for (const std::uint64_t b : lw.layerBytes)
         typicalLayer = std::max(typicalLayer, b);
 
-    // The cache: n_ctx cells, padded, K and V in their own types, on each layer's device.
+    // The cache: n_ctx cells, padded, K and V in their own types, on each layer's device
+    // (llama_kv_cache: the buffer type of model.dev_layer(il) unless --no-kv-offload).
     const std::uint64_t pad = cfg.flashAttn ? 256 : 32;
     const std::uint64_t cells = ceilDiv(cfg.nCtx, pad) * pad;
     const KvLayout kLayout = llamaLayout(s, cfg.cacheTypeK);
@@ -165,24 +238,34 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
             total += g.layers;
         return total;
     }();
+    // The cache of `count` of the layers (scaled group by group as the single-device cache is).
+    auto cacheOf = [&](std::uint64_t count, std::uint64_t of) {
+        return addChecked(addChecked(halfCache(kLayout, count, of, cells, true),
+                                     halfCache(vLayout, count, of, cells, false), "KV cache"),
+                          recurrentStates(kLayout, count, of, cfg.nParallel), "KV cache");
+    };
     const std::uint64_t kvGpuLayers = cfg.kvOffload ? gpuLayers : 0;
-    const std::uint64_t gpuKv =
-        addChecked(addChecked(halfCache(kLayout, kvGpuLayers, layers, cells, true),
-                              halfCache(vLayout, kvGpuLayers, layers, cells, false), "KV cache"),
-                   recurrentStates(kLayout, kvGpuLayers, layers, cfg.nParallel), "KV cache");
-    const std::uint64_t allKv =
-        addChecked(addChecked(halfCache(kLayout, layoutLayers, layoutLayers, cells, true),
-                              halfCache(vLayout, layoutLayers, layoutLayers, cells, false), "KV cache"),
-                   recurrentStates(kLayout, layoutLayers, layoutLayers, cfg.nParallel), "KV cache");
+    const std::uint64_t gpuKv = cacheOf(kvGpuLayers, layers);
+    // Device d holds a run of the offloaded layers, the later devices the later layers: its cache
+    // is the cache of its layers and the later devices' less that of the later devices' alone,
+    // so the devices' caches add up to the one-device cache of the same layers.
+    std::vector<std::uint64_t> devKv(nd, 0);
+    if (cfg.kvOffload) {
+        std::uint64_t later = 0;
+        for (std::size_t d = nd; d-- > 0;) {
+            const std::uint64_t before = cacheOf(later, layers);
+            later += layersOn[d];
+            devKv[d] = cacheOf(later, layers) - before;
+        }
+    }
+    const std::uint64_t allKv = cacheOf(layoutLayers, layoutLayers);
     const std::uint64_t hostKv = allKv > gpuKv ? allKv - gpuKv : 0;
-    f.kvCacheBytes = gpuKv;
     f.kvCacheTokens = cells;
     f.blocks = cells;
     f.blockSize = 1;
-    f.kvBytesPerToken = cells ? ceilDiv(gpuKv, cells) : 0;
 
     // The compute buffer: the largest intermediate of the n_ubatch graph (f32), plus the
-    // residual stream.
+    // residual stream; on every device that holds layers (the logits on the output layer's).
     const std::uint64_t ub = cfg.nUbatch;
     const std::uint64_t heads = m.heads, kvHeads = m.kvHeads, headDim = m.headDim;
     const std::uint64_t attention = cfg.flashAttn
@@ -195,15 +278,56 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
                                 std::uint64_t(m.sharedWidth()) * std::uint64_t(m.sharedExperts)
                           : 0);
     const std::uint64_t ffn = productChecked("compute buffer", ub, ffnWidth, 1, 3 * 4);
-    const std::uint64_t logits = outputOnGpu ? productChecked("compute buffer", ub, std::uint64_t(m.vocab), 4) : 0;
+    const std::uint64_t logitsAll = productChecked("compute buffer", ub, std::uint64_t(m.vocab), 4);
     const std::uint64_t residual = productChecked("compute buffer", ub, std::uint64_t(m.hidden), 3 * 4);
-    const std::uint64_t compute = gpuLayers || outputOnGpu
-                                      ? addChecked(std::max({attention, ffn, logits}), residual, "compute buffer")
-                                      : 0;
-    f.activationBytes = compute;
+    std::vector<std::uint64_t> devCompute(nd, 0);
+    for (std::size_t d = 0; d < nd; ++d)
+        if (layersOn[d] || int(d) == outputDevice)
+            devCompute[d] = addChecked(std::max({attention, ffn, int(d) == outputDevice ? logitsAll : 0}), residual,
+                                       "compute buffer");
     const std::uint64_t hostBuffers = productChecked("output buffer", cfg.nParallel, std::uint64_t(m.vocab), 4);
     out.hostBytes = addChecked(addChecked(hostWeights, hostKv, "host memory"), hostBuffers, "host memory");
     f.hostBytes = out.hostBytes;
+
+    // Every device's total, and the tightest (least headroom) for the figures and the chart.
+    std::size_t tight = 0;
+    for (std::size_t d = 0; d < nd; ++d) {
+        LlamaDevice &dev = devs[d];
+        dev.layers = std::uint32_t(layersOn[d]);
+        dev.output = int(d) == outputDevice;
+        dev.weightsBytes = devWeights[d];
+        dev.kvCacheBytes = devKv[d];
+        dev.computeBytes = devCompute[d];
+        dev.deviceBytes = addChecked(addChecked(addChecked(dev.weightsBytes, dev.kvCacheBytes, "peak"),
+                                                dev.computeBytes, "peak"),
+                                     dev.contextBytes, "peak");
+        dev.headroomBytes = std::int64_t(dev.capacityBytes) - std::int64_t(dev.deviceBytes);
+        dev.fits = dev.headroomBytes >= 0;
+        if (dev.headroomBytes < devs[tight].headroomBytes)
+            tight = d;
+    }
+    const LlamaDevice &main = devs[tight];
+    if (several) {
+        const Gpu *g = c.catalog.findGpu(main.gpuId);
+        f.gpuId = main.gpuId;
+        f.deviceTotalBytes = cudaTotalBytes(main.gpuId, g ? g->capacityBytes() : main.capacityBytes);
+        f.budgetBytes = f.deviceTotalBytes;
+        f.devices = devs;
+        f.hostWeightsBytes = hostWeights;
+        f.hostKvCacheBytes = hostKv;
+        f.hostBufferBytes = hostBuffers;
+        // llama_context: pipeline parallelism (the scheduler's GGML_SCHED_MAX_COPIES = 4 copies of
+        // each split's inputs) when several devices hold every layer, split by layer, the cache
+        // offloaded and no -ot rule.
+        f.pipelineParallel = nd > 1 && offload == layers + 1 && cfg.splitMode == LlamaSplitMode::Layer &&
+                             cfg.kvOffload && cfg.overrideTensor.empty();
+    }
+    const std::uint64_t compute = main.computeBytes;
+    const std::uint64_t kvHere = main.kvCacheBytes;
+    f.weightsBytes = main.weightsBytes;
+    f.kvCacheBytes = kvHere;
+    f.kvBytesPerToken = cells ? ceilDiv(kvHere, cells) : 0;
+    f.activationBytes = compute;
 
     // Sequences: n_parallel streams of n_ctx / n_parallel cells each.
     f.maxNumSeqs = cfg.nParallel;
@@ -216,28 +340,49 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
         usedCells = addChecked(usedCells, mulChecked(counts[i], cfg.requests.classes[i].tokens(), "KV cache"), "KV cache");
     f.requestTokens = usedCells;
     f.requestSequences = cfg.requests.concurrency;
-    const std::uint64_t perCellGpu = cells ? gpuKv / cells : 0;
+    const std::uint64_t perCellGpu = cells ? kvHere / cells : 0;
     f.requestKvBytes = mulChecked(std::min(usedCells, cells), perCellGpu, "KV cache");
     const std::uint64_t longest = longestRequest(cfg.requests);
     f.limit = longest > f.maxConcurrencyTokens ? ServingLimit::MaxModelLen : ServingLimit::MaxNumSeqs;
     f.requestsFit = longest <= f.maxConcurrencyTokens && cfg.requests.concurrency <= cfg.nParallel;
 
     Term weights, used, free, buffer;
-    weights.bytes = gpuWeights;
+    weights.bytes = main.weightsBytes;
     used.bytes = f.requestKvBytes;
-    free.bytes = gpuKv - f.requestKvBytes;
+    free.bytes = kvHere - f.requestKvBytes;
     buffer.bytes = compute;
     if (formulas) {
         std::string types;
         for (const auto &[name, bytes] : lw.bytesByType)
             types += (types.empty() ? "" : ", ") + name + " " + formatBytes(bytes, Unit::GiB);
-        weights.expression = n(gpuLayers) + " of " + n(layers) + " blocks (up to " + n(typicalLayer) + " B each, " +
+        const std::string cuda = "CUDA" + n(main.index);
+        const std::string on = several ? " on " + cuda : std::string();
+        weights.expression = n(several ? layersOn[tight] : gpuLayers) + " of " + n(layers) + " blocks" + on +
+                             " (up to " + n(typicalLayer) + " B each, " +
                              (fromFile ? "the GGUF file" : enumName(cfg.weightType)) + ")" +
-                             (outputOnGpu ? " + output layer " + n(lw.outputBytes) + " B" : "") +
-                             (expertsOnCpu ? " - experts in CPU RAM " + n(expertsOnCpu) + " B" : "");
+                             (main.output ? " + output layer " + n(lw.outputBytes) + " B" : "") +
+                             (expertsOnCpu && !several ? " - experts in CPU RAM " + n(expertsOnCpu) + " B" : "");
+        if (rows)
+            weights.expression = formatDecimal(main.split, 4) + " of the rows of every offloaded matrix (" +
+                                 n(gpuWeights) + " B, split_mode row)";
         weights.notes.push_back("n_gpu_layers puts the output layer, then the last blocks on the GPU "
                                 "(i_gpu_start = " + n(gpuStart) + "); the token embeddings stay in CPU RAM (" +
                                 formatBytes(hostWeights, Unit::GiB) + " of weights in CPU RAM).");
+        if (several) {
+            std::string split;
+            for (const LlamaDevice &d : devs)
+                split += (split.empty() ? "" : ", ") + std::string("CUDA") + n(d.index) + " " + d.gpuId + " " +
+                         formatDecimal(d.split, 4) + " (" + n(d.layers) + " blocks" + (d.output ? " + output" : "") + ")";
+            weights.notes.push_back(
+                "split over the devices (llama_model::load_tensors: each offloaded layer to the device whose "
+                "cumulative share first exceeds its place among the offloaded layers" +
+                std::string(std::all_of(cfg.tensorSplit.begin(), cfg.tensorSplit.end(), [](double x) { return x == 0; })
+                                ? ", the shares by free memory" : "") +
+                "): " + split);
+        }
+        if (rows)
+            weights.notes.push_back("split_mode row: the matrices are cut by rows in the split's proportions "
+                                    "(ggml's split buffer type); the 1-D tensors are counted with them");
         weights.notes.push_back((fromFile ? std::string("tensor types of the GGUF file")
                                           : "tensor types as llama-quantize gives them for " +
                                                 std::string(enumName(cfg.weightType))) +
@@ -252,17 +397,22 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
                                     "the placement is n_gpu_layers' and n_cpu_moe's");
         used.expression = n(std::min(usedCells, cells)) + " cells in use x " + n(perCellGpu) + " B";
         free.expression = n(cells) + " cells (n_ctx " + n(cfg.nCtx) + ", padded to " + n(pad) + ") x " +
-                          n(kvGpuLayers) + " GPU layers x K (" + kLayout.type.name + ") and V (" +
-                          vLayout.type.name + ") - the cells in use";
+                          n(cfg.kvOffload ? (several ? layersOn[tight] : gpuLayers) : 0) + " GPU layers" + on +
+                          " x K (" + kLayout.type.name + ") and V (" + vLayout.type.name + ") - the cells in use";
         buffer.expression = "max(" + std::string(cfg.flashAttn ? "flash attention " : "KQ ") + n(attention) +
-                            " B, FFN " + n(ffn) + " B, logits " + n(logits) + " B) + residual " + n(residual) +
-                            " B (n_ubatch " + n(ub) + ", f32)";
+                            " B, FFN " + n(ffn) + " B, logits " + n(main.output ? logitsAll : 0) + " B) + residual " +
+                            n(residual) + " B (n_ubatch " + n(ub) + ", f32)";
         buffer.notes.push_back("llama.cpp's compute buffer: the worst-case graph for n_ubatch tokens, "
                                "tensors reused as the graph allocator allows.");
         f.notes.push_back("offloaded " + n(offload) + "/" + n(layers + 1) + " layers to GPU");
-        f.notes.push_back("CUDA0 KV buffer size = " + formatDecimal(double(gpuKv) / 1048576.0, 2) + " MiB");
-        f.notes.push_back("CUDA0 compute buffer size = " + formatDecimal(double(compute) / 1048576.0, 2) + " MiB");
-        f.notes.push_back("CUDA0 model buffer size = " + formatDecimal(double(gpuWeights) / 1048576.0, 2) + " MiB");
+        for (const LlamaDevice &d : devs) {
+            const std::string name = "CUDA" + n(d.index);
+            f.notes.push_back(name + " KV buffer size = " + formatDecimal(double(d.kvCacheBytes) / 1048576.0, 2) + " MiB");
+            f.notes.push_back(name + " compute buffer size = " + formatDecimal(double(d.computeBytes) / 1048576.0, 2) +
+                              " MiB");
+            f.notes.push_back(name + " model buffer size = " + formatDecimal(double(d.weightsBytes) / 1048576.0, 2) +
+                              " MiB");
+        }
     }
     Composition profile;
     at(profile, ConsumerId::Weights) = weights;

@@ -57,6 +57,36 @@ private slots:
         QVERIFY(run.out.contains(QLatin1String("fits the machine's 64 GiB")));
     }
 
+    void twoMixedCardsGetATensorSplit()
+    {
+        // Llama 3 70B Q4_K_M (about 42 GB) on an RTX 4090 + an RTX 3090: both devices filled back to
+        // front, the split as layer counts in -ts (what llama.cpp's fit writes into tensor_split),
+        // and the plan per device.
+        const QString scenario = write("llama70.headroom.json", R"({"format": "headroom-scenario", "version": 1,
+            "task": "inference", "model": {"preset": "llama-3-70b"},
+            "serving": {"engine": "llama_cpp", "n_ctx": 8192, "weight_type": "Q4_K_M"}})");
+        const Run run = runHeadroom({QStringLiteral("fit"), scenario, QStringLiteral("--gpu"), QStringLiteral("rtx-4090"),
+                                     QStringLiteral("--gpu"), QStringLiteral("rtx-3090"), QStringLiteral("--format=json")});
+        QCOMPARE(run.exitCode, 0);
+        const QJsonObject doc = QJsonDocument::fromJson(run.out.toUtf8()).object();
+        const QJsonArray devices = doc.value(QLatin1String("devices")).toArray();
+        QCOMPARE(devices.size(), 2);
+        QCOMPARE(devices.at(0).toObject().value(QLatin1String("gpu")).toString(), QStringLiteral("rtx-4090"));
+        QCOMPARE(devices.at(1).toObject().value(QLatin1String("gpu")).toString(), QStringLiteral("rtx-3090"));
+        const int first = devices.at(0).toObject().value(QLatin1String("layers")).toInt();
+        const int second = devices.at(1).toObject().value(QLatin1String("layers")).toInt();
+        QCOMPARE(first + second, doc.value(QLatin1String("n_gpu_layers")).toInt());
+        QVERIFY2(doc.value(QLatin1String("flags")).toString().contains(QStringLiteral("-ts %1,%2").arg(first).arg(second)),
+                 qPrintable(run.out));
+        for (const QJsonValue &device : devices)
+            QVERIFY(device.toObject().value(QLatin1String("free_bytes")).toInteger() >= 1024 * 1024 * 1024);
+        const Run text = runHeadroom({QStringLiteral("fit"), scenario, QStringLiteral("--gpu"), QStringLiteral("rtx-4090"),
+                                      QStringLiteral("--gpu"), QStringLiteral("rtx-3090")});
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY2(text.out.contains(QStringLiteral("CUDA1 rtx-3090: %1 layers").arg(second)), qPrintable(text.out));
+        QVERIFY(text.out.contains(QLatin1String(" on each device")));
+    }
+
     void fitsListsEveryModelAndFormat()
     {
         const Run run = runHeadroom({QStringLiteral("fits"), QStringLiteral("--gpu"), QStringLiteral("rtx-4090"),
@@ -84,7 +114,6 @@ private slots:
             return QStringList{seed} + QString::fromLatin1(rest).split(QLatin1Char(' '), Qt::SkipEmptyParts);
         };
         QTest::newRow("no-gpu") << args("") << QStringLiteral("usage:");
-        QTest::newRow("two-gpus") << args("--gpu rtx-4090 --gpu rtx-3090") << QStringLiteral("not modelled yet");
         QTest::newRow("unknown-gpu") << args("--gpu rtx-9999") << QStringLiteral("not a catalog GPU");
         QTest::newRow("bad-target") << args("--gpu rtx-4090 --target-mib -3") << QStringLiteral("--target-mib");
         QTest::newRow("missing") << QStringList{m_dir.filePath(QStringLiteral("none.gguf")), QStringLiteral("--gpu"),

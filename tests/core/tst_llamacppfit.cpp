@@ -75,6 +75,51 @@ private slots:
         }
     }
 
+    void twoMixedDevicesAreConfirmedByTheEstimator()
+    {
+        // Two devices, mixed cards: every device keeps the target free, and where layers stay in
+        // CPU RAM one more layer on any device overflows it (each device took as many as fit,
+        // back to front); where experts stay in CPU RAM, one layer's experts fewer there does not fit.
+        const std::vector<std::string> models{"llama-3-8b", "llama-3-70b", "qwen2.5-7b", "mixtral-8x7b",
+                                              "qwen3-30b-a3b", "gpt-oss-20b", "gemma-2-9b", "qwen3-235b-a22b"};
+        const std::vector<std::string> gpus{"rtx-3060-12gb", "rtx-4060-ti-16gb", "rtx-3090", "rtx-4090", "rtx-5090",
+                                            "a100-40gb"};
+        const std::vector<std::string> types{"Q4_K_M", "Q8_0", "IQ2_M", "Q6_K", "f16"};
+        std::mt19937 random(20261203);
+        for (int i = 0; i < 16; ++i) {
+            Scenario s = llama(models[random() % models.size()], gpus[random() % gpus.size()],
+                               types[random() % types.size()], 1024u << (random() % 5));
+            s.gpus.push_back(gpus[random() % gpus.size()]);
+            LlamaFitOptions options;
+            options.devices = 2;
+            options.targetBytes = (std::uint64_t(random() % 3) * 512) << 20;
+            const LlamaFitPlan plan = planLlamaFit(s, options);
+            const std::string what = s.model.preset + " " + s.gpus[0] + " + " + s.gpus[1] + " " +
+                                     enumName(s.serving->weightType) + " n_ctx " + std::to_string(s.serving->nCtx);
+            QCOMPARE(plan.tensorSplit.size(), std::size_t(2));
+            QCOMPARE(plan.devices.size(), std::size_t(2));
+            QCOMPARE(std::int32_t(plan.tensorSplit[0] + plan.tensorSplit[1]), plan.nGpuLayers);
+            QVERIFY2(llamaFitsWith(plan.scenario, options.targetBytes), what.c_str());
+            for (const LlamaFitDevice &d : plan.devices)
+                QVERIFY2(d.freeBytes >= std::int64_t(options.targetBytes), what.c_str());
+            const int all = s.model.layers + 1;
+            if (plan.nGpuLayers < all) {
+                for (std::size_t d = 0; d < 2; ++d) {
+                    Scenario more = plan.scenario;
+                    more.serving->tensorSplit[d] += 1;
+                    more.serving->nGpuLayers += 1;
+                    const Estimate e = estimate(more);
+                    const LlamaDevice &device = e.serving->devices[d];
+                    QVERIFY2(device.headroomBytes < std::int64_t(options.targetBytes), (what + " device " + std::to_string(d)).c_str());
+                }
+            } else if (plan.nCpuMoe > 0) {
+                Scenario more = plan.scenario;
+                more.serving->nCpuMoe = plan.nCpuMoe - 1;
+                QVERIFY2(!llamaFitsWith(more, options.targetBytes), what.c_str());
+            }
+        }
+    }
+
     void expertsGoToCpuRamBeforeLayers()
     {
         // Mixtral 8x7B in Q4_K_M (about 26 GB) on a 24 GB RTX 4090: every layer stays on the GPU

@@ -47,6 +47,8 @@ struct ChartColumn
     bool host = false;
     /// A capacity drawn across this bar only (the machine's RAM share per GPU); bytes 0: none.
     CapacityLine ownLine;
+    /// The verdict is about `ownLine`, not the target GPU (a llama.cpp device's own card).
+    bool ownVerdict = false;
     int pin = -1; ///< the pin this bar shows (its index), or -1
     /// A measured figure drawn across this bar (a phase's peak from the probe); 0: none.
     std::uint64_t measuredBytes = 0;

@@ -101,6 +101,45 @@ std::optional<ChartColumn> hostColumn(const Estimate &estimate, Unit unit)
     return column;
 }
 
+std::vector<ChartColumn> deviceColumns(const Estimate &estimate, Unit unit)
+{
+    std::vector<ChartColumn> columns;
+    if (!estimate.serving || estimate.serving->devices.size() < 2)
+        return columns;
+    const ServingFigures &f = *estimate.serving;
+    for (const LlamaDevice &d : f.devices) {
+        const Gpu *gpu = builtinCatalog().findGpu(d.gpuId);
+        const QString name = gpu ? QString::fromStdString(gpu->name) : QString::fromStdString(d.gpuId);
+        ChartColumn column;
+        column.label = QStringLiteral("CUDA%1").arg(d.index) + kSeparator + name;
+        column.bytes[std::size_t(ConsumerId::Weights)] = d.weightsBytes;
+        column.bytes[std::size_t(ConsumerId::KvCache)] = d.kvCacheBytes;
+        column.bytes[std::size_t(ConsumerId::Activations)] = d.computeBytes;
+        column.bytes[std::size_t(ConsumerId::CudaContext)] = d.contextBytes;
+        column.totalBytes = d.deviceBytes;
+        column.ownLine = {name, d.capacityBytes, {}};
+        column.ownVerdict = true;
+        column.note = QCoreApplication::translate("chart", "%n block(s)", nullptr, int(d.layers)) +
+                      (d.output ? tr(" + output") : QString());
+        if (d.gpuId == f.gpuId && d.headroomBytes == std::int64_t(d.capacityBytes) - std::int64_t(estimate.peak.deviceBytes))
+            column.estimate = &estimate; // the tightest device: its formulas are the estimate's
+        columns.push_back(column);
+    }
+    ChartColumn host;
+    host.host = true;
+    host.label = tr("CPU RAM");
+    host.bytes[std::size_t(ConsumerId::Weights)] = f.hostWeightsBytes;
+    host.bytes[std::size_t(ConsumerId::KvCache)] = f.hostKvCacheBytes;
+    host.bytes[std::size_t(ConsumerId::Logits)] = f.hostBufferBytes;
+    host.totalBytes = f.hostBytes;
+    if (const HostMachine &machine = estimate.hostMachine; machine.ramBytes)
+        host.ownLine = {tr("%1 RAM").arg(capacityText(machine.ramBytes, unit)), machine.ramBytes, {}};
+    else
+        host.label += kSeparator + tr("machine RAM not given");
+    columns.push_back(host);
+    return columns;
+}
+
 std::vector<ChartColumn> rankColumns(const Estimate &estimate)
 {
     std::vector<ChartColumn> columns;
@@ -245,6 +284,17 @@ ChartData chartDataFor(const ScenarioModel &model)
         data.legendTitle = data.columns[std::size_t(data.legendColumn)].label;
         if (auto host = hostColumn(e, model.unit()))
             data.columns.push_back(*host);
+    } else if (model.estimateError().isEmpty() && model.pins().empty() &&
+               !deviceColumns(model.estimate(), model.unit()).empty()) {
+        // llama.cpp on several devices: a bar per device against its own card, and the CPU RAM.
+        data.columns = deviceColumns(model.estimate(), model.unit());
+        data.legendTitle = data.columns.front().label;
+        // Each bar carries its own card's line and verdict: lines across the plot would judge every
+        // card by the tightest device's peak. The axis reaches the largest card.
+        data.lines.clear();
+        data.targetLine = -1;
+        for (const LlamaDevice &d : model.estimate().serving->devices)
+            data.axisMinimumBytes = std::max(data.axisMinimumBytes, d.capacityBytes);
     } else {
         QString current = tr("Current");
         if (model.estimate().ranks.size() > 1 && model.estimateError().isEmpty())

@@ -24,6 +24,10 @@ ChartColumn peakColumn(const QString &label, const Estimate &estimate, const QSt
 /// parameters, activations), with the machine's RAM share per GPU as its own line; nullopt when
 /// nothing is offloaded.
 std::optional<ChartColumn> hostColumn(const Estimate &estimate, Unit unit);
+/// llama.cpp on several devices: one bar per device (weights, KV cache, compute buffer, CUDA
+/// context) against its own card's capacity, then the CPU RAM bar (weights, KV cache, output
+/// buffer) against the machine's RAM when given; empty for one device.
+std::vector<ChartColumn> deviceColumns(const Estimate &estimate, Unit unit);
 /// One column per kind of rank (first and last pipeline stage), the busiest marked; one column
 /// when every GPU holds the same.
 std::vector<ChartColumn> rankColumns(const Estimate &estimate);

@@ -38,7 +38,7 @@ double widest(const QStringList &texts, const QFont &font)
 /// The capacity a column's verdict is about: the host bar's own RAM share, else the target GPU.
 const CapacityLine *verdictLine(const ChartData &data, const ChartColumn &column)
 {
-    if (column.host)
+    if (column.host || column.ownVerdict)
         return column.ownLine.bytes ? &column.ownLine : nullptr;
     if (data.targetLine < 0 || data.targetLine >= int(data.lines.size()))
         return nullptr;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "controls/solvepanel.h"
 
+#include "controls/llamafitpanel.h"
 #include "document/scenariomodel.h"
 #include "estimate/verdict.h"
 #include "solvetext.h"
@@ -16,7 +17,8 @@
 namespace headroom {
 
 SolvePanel::SolvePanel(ScenarioModel *model, QWidget *parent)
-    : QWidget(parent), m_model(model), m_lineVariable(new QComboBox(this)), m_gpu(new QComboBox(this))
+    : QWidget(parent), m_model(model), m_lineVariable(new QComboBox(this)), m_gpu(new QComboBox(this)),
+      m_llamaFit(new LlamaFitPanel(model, this))
 {
     m_lineVariable->setAccessibleName(tr("Capacity lines show"));
     m_gpu->setAccessibleName(tr("Solve for GPU"));
@@ -52,6 +54,7 @@ SolvePanel::SolvePanel(ScenarioModel *model, QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(form);
     layout->addLayout(grid);
+    layout->addWidget(m_llamaFit);
     layout->addStretch(1);
     connect(m_lineVariable, &QComboBox::activated, this, [this] {
         const int value = m_lineVariable->currentData().toInt();
@@ -70,6 +73,7 @@ SolvePanel::SolvePanel(ScenarioModel *model, QWidget *parent)
 
 void SolvePanel::refresh()
 {
+    m_llamaFit->refresh();
     const Scenario &s = m_model->scenario();
     const std::vector<SolveFor> applicable = applicableSolves(s);
     {

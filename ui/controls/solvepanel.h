@@ -14,6 +14,7 @@ class QPushButton;
 
 namespace headroom {
 
+class LlamaFitPanel;
 class ScenarioModel;
 
 /// The exact limits of the current scenario on one GPU: for each variable that applies, the
@@ -33,6 +34,8 @@ public:
     QPushButton *applyButton(SolveFor what) const { return m_apply[std::size_t(what)]; }
     /// The last answers (empty where the variable does not apply).
     const std::array<std::optional<Solution>, 6> &solutions() const { return m_solutions; }
+    /// "Fit for llama.cpp", below the limits (shown for llama.cpp scenarios).
+    LlamaFitPanel *llamaFit() const { return m_llamaFit; }
 
     void refresh();
 
@@ -44,6 +47,7 @@ private:
     std::array<QLabel *, 6> m_answers{};
     std::array<QPushButton *, 6> m_apply{};
     std::array<std::optional<Solution>, 6> m_solutions;
+    LlamaFitPanel *m_llamaFit;
     bool m_gpuChosen = false; ///< the user picked a GPU here (else: the verdict's GPU)
     QString m_lastTarget;     ///< the verdict's GPU at the last refresh: a new one is followed
 };
