@@ -24,7 +24,7 @@ TrlKind trlKind(const json &tree)
 }
 
 /// ModelConfig: use_peft, lora_r, lora_dropout, lora_target_modules, load_in_4bit/8bit.
-void readModelConfig(ConfigReader &r, TrainImport &out, bool vllm)
+void readModelConfig(ConfigReader &r, bool vllm)
 {
     const bool peft = r.flag("use_peft").value_or(false);
     const bool four = r.flag("load_in_4bit").value_or(false);
@@ -197,7 +197,7 @@ void importTrl(const json &tree, TrainImport &out)
     importTrainingArgs(tree, out, &r, &cls);
     const bool vllm = kind == TrlKind::Grpo && tree.contains("use_vllm") && tree["use_vllm"].is_boolean() &&
                       tree["use_vllm"].get<bool>();
-    readModelConfig(r, out, vllm);
+    readModelConfig(r, vllm);
     switch (kind) {
     case TrlKind::Grpo: readGrpo(r, out); break;
     case TrlKind::Dpo: readDpo(r); break;

@@ -238,7 +238,7 @@ struct LoraConfig
 struct GrpoConfig
 {
     std::uint32_t numGenerations = 8;     ///< completions per prompt (num_generations)
-    std::uint32_t completionLength = 256; ///< max_completion_length; the prompt is seq_len - this
+    std::uint32_t completionLength = 512; ///< max_completion_length (TRL 512); the prompt is seq_len - this
     double beta = 0;                      ///< KL coefficient: > 0 keeps a reference model
     std::uint32_t stepsPerGeneration = 0; ///< 0: grad_accum (TRL's default)
     Rollout rollout = Rollout::VllmColocate;

@@ -145,7 +145,7 @@ TrainConfig readTrain(const json *node)
     } else if (train.objective == Objective::Grpo) {
         train.grpo = readGrpo(nullptr, train.seqLen);
         if (train.grpo.completionLength >= train.seqLen)
-            throw ScenarioError("train.seq_len", "must be above train.grpo.completion_length (256 by default): "
+            throw ScenarioError("train.seq_len", "must be above train.grpo.completion_length (512 by default): "
                                                  "a GRPO sequence is the prompt and the completion");
     }
     train.activationConstant =
