@@ -197,6 +197,10 @@ void importTrainingArgs(const json &tree, TrainImport &out, ConfigReader *within
     } else {
         r.defaulted("train.optimizer = adamw (optim adamw_torch, TrainingArguments' default)");
     }
+    // Liger's kernels (TrainingArguments.use_liger_kernel): the fused linear cross-entropy
+    // (and TRL's fused GRPO/DPO losses) never materialise the logits.
+    if (r.flag("use_liger_kernel").value_or(false))
+        r.set("kernels.loss", "fused", "use_liger_kernel");
     if (const auto compile = r.flag("torch_compile"))
         r.set("train.compile", *compile, "torch_compile");
     // TRL's SFTConfig: the sequence length of a batch.

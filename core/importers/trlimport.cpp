@@ -205,8 +205,8 @@ void importTrl(const json &tree, TrainImport &out)
     }
     // Liger's fused linear losses (LigerFusedLinearGRPOLoss, ...DPOLoss, the SFT cross-entropy)
     // never materialise the logits.
-    if (r.flag("use_liger_kernel").value_or(false) || r.flag("use_liger_loss").value_or(false))
-        r.set("kernels.loss", "fused", "use_liger_kernel");
+    if (r.flag("use_liger_loss").value_or(false))
+        r.set("kernels.loss", "fused", "use_liger_loss");
     if (const auto model = r.text("model_name_or_path"))
         out.model = *model;
     if (const auto attn = r.text("attn_implementation")) {

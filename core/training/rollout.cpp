@@ -49,7 +49,9 @@ Scenario colocatedVllmScenario(const Scenario &s, const std::string &gpuId)
     ServingConfig cfg;
     cfg.engine = Engine::Vllm;
     cfg.gpuMemoryUtilization = g.vllmGpuMemoryUtilization;
-    cfg.maxModelLen = g.vllmMaxModelLen;
+    // vllm_max_model_length None: vLLM takes the model's max_position_embeddings.
+    cfg.maxModelLen = g.vllmMaxModelLen ? g.vllmMaxModelLen
+                                        : static_cast<std::uint32_t>(std::max(1, s.model.maxPositions));
     const std::uint64_t seqs = mulChecked(rolloutSequences(s), g.vllmTensorParallel, "generation batch");
     cfg.maxNumSeqs = static_cast<std::uint32_t>(std::min<std::uint64_t>(seqs, UINT32_MAX));
     cfg.maxNumBatchedTokens = 4096;

@@ -29,7 +29,7 @@ json grpoDoc(const std::string &method, const std::string &rollout, double utili
                            {"lora", {{"rank", 16}, {"targets", {"q", "k", "v", "o"}}}},
                            {"grpo", {{"num_generations", 8}, {"completion_length", 256}, {"beta", beta},
                                      {"rollout", rollout}, {"vllm_gpu_memory_utilization", utilization},
-                                     {"vllm_sleep", sleep}}}}},
+                                     {"vllm_sleep", sleep}, {"vllm_max_model_len", 768}}}}},
                 {"precision", {{"weights", method == "qlora" ? "nf4" : "bf16"}, {"compute", "bf16"}}},
                 {"gpus", {"h100-80gb"}}};
     return doc;
@@ -119,6 +119,7 @@ private slots:
                               {"precision", {{"weights", "bf16"}, {"compute", "bf16"}}},
                               {"serving", {{"engine", "vllm"}, {"gpu_memory_utilization", 0.3},
                                            {"max_num_seqs", 8}, {"max_num_batched_tokens", 4096},
+                                           {"max_model_len", 768},
                                            {"usage_context", "offline"},
                                            {"requests", {{"concurrency", 8}, {"prompt_tokens", 512},
                                                          {"output_tokens", 256}}}}},
@@ -127,6 +128,10 @@ private slots:
         QVERIFY(vllm.serving.has_value());
         const ServingFigures &f = *vllm.serving;
         QCOMPARE(colocated.rollout->kvCacheBytes, f.kvCacheBytes);
+        QCOMPARE(colocated.rollout->kvCacheTokens, f.kvCacheTokens);
+        QVERIFY(f.kvCacheTokens > 0);
+        QCOMPARE(colocated.rollout->requestsFit, f.requestsFit);
+        QVERIFY(f.requestsFit); // 8 x 768 tokens in a pool of ~7 GiB
         // Budget: the H100's CUDA total, 79.18 GiB (docs/serving.md) x 0.3 = 25,505,663,287 B.
         QCOMPARE(f.budgetBytes, std::uint64_t(std::llround(79.18 * 1073741824.0 * 0.3)));
         // Weights: 8,030,261,248 x 2 B.
@@ -174,6 +179,18 @@ private slots:
         for (const std::string &w : large.warnings)
             said = said || w.find("vLLM cannot start") != std::string::npos;
         QVERIFY2(said, "no warning names vLLM's start");
+    }
+
+    void vllmMaxModelLenDefaultsToTheModels()
+    {
+        // vllm_max_model_length None: vLLM takes max_position_embeddings, 131,072 for Llama 3.1,
+        // and must hold one such sequence: 131,072 tokens x 131,072 B = 16 GiB of KV, more than
+        // 0.3 x 79.18 GiB = 23.75 GiB less 14.96 GiB of weights leaves. It does not start.
+        json doc = grpoDoc("lora", "vllm_colocate", 0.3);
+        doc["train"]["grpo"].erase("vllm_max_model_len");
+        const Estimate e = run(doc);
+        QVERIFY(!e.rollout->startsOk);
+        QVERIFY(!fitsH100(e));
     }
 
     void hfGenerateHoldsTheGenerationCacheInTheTrainer()
