@@ -29,7 +29,8 @@ CommandHelp solveHelp()
             {{QStringLiteral("FILE"), tr("A .headroom.json scenario.")}},
             {QCommandLineOption(QStringLiteral("for"),
                                 tr("max-micro-batch, max-seq-len, max-context, max-concurrency, "
-                                   "min-gpus or max-lora-rank."),
+                                   "min-gpus, max-lora-rank or max-vllm-utilization (GRPO with vLLM "
+                                   "colocated: vllm_gpu_memory_utilization in hundredths)."),
                                 QStringLiteral("variable")),
              QCommandLineOption(QStringLiteral("gpu"), tr("A catalog GPU id, e.g. rtx-4090 (default: the scenario's target_gpu, else the "
                                    "largest of its gpus)."),
@@ -62,7 +63,7 @@ int runSolve(const QStringList &arguments)
     const auto what = solveForFromKey(parser.value(QStringLiteral("for")).toStdString());
     if (!what)
         return fail(tr("--for: must be one of max-micro-batch, max-seq-len, max-context, max-concurrency, "
-                       "min-gpus, max-lora-rank (got %1)")
+                       "min-gpus, max-lora-rank, max-vllm-utilization (got %1)")
                         .arg(parser.value(QStringLiteral("for"))));
     bool ok = false;
     SolveOptions options;

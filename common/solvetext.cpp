@@ -26,6 +26,8 @@ QString limitText(const std::string &limit)
         return tr("the engine's longest sequence (max_model_len)");
     if (limit == "max_positions")
         return tr("the model's learned positions (model.max_positions)");
+    if (limit == "vllm_start")
+        return tr("vLLM's start beside the trainer (it needs total x utilization free)");
     if (limit == "range")
         return tr("the largest value the scenario format allows");
     return tr("the GPU's memory");
@@ -42,6 +44,7 @@ QString solveVariableName(SolveFor what)
     case SolveFor::MaxConcurrency: return tr("concurrent sequences");
     case SolveFor::MinGpus: return tr("GPUs");
     case SolveFor::MaxLoraRank: return tr("LoRA rank");
+    case SolveFor::MaxVllmUtilization: return tr("vLLM memory utilization (%)");
     }
     return {};
 }

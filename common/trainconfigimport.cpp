@@ -66,6 +66,7 @@ ImportedRun importTrainConfigs(const QStringList &paths, const QStringList &argu
             fileFormat = detectFormat(parseConfigText(view, name), name);
         const bool takesOverrides = fileFormat == TrainConfigFormat::Torchtune || fileFormat == TrainConfigFormat::Litgpt ||
                                     fileFormat == TrainConfigFormat::Torchtitan || fileFormat == TrainConfigFormat::Swift ||
+                                    fileFormat == TrainConfigFormat::Trl ||
                                     (script && fileFormat == TrainConfigFormat::Auto);
         run.imports.push_back(importTrainConfig(view, name, fileFormat,
                                                 takesOverrides ? overrides : std::vector<std::string>{}));

@@ -32,8 +32,11 @@ enum class ConsumerId {
     CudaContext,
     Fragmentation,
     Communication, ///< NCCL's communicator buffers: outside the allocator, like the CUDA context
+    /// A GRPO run's generation engine in the trainer's GPU (vLLM colocated): its weights copy,
+    /// KV pool, CUDA graphs and non-torch memory.
+    GenerationEngine,
 };
-inline constexpr int kConsumerCount = 14;
+inline constexpr int kConsumerCount = 15;
 /// Stable id in the format ("optimizer_state").
 const char *consumerKey(ConsumerId id);
 
@@ -135,6 +138,8 @@ struct Estimate
     std::vector<ErrorBand> errorBands;
     /// The serving engine's own start-up figures (scenarios with a `serving` section).
     std::optional<ServingFigures> serving;
+    /// A GRPO run's colocated vLLM: its start-up figures on the target GPU (train.grpo).
+    std::optional<ServingFigures> rollout;
 
     const Consumer *consumer(ConsumerId id) const;
     /// Bytes of one consumer in the peak composition (0 when absent).

@@ -16,7 +16,7 @@ const char *consumerKey(ConsumerId id)
         "weights",     "quant_metadata",   "master_weights", "gradients",
         "optimizer_state", "activations",  "attention_scores", "logits",
         "kv_cache",    "kv_cache_free",    "workspace",      "cuda_context",
-        "fragmentation", "nccl"};
+        "fragmentation", "nccl",     "generation_engine"};
     return keys[static_cast<int>(id)];
 }
 

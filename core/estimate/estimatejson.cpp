@@ -199,6 +199,8 @@ json estimateToJson(const Estimate &e, Unit unit)
     }
     if (e.serving)
         doc["serving"] = servingFiguresToJson(*e.serving);
+    if (e.rollout) // GRPO's colocated vLLM on the target GPU (added with train.objective grpo)
+        doc["generation_engine"] = servingFiguresToJson(*e.rollout);
     return doc;
 }
 

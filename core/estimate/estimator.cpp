@@ -16,6 +16,7 @@
 #include "scenario/scenariojson.h"
 #include "scenario/units.h"
 #include "training/overhead.h"
+#include "training/rollout.h"
 #include "training/runtimeterms.h"
 #include "serving/servingengines.h"
 
@@ -73,6 +74,11 @@ private:
     Composition host; ///< what lives in CPU RAM, by consumer
     /// Moves a term to CPU RAM (it stays in the formula, at 0 bytes on the GPU).
     void offload(Term &term, ConsumerId id, const char *note);
+    /// GRPO: the generation's terms (the colocated engine, or generate() in the trainer).
+    RolloutTerms rollout;
+    std::uint64_t loadBytes = 0; ///< the trainer's allocated bytes once loaded (vLLM starts after)
+    /// GRPO: the generation round, while the trainer holds its weights and optimizer state.
+    void rolloutPhase(Estimate &e, const Composition &load, const Term &state);
 };
 
 void Estimator::offload(Term &term, ConsumerId id, const char *note)
@@ -140,6 +146,11 @@ void Estimator::trainingPhases(Estimate &e)
                                   ") is CUDA managed memory outside PyTorch's allocator, not in "
                                   "max_memory_allocated(); counted under CPU RAM.");
     }
+    rollout = rolloutTerms(c);
+    loadBytes = 0;
+    for (const Term &term : load)
+        loadBytes = addChecked(loadBytes, term.bytes, "peak");
+    at(load, C::GenerationEngine) = rollout.duringTraining;
     e.phases.push_back(finishPhase(PhaseId::Load, load));
 
     const ActivationTerms act = activationTerms(c);
@@ -250,6 +261,26 @@ void Estimator::trainingPhases(Estimate &e)
                                      : fullGrads;
     at(step, C::Workspace) = workspaceTerm(c, inBackward ? WorkspacePhase::Forward : WorkspacePhase::Optimizer);
     e.phases.push_back(finishPhase(PhaseId::Optimizer, step));
+    if (s.train.objective == Objective::Grpo && s.train.grpo.rollout != Rollout::VllmServer)
+        rolloutPhase(e, load, state);
+}
+
+void Estimator::rolloutPhase(Estimate &e, const Composition &load, const Term &state)
+{
+    using C = ConsumerId;
+    // The generation round (the "decode" phase of a GRPO estimate): the trainer keeps its weights
+    // and optimizer state; the gradients are gone (Trainer's zero_grad sets them to None after the
+    // step) and no activations are saved (generation runs without grad).
+    Composition round = load;
+    at(round, C::OptimizerState) = state;
+    at(round, C::Workspace) = workspaceTerm(c, WorkspacePhase::Forward);
+    if (s.train.grpo.rollout == Rollout::VllmColocate) {
+        at(round, C::GenerationEngine) = rollout.awake;
+    } else {
+        at(round, C::KvCache) = rollout.trainerCache;
+        at(round, C::Logits) = rollout.trainerLogits;
+    }
+    e.phases.push_back(finishPhase(PhaseId::Decode, round));
 }
 
 void Estimator::inferencePhases(Estimate &e)
@@ -397,7 +428,10 @@ Estimate Estimator::run()
     e.peak.allocatedBytes = peakPhase->allocatedBytes;
 
     // Engines allocate their pool in a few large tensors and size it to what is left: no slack.
-    const std::uint64_t fragmentationBytes = engine ? 0 : headroom::fragmentationBytes(e.peak.allocatedBytes, s);
+    // A colocated generation engine allocates its pool whole too: slack on the trainer's part only.
+    const std::uint64_t enginePart = peakParts[static_cast<std::size_t>(ConsumerId::GenerationEngine)].bytes;
+    const std::uint64_t fragmentationBytes =
+        engine ? 0 : headroom::fragmentationBytes(e.peak.allocatedBytes - enginePart, s);
     const std::uint64_t contextBytes = cudaContextBytes(s);
     // Serving engines count their communication memory in their own non-torch figure.
     const std::uint64_t ncclBytes = headroom::ncclBytes(s);
@@ -457,6 +491,38 @@ Estimate Estimator::run()
         e.host.push_back(std::move(consumer));
     }
 
+    // GRPO with vLLM colocated: vLLM starts after the trainer has loaded and needs
+    // total x vllm_gpu_memory_utilization free (Worker.init_device: "Free memory on device ... is
+    // less than desired GPU memory utilization"), and it sizes its pool for the target GPU only.
+    bool rolloutStarts = true;
+    if (rollout.figures) {
+        e.rollout = rollout.figures;
+        const std::uint64_t atStart = addChecked(addChecked(loadBytes, contextBytes, "peak"), rollout.requestedBytes, "peak");
+        if (!rollout.figures->startsOk) {
+            rolloutStarts = false;
+        } else if (atStart > rollout.deviceTotalBytes) {
+            rolloutStarts = false;
+            e.warnings.push_back("vLLM cannot start: it needs " + formatBytes(rollout.requestedBytes, Unit::GiB) +
+                                 " free (vllm_gpu_memory_utilization " +
+                                 formatDecimal(s.train.grpo.vllmGpuMemoryUtilization) + "), and the trainer's " +
+                                 formatBytes(addChecked(loadBytes, contextBytes, "peak"), Unit::GiB) +
+                                 " leave " +
+                                 formatBytes(rollout.deviceTotalBytes > loadBytes + contextBytes
+                                                 ? rollout.deviceTotalBytes - loadBytes - contextBytes
+                                                 : 0,
+                                             Unit::GiB) +
+                                 " on " + rollout.figures->gpuId);
+        }
+        e.rollout->startsOk = rolloutStarts;
+        for (const std::string &warning : rollout.warnings)
+            e.warnings.push_back(warning);
+        if (formulas)
+            for (const std::string &note : rollout.assumptions)
+                e.assumptions.push_back(note);
+    } else if (formulas) {
+        for (const std::string &note : rollout.assumptions)
+            e.assumptions.push_back(note);
+    }
     for (std::size_t index = 0; index < s.gpus.size(); ++index) {
         const Gpu *gpu = c.catalog.findGpu(s.gpus[index]);
         if (!gpu)
@@ -480,6 +546,8 @@ Estimate Estimator::run()
         } else if (e.serving && fit.id == e.serving->gpuId) {
             fit.fits = fit.fits && e.serving->startsOk && e.serving->requestsFit;
         }
+        if (e.rollout && fit.id == e.rollout->gpuId)
+            fit.fits = fit.fits && rolloutStarts;
         e.gpus.push_back(fit);
     }
     if (e.serving && e.serving->pipelineParallel)
@@ -499,6 +567,10 @@ Estimate Estimator::run()
     if (linearLayers && s.task == Task::Train) {
         e.warnings.push_back("training activations of the linear-attention and Mamba layers are counted as "
                              "attention layers' (fla and mamba_ssm kernels not modelled): not validated");
+        e.validated = false;
+    }
+    if (s.task == Task::Train && s.train.objective == Objective::Grpo) {
+        e.warnings.push_back("GRPO (training and generation in one run) has no measured case yet: not validated");
         e.validated = false;
     }
     if (m.visionParams > 0 && s.task == Task::Train) {

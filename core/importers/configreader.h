@@ -95,7 +95,20 @@ void importTorchtitan(const json &tree, TrainImport &out);
 /// its environment).
 void importSwift(const json &tree, TrainImport &out, const ShellCommand *script = nullptr);
 void importLitgpt(const json &tree, TrainImport &out);
-void importTrainingArgs(const json &tree, TrainImport &out);
+/// A TRL trainer config class read on top of TrainingArguments: its name for messages and the
+/// defaults it changes (bf16 and gradient_checkpointing True, max_length 1024).
+struct TrlClass
+{
+    const char *name = "SFTConfig";
+    bool sequenceElsewhere = false; ///< GRPOConfig: the prompt and completion lengths, not max_length
+};
+/// TrainingArguments keys; `within` reads them for a larger format (TRL's configs, `trl` its
+/// class) and leaves finish() to it.
+void importTrainingArgs(const json &tree, TrainImport &out, ConfigReader *within = nullptr,
+                        const TrlClass *trl = nullptr);
+/// A TRL trainer config as TrlParser reads it (GRPOConfig, DPOConfig, SFTConfig, with
+/// ModelConfig's PEFT and quantization fields).
+void importTrl(const json &tree, TrainImport &out);
 void importPeftAdapter(const json &tree, TrainImport &out);
 void importBitsAndBytes(const json &tree, TrainImport &out, ConfigReader *within = nullptr,
                         const std::string &prefix = {});

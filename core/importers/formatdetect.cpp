@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Which framework wrote a configuration file, told by its keys (never by its name or by a guess):
-// the formats Headroom reads, the formats it recognises and refuses by name (
-// TRL's post-training configs, LLaMA-Factory's v1 configs), and everything
+// the formats Headroom reads, the formats it recognises and refuses by name (TRL's PPO, KTO and
+// reward-model configs, LLaMA-Factory's v1 configs), and everything
 // else refused with the list of formats it reads.
 #include "importers/configreader.h"
 
@@ -45,26 +45,39 @@ std::string text(const json &tree, const char *key)
                                          supportedFormatsText());
 }
 
-/// TRL's post-training configs (trl/trainer/*_config.py) by the fields only they have.
-void refuseTrlPostTraining(const json &tree, const std::string &file)
+/// TRL's trainer configs Headroom reads (trl/trainer/grpo_config.py, dpo_config.py, and an
+/// SFTConfig with TrlParser's ModelConfig fields), by the fields only they have.
+bool isTrlConfig(const json &tree)
 {
-    const char *why = "post-training: its reference, reward or generation models are not modelled";
+    // PPO / KTO / reward-model / online-DPO fields: refused below, never read as GRPO or DPO.
+    if (hasAny(tree, {"kl_coef", "vf_coef", "num_ppo_epochs", "reward_model_path", "cliprange_value",
+                      "desirable_weight", "undesirable_weight", "center_rewards_coefficient"}))
+        return false;
     if (hasAny(tree, {"num_generations", "use_vllm", "vllm_mode", "vllm_gpu_memory_utilization",
                       "max_completion_length"}))
-        refuse(file, "a TRL GRPOConfig / online-RL config (num_generations, use_vllm)", why);
+        return true; // GRPOConfig
+    if (tree.contains("beta") &&
+        hasAny(tree, {"max_prompt_length", "loss_type", "precompute_ref_log_probs", "ref_model_init_kwargs",
+                      "rpo_alpha", "reference_free", "sync_ref_model", "label_smoothing", "simpo_gamma",
+                      "cpo_alpha"}))
+        return true; // DPOConfig (CPO/ORPO: reference-free)
+    // An SFTConfig with ModelConfig's PEFT fields (lora_r is LitGPT's too: use_peft or a
+    // TrainingArguments field says TRL).
+    return tree.contains("use_peft") ||
+           (tree.contains("lora_r") && hasAny(tree, {"per_device_train_batch_size", "gradient_accumulation_steps",
+                                                     "model_name_or_path", "lora_target_modules"}));
+}
+
+/// TRL's post-training configs Headroom does not read, by the fields only they have.
+void refuseTrlPostTraining(const json &tree, const std::string &file)
+{
+    const char *why = "post-training: its reference, reward or value models are not modelled";
     if (hasAny(tree, {"kl_coef", "vf_coef", "num_ppo_epochs", "reward_model_path", "cliprange_value"}))
         refuse(file, "a TRL PPOConfig (policy, reference, reward and value models)", why);
     if (hasAny(tree, {"desirable_weight", "undesirable_weight"}))
         refuse(file, "a TRL KTOConfig", why);
     if (tree.contains("center_rewards_coefficient"))
         refuse(file, "a TRL RewardConfig (reward-model training)", why);
-    if (tree.contains("beta") &&
-        hasAny(tree, {"max_prompt_length", "loss_type", "precompute_ref_log_probs", "ref_model_init_kwargs",
-                      "rpo_alpha", "reference_free", "sync_ref_model", "label_smoothing", "simpo_gamma",
-                      "cpo_alpha"}))
-        refuse(file, "a TRL preference-optimisation config (DPOConfig, ORPOConfig or CPOConfig: chosen and "
-                     "rejected sequences, a reference model)",
-               why);
 }
 
 } // namespace
@@ -112,10 +125,12 @@ TrainConfigFormat detectFormat(const json &tree, const std::string &file)
         return TrainConfigFormat::PeftAdapter;
     if (hasAny(tree, {"distributed_type", "compute_environment"}))
         return TrainConfigFormat::Accelerate;
+    refuseTrlPostTraining(tree, file);
+    if (isTrlConfig(tree))
+        return TrainConfigFormat::Trl;
     if (hasAny(tree, {"checkpoint_dir", "lora_r", "quantize"}) ||
         (tree.contains("train") && tree["train"].is_object() && tree["train"].contains("micro_batch_size")))
         return TrainConfigFormat::Litgpt;
-    refuseTrlPostTraining(tree, file);
     // A TrlParser script config (trl/scripts/*.py: ModelConfig, ScriptArguments) with no
     // trainer fields: which trainer runs it is on the command line, not in the file.
     if (tree.contains("model_name_or_path") && tree.contains("dataset_name") &&

@@ -143,9 +143,10 @@ void importPeftAdapter(const json &tree, TrainImport &out)
     r.finish();
 }
 
-void importTrainingArgs(const json &tree, TrainImport &out)
+void importTrainingArgs(const json &tree, TrainImport &out, ConfigReader *within, const TrlClass *trl)
 {
-    ConfigReader r(tree, out);
+    ConfigReader own(tree, out);
+    ConfigReader &r = within ? *within : own;
     r.set("framework", json{{"name", "hf_transformers"}}, "(TrainingArguments)");
     if (const auto batch = r.count("per_device_train_batch_size", 1, 1 << 20))
         r.set("train.micro_batch", *batch, "per_device_train_batch_size");
@@ -155,20 +156,29 @@ void importTrainingArgs(const json &tree, TrainImport &out)
         r.set("train.grad_accum", *accum, "gradient_accumulation_steps");
     if (const auto ckpt = r.flag("gradient_checkpointing"))
         r.set("train.gradient_checkpointing", *ckpt ? "full" : "none", "gradient_checkpointing");
+    else if (trl)
+        r.set("train.gradient_checkpointing", "full",
+              std::string("gradient_checkpointing absent: ") + trl->name + "'s default True");
     if (r.flag("gradient_checkpointing_kwargs.use_reentrant").value_or(false))
         r.warn("gradient_checkpointing_kwargs.use_reentrant", "reentrant checkpointing needs enable_input_require_grads with LoRA; memory as non-reentrant");
-    const bool bf16 = r.flag("bf16").value_or(false);
     const bool fp16 = r.flag("fp16").value_or(false);
+    // TRL's configs default bf16 to True when fp16 is not set (trl/trainer/*_config.py).
+    const bool bf16 = r.flag("bf16").value_or(trl && !fp16);
     if (bf16 && fp16)
         r.fail("bf16", "bf16 and fp16 cannot both be true");
     const std::string compute = bf16 ? "bf16" : fp16 ? "fp16" : "fp32";
-    r.set("precision.compute", compute, bf16 ? "bf16" : fp16 ? "fp16" : "bf16 and fp16 false (fp32 training)");
-    // The load dtype is from_pretrained's torch_dtype (TRL's ModelConfig has it as a field).
-    if (const auto dtype = r.text("torch_dtype")) {
+    r.set("precision.compute", compute,
+          bf16 ? (trl && !tree.contains("bf16") ? std::string("bf16 absent: ") + trl->name + "'s default True"
+                                                : std::string("bf16"))
+               : fp16 ? "fp16" : "bf16 and fp16 false (fp32 training)");
+    // The load dtype is from_pretrained's torch_dtype (TRL's ModelConfig has it as a field,
+    // `dtype` in recent releases).
+    const char *dtypeKey = !tree.contains("torch_dtype") && tree.contains("dtype") ? "dtype" : "torch_dtype";
+    if (const auto dtype = r.text(dtypeKey)) {
         const std::string name = dtypeName(*dtype);
         if (name.empty() && *dtype != "auto")
-            r.fail("torch_dtype", "must be auto, bfloat16, float16 or float32 (got " + quotedText(*dtype) + ")");
-        r.set("precision.weights", name.empty() ? compute : name, "torch_dtype");
+            r.fail(dtypeKey, "must be auto, bfloat16, float16 or float32 (got " + quotedText(*dtype) + ")");
+        r.set("precision.weights", name.empty() ? compute : name, dtypeKey);
     } else {
         r.set("precision.weights", compute, "(model loaded in the training dtype)");
         r.warn("torch_dtype", "not a TrainingArguments field: the weights are assumed loaded in " + compute +
@@ -187,15 +197,24 @@ void importTrainingArgs(const json &tree, TrainImport &out)
     } else {
         r.defaulted("train.optimizer = adamw (optim adamw_torch, TrainingArguments' default)");
     }
+    // Liger's kernels (TrainingArguments.use_liger_kernel): the fused linear cross-entropy
+    // (and TRL's fused GRPO/DPO losses) never materialise the logits.
+    if (r.flag("use_liger_kernel").value_or(false))
+        r.set("kernels.loss", "fused", "use_liger_kernel");
     if (const auto compile = r.flag("torch_compile"))
         r.set("train.compile", *compile, "torch_compile");
     // TRL's SFTConfig: the sequence length of a batch.
-    if (const auto seq = r.count("max_length", 1, 16 * 1024 * 1024))
-        r.set("train.seq_len", *seq, "max_length (TRL SFTConfig)");
-    else if (const auto legacy = r.count("max_seq_length", 1, 16 * 1024 * 1024))
+    if (trl && trl->sequenceElsewhere) {
+        // GRPO: the prompt and completion lengths (the TRL reader).
+    } else if (const auto seq = r.count("max_length", 1, 16 * 1024 * 1024)) {
+        r.set("train.seq_len", *seq, std::string("max_length (TRL ") + (trl ? trl->name : "SFTConfig") + ")");
+    } else if (const auto legacy = r.count("max_seq_length", 1, 16 * 1024 * 1024)) {
         r.set("train.seq_len", *legacy, "max_seq_length (TRL SFTConfig before 0.19)");
-    else
+    } else if (trl) {
+        r.set("train.seq_len", 1024, std::string("max_length absent: ") + trl->name + "'s default 1024");
+    } else {
         r.warn("max_length", "no sequence length in TrainingArguments: set train.seq_len (the scenario's default applies)");
+    }
     if (r.flag("packing").value_or(false))
         r.out().mapped.push_back("packing -> every sequence is max_length long");
     if (const json *quant = r.find("quantization_config"); quant && quant->is_object())
@@ -241,7 +260,8 @@ void importTrainingArgs(const json &tree, TrainImport &out)
                 "completion_only_loss", "assistant_only_loss", "neftune_noise_alpha", "bf16_full_eval",
                 "fp16_full_eval", "disable_tqdm", "optim_args", "lr_scheduler_kwargs", "save_only_model",
                 "include_num_input_tokens_seen", "dataset_num_proc", "torch_compile_backend", "torch_compile_mode"});
-    r.finish();
+    if (!within)
+        r.finish();
 }
 
 } // namespace headroom::importers

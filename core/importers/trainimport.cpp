@@ -36,6 +36,7 @@ constexpr FormatName kFormats[] = {
     {TrainConfigFormat::LlamaFactory, "llamafactory", "LLaMA-Factory config"},
     {TrainConfigFormat::Torchtitan, "torchtitan", "torchtitan job config (TOML)"},
     {TrainConfigFormat::Swift, "swift", "ms-swift arguments (YAML, JSON or a swift sft script)"},
+    {TrainConfigFormat::Trl, "trl", "TRL trainer config (GRPOConfig, DPOConfig, SFTConfig)"},
 };
 
 /// torchtune's `key=value` overrides (`~key` removes a key; a component path on a component
@@ -195,8 +196,10 @@ TrainImport importText(std::string_view text, const std::string &file, TrainConf
         format = detectFormat(tree, file);
     if (!overrides.empty()) {
         if (format != TrainConfigFormat::Torchtune && format != TrainConfigFormat::Litgpt &&
-            format != TrainConfigFormat::Torchtitan && format != TrainConfigFormat::Swift)
-            throw TrainConfigError(file, "", "command-line overrides apply to torchtune, LitGPT, torchtitan and ms-swift configs only");
+            format != TrainConfigFormat::Torchtitan && format != TrainConfigFormat::Swift &&
+            format != TrainConfigFormat::Trl)
+            throw TrainConfigError(file, "", "command-line overrides apply to torchtune, LitGPT, torchtitan, ms-swift "
+                                             "and TRL configs only");
         applyOverrides(tree, overrides, format, file);
     }
     TrainImport out;
@@ -214,6 +217,7 @@ TrainImport importText(std::string_view text, const std::string &file, TrainConf
     case TrainConfigFormat::LlamaFactory: importLlamaFactory(tree, out); break;
     case TrainConfigFormat::Torchtitan: importTorchtitan(tree, out); break;
     case TrainConfigFormat::Swift: importSwift(tree, out, script ? &*script : nullptr); break;
+    case TrainConfigFormat::Trl: importTrl(tree, out); break;
     case TrainConfigFormat::Auto: break;
     }
     return out;

@@ -31,6 +31,7 @@ enum class TrainConfigFormat {
     LlamaFactory,    ///< LLaMA-Factory (llamafactory-cli train) YAML
     Torchtitan,      ///< torchtitan job config TOML
     Swift,           ///< ms-swift `swift sft` arguments (YAML/JSON, or a launch script)
+    Trl,             ///< a TRL trainer config as TrlParser reads it (GRPOConfig, DPOConfig, SFTConfig)
 };
 
 /// A configuration file that cannot be read: names the file and the key.
@@ -66,7 +67,7 @@ struct TrainImport
 /// "torchtune", "TrainingArguments", ...
 const char *formatName(TrainConfigFormat format);
 /// Parses a --train-format value ("torchtune", "litgpt", "training_args", "peft", "bnb",
-/// "deepspeed", "accelerate", "axolotl", "llamafactory", "torchtitan", "swift", "auto"); throws TrainConfigError naming it otherwise.
+/// "deepspeed", "accelerate", "axolotl", "llamafactory", "torchtitan", "swift", "trl", "auto"); throws TrainConfigError naming it otherwise.
 TrainConfigFormat formatFromName(std::string_view name);
 
 /// Reads a configuration file's text into a JSON value: a `.json` file as Python's json module

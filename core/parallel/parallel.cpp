@@ -213,7 +213,7 @@ RankShare rankShare(const Scenario &s, const ParallelLayout &layout, RankRole ro
     }
     const std::uint64_t sequence = s.task == Task::Train ? s.train.seqLen : s.inference.context;
     // A preference pair is two sequences (chosen and rejected) in one batch.
-    const std::uint64_t pairs = s.task == Task::Train && s.train.objective != Objective::Sft ? 2 : 1;
+    const std::uint64_t pairs = s.task == Task::Train ? s.train.sequencesPerSample() : 1;
     const std::uint64_t batch = s.task == Task::Train ? std::uint64_t(s.train.microBatch) * pairs : s.inference.batch;
     share.tokens = batch * ceilDiv(sequence, layout.context);
     return share;

@@ -22,7 +22,10 @@ HEADROOM_ENUM_TABLE(Optimizer, {Optimizer::AdamW, "adamw"}, {Optimizer::AdamW8bi
                     {Optimizer::SgdMomentum, "sgd_momentum"}, {Optimizer::Adafactor, "adafactor"},
                     {Optimizer::Lion, "lion"}, {Optimizer::None, "none"},
                     {Optimizer::PagedAdamW, "paged_adamw"})
-HEADROOM_ENUM_TABLE(Objective, {Objective::Sft, "sft"}, {Objective::Dpo, "dpo"}, {Objective::Preference, "preference"})
+HEADROOM_ENUM_TABLE(Objective, {Objective::Sft, "sft"}, {Objective::Dpo, "dpo"}, {Objective::Preference, "preference"},
+                   {Objective::Grpo, "grpo"})
+HEADROOM_ENUM_TABLE(Rollout, {Rollout::VllmColocate, "vllm_colocate"}, {Rollout::VllmServer, "vllm_server"},
+                   {Rollout::HfGenerate, "hf_generate"})
 HEADROOM_ENUM_TABLE(Checkpointing, {Checkpointing::None, "none"}, {Checkpointing::Full, "full"},
                     {Checkpointing::Selective, "selective"},
                     {Checkpointing::SelectiveOp, "selective_op"})

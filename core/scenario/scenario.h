@@ -27,8 +27,13 @@ enum class Optimizer { AdamW, AdamW8bit, PagedAdamW8bit, Sgd, SgdMomentum, Adafa
 enum class Checkpointing { None, Full, Selective, SelectiveOp };
 /// What the loss trains for: supervised next-token prediction (sft), or a preference pair
 /// (chosen and rejected sequences in one batch) against a frozen reference (dpo: DPO, IPO,
-/// KTO-pair) or without one (preference: ORPO, SimPO, CPO).
-enum class Objective { Sft, Dpo, Preference };
+/// KTO-pair) or without one (preference: ORPO, SimPO, CPO); grpo: online RL with generation
+/// (TRL's GRPOTrainer), micro_batch completions of seq_len tokens (prompt and completion).
+enum class Objective { Sft, Dpo, Preference, Grpo };
+/// What generates a GRPO run's completions: vLLM in the trainer's process on the same GPUs
+/// (TRL vllm_mode colocate), a vLLM server on other GPUs (vllm_mode server), or the policy's
+/// own generate() (use_vllm false).
+enum class Rollout { VllmColocate, VllmServer, HfGenerate };
 enum class GradDType { Auto, FP32, BF16, FP16 };
 /// How the optimizer step runs: torch.optim's foreach path (temporaries the size of one state),
 /// a fused kernel (none), or `auto`: foreach under the Hugging Face profile (the old rule).
@@ -237,6 +242,21 @@ struct LoraConfig
     bool operator==(const LoraConfig &) const = default;
 };
 
+/// GRPO's generation settings (TRL GRPOConfig); read only with objective grpo.
+struct GrpoConfig
+{
+    std::uint32_t numGenerations = 8;     ///< completions per prompt (num_generations)
+    std::uint32_t completionLength = 512; ///< max_completion_length (TRL 512); the prompt is seq_len - this
+    double beta = 0;                      ///< KL coefficient: > 0 keeps a reference model
+    std::uint32_t stepsPerGeneration = 0; ///< 0: grad_accum (TRL's default)
+    Rollout rollout = Rollout::VllmColocate;
+    double vllmGpuMemoryUtilization = 0.3; ///< TRL's default for colocation
+    bool vllmSleep = false;                ///< vllm_enable_sleep_mode (sleep level 2 while training)
+    std::uint32_t vllmMaxModelLen = 0;     ///< vllm_max_model_length; 0: the model's max_positions
+    std::uint32_t vllmTensorParallel = 1;  ///< vllm_tensor_parallel_size
+    bool operator==(const GrpoConfig &) const = default;
+};
+
 struct TrainConfig
 {
     Method method = Method::Full;
@@ -258,7 +278,14 @@ struct TrainConfig
     /// sft: micro_batch sequences; dpo / preference: micro_batch pairs (2 x micro_batch
     /// sequences through the model), dpo with a frozen reference model (full fine-tuning).
     Objective objective = Objective::Sft;
+    GrpoConfig grpo; ///< objective grpo only
     LoraConfig lora;
+    /// Sequences per micro-batch entry: 2 for a preference pair (dpo, preference), else 1 (sft;
+    /// grpo, whose micro_batch counts completions as TRL's per_device_train_batch_size does).
+    std::uint32_t sequencesPerSample() const
+    {
+        return objective == Objective::Dpo || objective == Objective::Preference ? 2 : 1;
+    }
     bool operator==(const TrainConfig &) const = default;
 };
 

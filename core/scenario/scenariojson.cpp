@@ -90,6 +90,35 @@ LoraConfig readLora(const json *node)
     return lora;
 }
 
+/// train.grpo: GRPO's generation settings (TRL GRPOConfig names in docs/scenario-format.md).
+GrpoConfig readGrpo(const json *node, std::uint32_t seqLen)
+{
+    GrpoConfig grpo;
+    if (!node)
+        return grpo;
+    ObjectReader r(*node, "train.grpo");
+    grpo.numGenerations = readCount(r, "num_generations", 1 << 16, grpo.numGenerations);
+    grpo.completionLength = readCount(r, "completion_length", kMaxTokens, grpo.completionLength);
+    grpo.beta = r.number("beta", 0, 1000, grpo.beta, false);
+    grpo.stepsPerGeneration =
+        static_cast<std::uint32_t>(r.integer("steps_per_generation", 0, 1'000'000, grpo.stepsPerGeneration));
+    grpo.rollout = r.choice("rollout", grpo.rollout);
+    grpo.vllmGpuMemoryUtilization =
+        r.number("vllm_gpu_memory_utilization", 0, 1, grpo.vllmGpuMemoryUtilization, false);
+    if (grpo.vllmGpuMemoryUtilization <= 0)
+        throw ScenarioError("train.grpo.vllm_gpu_memory_utilization", "must be above 0 (vLLM's range is (0, 1])");
+    grpo.vllmSleep = r.boolean("vllm_sleep", grpo.vllmSleep);
+    grpo.vllmMaxModelLen =
+        static_cast<std::uint32_t>(r.integer("vllm_max_model_len", 0, kMaxTokens, grpo.vllmMaxModelLen));
+    grpo.vllmTensorParallel = readCount(r, "vllm_tensor_parallel", 1024, grpo.vllmTensorParallel);
+    r.finish();
+    if (grpo.completionLength >= seqLen)
+        throw ScenarioError("train.grpo.completion_length",
+                            std::to_string(grpo.completionLength) + " must be below train.seq_len " +
+                                std::to_string(seqLen) + " (seq_len is the prompt and the completion)");
+    return grpo;
+}
+
 TrainConfig readTrain(const json *node)
 {
     TrainConfig train;
@@ -109,6 +138,16 @@ TrainConfig readTrain(const json *node)
     train.gradDType = r.choice("grad_dtype", train.gradDType);
     train.checkpointing = r.choice("gradient_checkpointing", train.checkpointing);
     train.objective = r.choice("objective", train.objective);
+    if (const json *grpo = r.child("grpo")) {
+        if (train.objective != Objective::Grpo)
+            throw ScenarioError("train.grpo", "applies only with train.objective grpo");
+        train.grpo = readGrpo(grpo, train.seqLen);
+    } else if (train.objective == Objective::Grpo) {
+        train.grpo = readGrpo(nullptr, train.seqLen);
+        if (train.grpo.completionLength >= train.seqLen)
+            throw ScenarioError("train.seq_len", "must be above train.grpo.completion_length (512 by default): "
+                                                 "a GRPO sequence is the prompt and the completion");
+    }
     train.activationConstant =
         r.number("activation_constant", 0, 1000, train.activationConstant, false);
     train.lora = readLora(r.child("lora"));
@@ -388,6 +427,19 @@ json scenarioToJson(const Scenario &s)
         {"gpus", s.gpus}};
     if (s.train.objective != Objective::Sft)
         doc["train"]["objective"] = enumName(s.train.objective);
+    if (s.train.objective == Objective::Grpo) {
+        const GrpoConfig &g = s.train.grpo;
+        json grpo = {{"num_generations", g.numGenerations},
+                     {"completion_length", g.completionLength},
+                     {"beta", g.beta},
+                     {"rollout", enumName(g.rollout)},
+                     {"steps_per_generation", g.stepsPerGeneration},
+                     {"vllm_gpu_memory_utilization", g.vllmGpuMemoryUtilization},
+                     {"vllm_sleep", g.vllmSleep},
+                     {"vllm_tensor_parallel", g.vllmTensorParallel},
+                     {"vllm_max_model_len", g.vllmMaxModelLen}};
+        doc["train"]["grpo"] = grpo;
+    }
     if (!s.targetGpu.empty())
         doc["target_gpu"] = s.targetGpu;
     if (s.overhead.ncclMiB)

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <numeric>
@@ -28,7 +29,9 @@ struct Key
 };
 constexpr Key kKeys[] = {{SolveFor::MaxMicroBatch, "max-micro-batch"}, {SolveFor::MaxSeqLen, "max-seq-len"},
                          {SolveFor::MaxContext, "max-context"},        {SolveFor::MaxConcurrency, "max-concurrency"},
-                         {SolveFor::MinGpus, "min-gpus"},              {SolveFor::MaxLoraRank, "max-lora-rank"}};
+                         {SolveFor::MinGpus, "min-gpus"},              {SolveFor::MaxLoraRank, "max-lora-rank"},
+                         {SolveFor::MaxVllmUtilization, "max-vllm-utilization"}};
+constexpr std::uint64_t kMaxUtilization = 100; // hundredths: vLLM accepts (0, 1]
 
 /// A serving engine runs only for task inference (the estimator ignores a serving section on a
 /// training scenario, which the reader refuses).
@@ -40,6 +43,16 @@ bool hasBudget(const Scenario &s)
 }
 
 bool isEngine(const Scenario &s) { return serves(s) && s.serving->engine != Engine::HfGenerate; }
+
+/// A GRPO run with vLLM in the trainer's GPU: the engine sizes its pool on the GPU solved for.
+bool colocates(const Scenario &s)
+{
+    return s.task == Task::Train && s.train.objective == Objective::Grpo &&
+           s.train.grpo.rollout == Rollout::VllmColocate;
+}
+
+/// The estimate depends on the GPU (an engine's pool follows its memory).
+bool perGpu(const Scenario &s) { return isEngine(s) || colocates(s); }
 
 std::uint32_t u32(std::uint64_t value) { return static_cast<std::uint32_t>(std::min<std::uint64_t>(value, UINT32_MAX)); }
 
@@ -67,6 +80,7 @@ std::uint64_t maxValue(const Scenario &s, SolveFor what)
             return kMaxTokens / s.serving->nParallel;
         return kMaxTokens;
     case SolveFor::MinGpus: return kMaxGpus;
+    case SolveFor::MaxVllmUtilization: return kMaxUtilization;
     }
     return kMaxBatch;
 }
@@ -111,6 +125,10 @@ public:
             if (e.serving && isEngine(m_base)) {
                 p.engineOk = e.serving->startsOk && e.serving->requestsFit;
                 p.engineLimit = e.serving->startsOk ? servingLimitKey(e.serving->limit) : "kv_cache";
+            }
+            if (e.rollout && colocates(m_base)) { // vLLM must start beside the trainer
+                p.engineOk = e.rollout->startsOk;
+                p.engineLimit = "vllm_start";
             }
         } catch (const OverflowError &) {
             p.valid = false;
@@ -197,7 +215,16 @@ Solution solveWith(Evaluator &eval, SolveFor what, const Gpu &gpu, const SolveOp
     s.gpuId = gpu.id;
     s.gpuName = gpu.name;
     s.limitBytes = limit;
-    s.value = largestFitting(max, fits);
+    if (what == SolveFor::MaxVllmUtilization) {
+        // Not monotone at the low end (too small a share starts no vLLM, too large a one leaves
+        // no room for training): the largest of the 100 steps that fits, scanned downwards.
+        s.value = 0;
+        for (std::uint64_t v = max; v >= 1 && !s.value; --v)
+            if (fits(v))
+                s.value = v;
+    } else {
+        s.value = largestFitting(max, fits);
+    }
     // Where nothing grows in bytes (a full pool refusing one more request), the KV cache is the
     // consumer that ran out.
     const ConsumerId growing = base.task == Task::Inference ? ConsumerId::KvCache : ConsumerId::Activations;
@@ -304,7 +331,7 @@ std::vector<Family> families(const Scenario &s, const SolveOptions &options)
 Solution solveMinGpus(const Scenario &base, const Gpu &gpu, const SolveOptions &options, const Catalog &catalog)
 {
     Scenario s = base;
-    if (isEngine(s)) { // an engine runs (and sizes its pool) on the GPU solved for
+    if (perGpu(s)) { // an engine runs (and sizes its pool) on the GPU solved for
         s.gpus = {gpu.id};
         s.targetGpu.clear();
     }
@@ -390,7 +417,7 @@ Solution solveMinGpus(const Scenario &base, const Gpu &gpu, const SolveOptions &
     best.value = family.count(found->index);
     best.strategy = family.name;
     best.scenario = family.make(best.value);
-    if (isEngine(base)) {
+    if (perGpu(base)) {
         best.scenario.gpus = base.gpus;
         best.scenario.targetGpu = base.targetGpu;
     }
@@ -440,6 +467,8 @@ std::vector<SolveFor> applicableSolves(const Scenario &s)
         out = {SolveFor::MaxMicroBatch, SolveFor::MaxSeqLen};
         if (s.train.method != Method::Full)
             out.push_back(SolveFor::MaxLoraRank);
+        if (colocates(s))
+            out.push_back(SolveFor::MaxVllmUtilization);
     } else {
         out = {SolveFor::MaxConcurrency, SolveFor::MaxContext};
     }
@@ -502,6 +531,12 @@ Scenario withSolveValue(const Scenario &scenario, SolveFor what, std::uint64_t v
     case SolveFor::MinGpus:
         s.parallel.gpus = u32(value);
         break;
+    case SolveFor::MaxVllmUtilization:
+        if (!colocates(s))
+            throw SolveError(key + " applies to GRPO training with vLLM colocated (train.objective grpo, "
+                                   "train.grpo.rollout vllm_colocate)");
+        s.train.grpo.vllmGpuMemoryUtilization = double(std::clamp<std::uint64_t>(value, 1, kMaxUtilization)) / 100.0;
+        break;
     }
     return s;
 }
@@ -523,6 +558,8 @@ std::uint64_t solveValue(const Scenario &s, SolveFor what)
             return longest;
         }
     case SolveFor::MinGpus: return s.parallel.gpus;
+    case SolveFor::MaxVllmUtilization:
+        return static_cast<std::uint64_t>(std::llround(s.train.grpo.vllmGpuMemoryUtilization * 100.0));
     }
     return 0;
 }
@@ -554,13 +591,13 @@ Solution solve(const Scenario &scenario, SolveFor what, const std::string &gpuId
         return solveMinGpus(scenario, gpu, options, catalog);
     withSolveValue(scenario, what, 1); // throws when the variable does not apply
     Scenario base = scenario;
-    if (isEngine(base)) { // an engine runs (and sizes its pool) on the GPU solved for
+    if (perGpu(base)) { // an engine runs (and sizes its pool) on the GPU solved for
         base.gpus = {gpu.id};
         base.targetGpu.clear();
     }
     Evaluator eval(base, what, catalog);
     Solution s = solveWith(eval, what, gpu, options);
-    if (isEngine(scenario)) {
+    if (perGpu(scenario)) {
         s.scenario.gpus = scenario.gpus;
         s.scenario.targetGpu = scenario.targetGpu;
     }
@@ -571,7 +608,7 @@ std::vector<Solution> solveForGpus(const Scenario &scenario, SolveFor what, cons
                                    const SolveOptions &options, const Catalog &catalog)
 {
     std::vector<Solution> out;
-    if (what == SolveFor::MinGpus || isEngine(scenario)) {
+    if (what == SolveFor::MinGpus || perGpu(scenario)) {
         for (const std::string &id : gpuIds)
             out.push_back(solve(scenario, what, id, options, catalog));
         return out;

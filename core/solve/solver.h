@@ -18,7 +18,9 @@
 namespace headroom {
 
 /// What a solve finds.
-enum class SolveFor { MaxMicroBatch, MaxSeqLen, MaxContext, MaxConcurrency, MinGpus, MaxLoraRank };
+/// MaxVllmUtilization: a GRPO run's colocated vLLM (train.grpo.vllm_gpu_memory_utilization),
+/// in hundredths (42 = 0.42): the largest share vLLM may take that leaves room for training.
+enum class SolveFor { MaxMicroBatch, MaxSeqLen, MaxContext, MaxConcurrency, MinGpus, MaxLoraRank, MaxVllmUtilization };
 /// "max-micro-batch", ..., as the command line spells them.
 const char *solveForKey(SolveFor what);
 std::optional<SolveFor> solveForFromKey(std::string_view key);

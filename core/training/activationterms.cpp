@@ -165,11 +165,11 @@ ActivationTerms activationTerms(const EstimateContext &ctx)
         const std::uint64_t queries = ceilDiv(s.train.seqLen, par.context);
         const std::uint64_t heads = ceilDiv(std::uint64_t(m.heads), tensor);
         const std::uint64_t oneLayer =
-            productChecked("attention scores", std::uint64_t(s.train.microBatch) * (s.train.objective == Objective::Sft ? 1 : 2),
+            productChecked("attention scores", std::uint64_t(s.train.microBatch) * s.train.sequencesPerSample(),
                            heads, queries, queries,
                            inv.scoreBytesPerElement);
         // Only the formulas need the text (a bytes-only estimate would spend ~5% of its time here).
-        const std::string oneLayerText = formulas ? n(s.train.microBatch * (s.train.objective == Objective::Sft ? 1 : 2)) +
+        const std::string oneLayerText = formulas ? n(s.train.microBatch * s.train.sequencesPerSample()) +
                                                         " batch x " + n(heads) +
                                                         " heads x " + n(queries) + "^2 x " +
                                                         n(inv.scoreBytesPerElement) + " B"
@@ -220,6 +220,18 @@ struct LossPhases
     LossShape backward; ///< when backward starts
 };
 
+/// Positions the loss runs on: every token of the rank's micro-batch (seq_len / context), or for
+/// GRPO the completion's: logits_to_keep + 1 per sequence (TRL adds one and drops the last).
+std::uint64_t lossTokens(const EstimateContext &c)
+{
+    const Scenario &s = c.s;
+    if (s.task != Task::Train || s.train.objective != Objective::Grpo)
+        return c.share.tokens;
+    const std::uint64_t completion =
+        mulChecked(std::uint64_t(s.train.microBatch), std::uint64_t(s.train.grpo.completionLength) + 1, "logits");
+    return std::min(c.share.tokens, completion);
+}
+
 /// The loss kernels, as their code keeps tensors (docs/estimator.md, docs/frameworks.md).
 LossPhases lossPhases(const EstimateContext &c)
 {
@@ -227,6 +239,17 @@ LossPhases lossPhases(const EstimateContext &c)
     const std::uint64_t a = c.compute;
     // Under autocast (fp32 weights, 16-bit compute) log_softmax runs in fp32 whatever the code.
     const bool autocast = dtypeBits(s.precision.weights) > dtypeBits(s.precision.compute);
+    if (s.train.objective == Objective::Grpo && s.kernels.loss != Loss::Fused) {
+        // TRL GRPOTrainer._get_per_token_logps_and_entropies: the lm_head runs on the completion
+        // only (logits_to_keep), the logits are divided by the temperature in place, and
+        // selective_log_softmax (trl/trainer/utils.py) takes each sequence's log_softmax in turn,
+        // whose outputs autograd keeps; backward builds the logits' gradient one row at a time.
+        const std::uint64_t rows = std::max<std::uint64_t>(1, s.train.microBatch);
+        return {{2 * a, 0, 1, 0, "GRPO: the completion's logits and each sequence's log-softmax, in the "
+                                 "compute dtype (selective_log_softmax)"},
+                {2 * a, a, rows, 0, "GRPO: the saved log-softmax, the logits' gradient and one sequence's "
+                                    "log-softmax gradient"}};
+    }
     Loss loss = s.kernels.loss;
     if (autocast && loss == Loss::StandardNoUpcast)
         loss = Loss::Standard;
@@ -289,7 +312,7 @@ Term lossTerm(const EstimateContext &c, const LossShape &shape)
     const Scenario &s = c.s;
     Term term;
     const char *what = "logits";
-    const std::uint64_t tokens = c.share.tokens; // seq_len / context on this rank
+    const std::uint64_t tokens = lossTokens(c);
     const std::uint64_t logits = mulChecked(tokens, std::uint64_t(c.m.vocab), what);
     std::uint64_t bytes = mulChecked(logits, shape.perLogit, what);
     bytes = addChecked(bytes, ceilDiv(mulChecked(logits, shape.perChunkLogit, what), shape.chunks), what);
@@ -318,7 +341,7 @@ Term fusedLossTerm(const EstimateContext &c, bool backward)
     const char *what = "logits";
     Term term;
     const std::uint64_t a = c.compute;
-    const std::uint64_t tokens = c.share.tokens; // seq_len / context on this rank
+    const std::uint64_t tokens = lossTokens(c);
     const std::uint64_t vocab = m.vocab;
     const std::uint64_t hidden = m.hidden;
     const std::uint64_t chunks = std::max<std::uint64_t>(1, ceilDiv(vocab, hidden));

@@ -148,13 +148,21 @@ Term weightsTerm(const EstimateContext &c)
     // DPO's reference model: a frozen copy in the load dtype when every weight trains (TRL
     // create_reference_model / ref_model, prepared with the same sharding); under LoRA the
     // reference is the base with the adapters disabled, no copy.
-    if (s.task == Task::Train && s.train.objective == Objective::Dpo && s.train.method == Method::Full) {
+    // GRPO with beta > 0 keeps one the same way (TRL GRPOTrainer.__init__: ref_model from the
+    // same checkpoint, None under PEFT, where the adapter is disabled; None when beta is 0).
+    const bool reference = s.train.objective == Objective::Dpo ||
+                           (s.train.objective == Objective::Grpo && s.train.grpo.beta > 0);
+    if (s.task == Task::Train && reference && s.train.method == Method::Full) {
         term.bytes = addChecked(term.bytes, c.shardedBytes(p.total, p.routedExpertLinear, dtypeBits(dtype), sharded, "weights"),
                                 "weights");
         if (c.formulas) {
-            term.expression += " + " + c.paramsText(p.total) + " x " + perValue(dtype) + " (DPO reference copy)" +
+            const bool dpo = s.train.objective == Objective::Dpo;
+            term.expression += " + " + c.paramsText(p.total) + " x " + perValue(dtype) +
+                               (dpo ? " (DPO reference copy)" : " (GRPO reference copy, beta > 0)") +
                                par.shardNote(sharded);
-            term.notes.push_back("DPO with every weight trained keeps a frozen reference copy of the model.");
+            term.notes.push_back(dpo ? "DPO with every weight trained keeps a frozen reference copy of the model."
+                                     : "GRPO with beta > 0 and every weight trained keeps a frozen reference "
+                                       "copy of the model for the KL term.");
         }
     }
     if (c.formulas && c.split())

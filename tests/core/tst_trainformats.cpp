@@ -65,10 +65,9 @@ private slots:
                                        << "ms-swift post-training config";
         QTest::newRow("ms-swift-infer") << "infer.sh" << "swift infer \\\n  --model Qwen/Qwen2.5-7B-Instruct\n"
                                         << "ms-swift command that does not train";
-        QTest::newRow("trl-grpo") << "grpo.yaml" << "per_device_train_batch_size: 4\nnum_generations: 8\nuse_vllm: true\n"
-                                  << "TRL GRPOConfig";
-        QTest::newRow("trl-dpo") << "dpo.json" << R"({"beta": 0.1, "max_prompt_length": 512, "per_device_train_batch_size": 2})"
-                                 << "TRL preference-optimisation config";
+        // (TRL's GRPOConfig and DPOConfig are read: tst_trlconfigs.)
+        QTest::newRow("trl-ppo") << "ppo.yaml" << "per_device_train_batch_size: 4\nkl_coef: 0.05\nvf_coef: 0.1\n"
+                                 << "TRL PPOConfig";
         QTest::newRow("trl-reward") << "rm.yaml" << "center_rewards_coefficient: 0.01\noutput_dir: x\n" << "TRL RewardConfig";
         QTest::newRow("llamafactory-v1") << "v1.yaml" << "model: Qwen/Qwen3-4B\ndist_config:\n  name: fsdp2\n"
                                          << "LLaMA-Factory v1 config";

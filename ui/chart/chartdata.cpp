@@ -172,7 +172,9 @@ std::vector<ChartColumn> phaseColumns(const Scenario &scenario, const Estimate &
         column.bytes[std::size_t(ConsumerId::Fragmentation)] =
             estimate.serving && estimate.serving->engine != Engine::HfGenerate
                 ? 0
-                : fragmentationBytes(phase.allocatedBytes, scenario);
+                : fragmentationBytes(phase.allocatedBytes -
+                                         phase.bytes[std::size_t(ConsumerId::GenerationEngine)],
+                                     scenario); // a colocated engine's pool has no slack
         // Outside the allocator and the same in every phase: as the estimate counted them.
         column.bytes[std::size_t(ConsumerId::CudaContext)] = estimate.bytes(ConsumerId::CudaContext);
         column.bytes[std::size_t(ConsumerId::Communication)] = estimate.bytes(ConsumerId::Communication);

@@ -22,6 +22,7 @@ QString consumerDisplayName(ConsumerId id)
     case ConsumerId::CudaContext: return QCoreApplication::translate("headroom", "CUDA context");
     case ConsumerId::Fragmentation: return QCoreApplication::translate("headroom", "Fragmentation");
     case ConsumerId::Communication: return QCoreApplication::translate("headroom", "NCCL buffers");
+    case ConsumerId::GenerationEngine: return QCoreApplication::translate("headroom", "vLLM (generation)");
     }
     return {};
 }
@@ -57,6 +58,7 @@ QColor consumerColor(ConsumerId id, bool dark)
         0x777777, // cuda context: grey
         0xBBBBBB, // fragmentation: light grey
         0x6C6C99, // nccl buffers: slate (outside the allocator, beside the context)
+        0x332288, // generation engine: indigo (a second program in the same GPU)
     };
     QColor color(light[static_cast<int>(id)]);
     if (dark && id == ConsumerId::CudaContext)
@@ -65,6 +67,8 @@ QColor consumerColor(ConsumerId id, bool dark)
         color = QColor(0x5E5E5E);
     if (dark && id == ConsumerId::Communication)
         color = QColor(0x8E8EC0);
+    if (dark && id == ConsumerId::GenerationEngine)
+        color = QColor(0x7A6AD0);
     return color;
 }
 

@@ -79,6 +79,11 @@ QString what(ConsumerId id, const Scenario &s)
         return tr("NCCL's own buffers for each process group the GPU talks in (data, tensor, pipeline, "
                   "context, expert): ring buffers per channel and per-channel structures. nvidia-smi shows "
                   "them; PyTorch's memory counters do not.");
+    case ConsumerId::GenerationEngine:
+        return tr("A GRPO run's vLLM engine in the same GPU as the trainer (TRL vllm_mode=\"colocate\"): "
+                  "its own copy of the weights, its KV pool sized from vllm_gpu_memory_utilization, its "
+                  "CUDA graphs and non-torch memory. It is held through the training step unless sleep "
+                  "mode releases the weights and the pool between generations.");
     }
     return {};
 }
@@ -120,6 +125,12 @@ QString advice(ConsumerId id, const Scenario &s)
     case ConsumerId::Fragmentation:
         return tr("If max_memory_allocated() is far below the card, set "
                   "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True before buying hardware.");
+    case ConsumerId::GenerationEngine:
+        return training && s.train.grpo.vllmSleep
+                   ? QString()
+                   : tr("vllm_enable_sleep_mode=True releases vLLM's weights and KV pool while the trainer "
+                        "steps (woken for each generation); `headroom solve --for max-vllm-utilization` "
+                        "finds the largest vllm_gpu_memory_utilization that leaves room for training.");
     case ConsumerId::Communication:
         return tr("Fewer parallel dimensions mean fewer communicators. On NVSwitch nodes with NCCL "
                   "2.17-2.21, NCCL_NVLS_ENABLE=0 frees the NVLink SHARP buffers (1.5-2.3 GiB).");
