@@ -338,8 +338,8 @@ Activation readActivation(const json &config, Mlp mlp)
         {"silu", Activation::Silu},          {"swish", Activation::Silu},
         {"gelu", Activation::Gelu},          {"gelu_pytorch_tanh", Activation::GeluTanh},
         {"gelu_new", Activation::GeluNew},   {"gelu_fast", Activation::GeluNew},
-        {"relu", Activation::Relu}};
-    for (const char *key : {"hidden_activation", "hidden_act", "activation_function"}) {
+        {"relu", Activation::Relu},          {"relu2", Activation::Relu2}};
+    for (const char *key : {"hidden_activation", "hidden_act", "activation_function", "mlp_hidden_act"}) {
         const auto it = config.find(key);
         if (it == config.end() || !it->is_string())
             continue;

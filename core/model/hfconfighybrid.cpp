@@ -198,7 +198,7 @@ Reading readNemotronH(ConfigReader &r)
     arch.maxPositions = r.integerOr({"max_position_embeddings"}, 4096, 1, kMaxPositions);
     arch.tiedEmbeddings = r.flag({"tie_word_embeddings"}, false);
     arch.mlp = Mlp::Standard; // up_proj, relu2, down_proj
-    arch.activation = Activation::Relu;
+    arch.activation = Activation::Relu2;
     arch.norm = Norm::RmsNorm;
     arch.position = Position::Rope;
     arch.normsPerLayer = 2; // a block has one norm: 2 / 2 for a mixer-only or MLP-only layer

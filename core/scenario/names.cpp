@@ -34,7 +34,7 @@ HEADROOM_ENUM_TABLE(GradDType, {GradDType::Auto, "auto"}, {GradDType::FP32, "fp3
 HEADROOM_ENUM_TABLE(Mlp, {Mlp::Gated, "gated"}, {Mlp::Standard, "standard"})
 HEADROOM_ENUM_TABLE(Activation, {Activation::Silu, "silu"}, {Activation::Gelu, "gelu"},
                     {Activation::GeluTanh, "gelu_tanh"}, {Activation::GeluNew, "gelu_new"},
-                    {Activation::Relu, "relu"})
+                    {Activation::Relu, "relu"}, {Activation::Relu2, "relu2"})
 HEADROOM_ENUM_TABLE(KvCache, {KvCache::Preallocated, "preallocated"}, {KvCache::Concat, "concat"})
 HEADROOM_ENUM_TABLE(PromptLogits, {PromptLogits::Last, "last"}, {PromptLogits::All, "all"})
 HEADROOM_ENUM_TABLE(Norm, {Norm::RmsNorm, "rmsnorm"}, {Norm::LayerNorm, "layernorm"})

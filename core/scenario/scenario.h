@@ -40,7 +40,7 @@ enum class GradDType { Auto, FP32, BF16, FP16 };
 enum class OptimizerImpl { Auto, Foreach, Fused };
 enum class Mlp { Gated, Standard };
 /// The MLP's activation; gelu_new (and gelu_fast) are composed of elementwise ops in eager PyTorch.
-enum class Activation { Silu, Gelu, GeluTanh, GeluNew, Relu };
+enum class Activation { Silu, Gelu, GeluTanh, GeluNew, Relu, Relu2 };
 /// SiLU for gated MLPs, GELU for standard ones: what a model gets when it names no activation.
 Activation defaultActivation(Mlp mlp);
 enum class Norm { RmsNorm, LayerNorm };

@@ -57,6 +57,13 @@ void addMlp(std::vector<SavedTensor> &t, const Scenario &s, const MlpShape &mlp,
             t.push_back({routed ? "expert gate x up" : "gate x up (down input)", f, a, "input of the down projection"});
         return;
     }
+    if (m.activation == Activation::Relu) {
+        // ReLU's backward reads its own output (threshold_backward(grad, result)), and that output
+        // is the down projection's input: one intermediate-sized tensor; the up projection's
+        // output is freed once ReLU has run (OPT's fc1 -> ReLU -> fc2).
+        t.push_back({"ReLU output (down input)", f, a, "kept by ReLU's backward and the down projection"});
+        return;
+    }
     t.push_back({"up projection (activation input)", f, a, "input of GELU"});
     if (code.geluNewTerms && m.activation == Activation::GeluNew) {
         // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) in separate eager ops: tanh keeps

@@ -165,6 +165,30 @@ private slots:
                  test::phaseBytes(estimate(fusedPlain), PhaseId::Forward, C::Activations));
     }
 
+    // OPT's fc1 -> ReLU -> fc2: ReLU's backward reads its output, which is fc2's input, so one
+    // 3,072-wide tensor is kept per token-layer where GELU keeps two (its input and its output):
+    // opt-125m, 12 layers, 2 x 256 tokens, fp16: 12 x 512 x 3,072 x 2 B = 37,748,736 B less.
+    // ReLU squared (Nemotron-H's relu2) keeps ReLU's output for the square and the square for the
+    // down projection: two, as GELU.
+    void reluKeepsOneIntermediate()
+    {
+        const Scenario s = scenarioFrom(R"({"model": {"preset": "opt-125m"},
+            "precision": {"weights": "fp16", "compute": "fp16"}, "train": {"micro_batch": 2, "seq_len": 256}})");
+        QCOMPARE(s.model.activation, Activation::Relu);
+        QCOMPARE(s.model.layers, 12);
+        QCOMPARE(s.model.intermediate, 3072);
+        Scenario gelu = s;
+        gelu.model.activation = Activation::Gelu;
+        Scenario relu2 = s;
+        relu2.model.activation = Activation::Relu2;
+        const std::uint64_t relu = test::phaseBytes(estimate(s), PhaseId::Forward, C::Activations);
+        const std::uint64_t two = test::phaseBytes(estimate(gelu), PhaseId::Forward, C::Activations);
+        QCOMPARE(two - relu, 12ull * 512 * 3072 * 2);
+        QCOMPARE(test::phaseBytes(estimate(relu2), PhaseId::Forward, C::Activations), two);
+        QCOMPARE(scenarioFrom(R"({"model": {"preset": "opt-125m", "activation": "relu2"}})").model.activation,
+                 Activation::Relu2);
+    }
+
     // Legacy Hugging Face generate on GPT-2 (12 layers x 12 heads x 64, fp16), 1 sequence of 100
     // tokens: the cache is 2 x 12 x 12 x 64 x 100 x 2 B = 3,686,400 B; concatenating caches hold
     // the previous one too while decoding. Prompt logits for all 100 positions add

@@ -127,6 +127,9 @@ private slots:
         const HfImport imported = importHfConfig(fixture(file));
         QCOMPARE(countParams(imported.arch).total, published);
         QVERIFY(!imported.arch.rough);
+        // Nemotron-H's MLP is ReLU squared (two saved tensors), not ReLU (one).
+        if (file == "nemotron-nano-9b-v2.json")
+            QCOMPARE(imported.arch.activation, Activation::Relu2);
     }
 
     // Vision-language checkpoints: the language model from text_config (or the top level) and the
