@@ -274,11 +274,13 @@ void FrontierChart::layoutLabel()
     const QPointF at = m_chart->mapToPosition(points.front(), m_point);
     const QRectF box = m_label->boundingRect();
     const QRectF plot = m_chart->plotArea();
-    const double x = std::clamp(at.x() + 10 * m_scale, plot.left(), std::max(plot.left(), plot.right() - box.width()));
-    // A load that fits is under its curve: its label goes below it, off the curve (above it, it
-    // was drawn across the curve and the point's own label); a load that does not, above.
+    // A load that fits is under its curve, which falls to the right: its label goes to its left
+    // at its height, under the curve (to its right it crossed the curve and hid the next point's
+    // label); a load that does not fit is above the curve: the label goes above and right.
     const bool under = m_data.frontier.operatingSequences <= m_data.frontier.operatingMaxSequences;
-    const double wanted = under ? at.y() + 8 * m_scale : at.y() - box.height() - 6 * m_scale;
+    const double wantedX = under ? at.x() - box.width() - 12 * m_scale : at.x() + 10 * m_scale;
+    const double x = std::clamp(wantedX, plot.left(), std::max(plot.left(), plot.right() - box.width()));
+    const double wanted = under ? at.y() - box.height() / 2 : at.y() - box.height() - 6 * m_scale;
     const double y = std::clamp(wanted, plot.top(), std::max(plot.top(), plot.bottom() - box.height()));
     m_label->setPos(x, y);
     const QRectF operating(QPointF(x, y), box.size());
