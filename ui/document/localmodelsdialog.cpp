@@ -16,7 +16,7 @@
 namespace headroom {
 
 namespace {
-enum Column { Name, Params, DTypeColumn, Disk, Revision, Repo };
+enum Column { Name, Params, DTypeColumn, Disk, Revision, Repo, Note };
 constexpr int kPathRole = Qt::UserRole;
 } // namespace
 
@@ -34,7 +34,7 @@ LocalModelsDialog::LocalModelsDialog(QWidget *parent) : QDialog(parent)
     m_list->setRootIsDecorated(false);
     m_list->setAllColumnsShowFocus(true);
     m_list->setUniformRowHeights(true);
-    m_list->setHeaderLabels({tr("Name"), tr("Parameters"), tr("Dtype"), tr("On disk"), tr("Revision"), tr("Hub id")});
+    m_list->setHeaderLabels({tr("Name"), tr("Parameters"), tr("Dtype"), tr("On disk"), tr("Revision"), tr("Hub id"), tr("Note")});
     m_list->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     layout->addWidget(m_list, 1);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
@@ -77,8 +77,12 @@ void LocalModelsDialog::reload(const QString &cacheFolder)
         item->setText(Revision, QString::fromStdString(m.revision.substr(0, 12)));
         item->setToolTip(Revision, QString::fromStdString(m.revision));
         if (!m.arch) {
-            item->setText(Name, tr("cannot open: %1").arg(QString::fromStdString(m.problem)));
-            item->setToolTip(Name, item->text(Name));
+            // Named by its hub id's last part; why it cannot be opened in the last column.
+            const QString id = QString::fromStdString(m.repoId);
+            item->setText(Name, id.section(QLatin1Char('/'), -1));
+            item->setText(Note, tr("cannot open: %1").arg(QString::fromStdString(m.problem)));
+            item->setToolTip(Name, item->text(Note));
+            item->setToolTip(Note, item->text(Note));
             item->setFlags(item->flags() & ~Qt::ItemIsEnabled);
             continue;
         }
@@ -94,8 +98,10 @@ void LocalModelsDialog::reload(const QString &cacheFolder)
         // config.json alone, with the weights' problem said.
         item->setData(Name, kPathRole,
                       m.paramsFromWeights ? m.folder : folder.filePath(QStringLiteral("config.json")));
-        if (!m.weightsProblem.empty())
-            item->setToolTip(Name, tr("weights not read: %1").arg(QString::fromStdString(m.weightsProblem)));
+        if (!m.weightsProblem.empty()) {
+            item->setText(Note, tr("weights not read: %1").arg(QString::fromStdString(m.weightsProblem)));
+            item->setToolTip(Note, item->text(Note));
+        }
     }
     for (int i = 0; i < m_list->topLevelItemCount(); ++i)
         if (m_list->topLevelItem(i)->flags() & Qt::ItemIsEnabled) {
