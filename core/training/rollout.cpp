@@ -171,6 +171,10 @@ RolloutTerms rolloutTerms(const EstimateContext &c)
     if (s.task != Task::Train || s.train.objective != Objective::Grpo)
         return out;
     const GrpoConfig &g = s.train.grpo;
+    if (g.completionLength >= s.train.seqLen) // (an edit or a solve past what the reader checked)
+        throw ScenarioError("train.grpo.completion_length",
+                            groupDigits(g.completionLength) + " must be below train.seq_len " +
+                                groupDigits(s.train.seqLen) + " (seq_len is the prompt and the completion)");
     // GRPOConfig.__post_init__ and VLLMGeneration._init_vllm refuse these runs; so does Headroom.
     const std::uint64_t processes = std::max<std::uint32_t>(1, s.parallel.gpus);
     const std::uint64_t generationBatch = mulChecked(rolloutSequences(s), processes, "generation batch");

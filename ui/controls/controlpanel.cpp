@@ -4,6 +4,7 @@
 
 #include "displaytext.h"
 #include "controls/frameworkgroup.h"
+#include "controls/posttraininggroup.h"
 #include "controls/formwidgets.h"
 #include "controls/mygpubox.h"
 #include "controls/parallelgroup.h"
@@ -90,6 +91,7 @@ ControlPanel::ControlPanel(ScenarioModel *model, QWidget *parent) : QWidget(pare
     layout->addWidget(buildModelGroup());
     layout->addWidget(buildTaskGroup());
     layout->addWidget(buildTrainingGroup());
+    layout->addWidget(new PostTrainingGroup(model, this));
     layout->addWidget(buildInferenceGroup());
     layout->addWidget(new ServingGroup(m_model, this));
     layout->addWidget(buildPrecisionGroup());

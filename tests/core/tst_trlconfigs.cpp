@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// TRL trainer configs as TrlParser reads them (core/importers/trlimport.cpp): each class told by
+// its own fields, read on top of TrainingArguments with TRL's defaults (TRL f2cd577:
+// trl/trainer/grpo_config.py, dpo_config.py, sft_config.py, model_config.py), and what TRL
+// refuses refused naming the key. The open-r1 recipes are in the corpus (tst_trainconfigs).
+#include "importers/trainimport.h"
+
+#include <QtTest>
+#include <nlohmann/json.hpp>
+
+using namespace headroom;
+using nlohmann::json;
+
+namespace {
+
+json at(const json &doc, const std::string &path)
+{
+    const json *node = &doc;
+    std::size_t start = 0;
+    while (true) {
+        const auto dot = path.find('.', start);
+        const std::string part = path.substr(start, dot == std::string::npos ? dot : dot - start);
+        if (!node->is_object() || !node->contains(part))
+            return nullptr;
+        node = &(*node)[part];
+        if (dot == std::string::npos)
+            return *node;
+        start = dot + 1;
+    }
+}
+
+std::string refusal(const std::string &text, const std::string &file)
+{
+    try {
+        importTrainConfig(text, file);
+    } catch (const TrainConfigError &error) {
+        return error.what();
+    }
+    return {};
+}
+
+} // namespace
+
+class TestTrlConfigs : public QObject
+{
+    Q_OBJECT
+private slots:
+    void dpoConfigIsDpo()
+    {
+        const TrainImport in = importTrainConfig(
+            R"({"beta": 0.1, "max_prompt_length": 512, "per_device_train_batch_size": 2, "use_peft": true, "lora_r": 32})",
+            "dpo.json");
+        QCOMPARE(in.format, TrainConfigFormat::Trl);
+        const json &s = in.scenario;
+        QCOMPARE(at(s, "train.objective"), json("dpo"));
+        QCOMPARE(at(s, "train.micro_batch"), json(2));
+        // DPOConfig's defaults where the file is silent: max_length 1024, bf16, checkpointing on.
+        QCOMPARE(at(s, "train.seq_len"), json(1024));
+        QCOMPARE(at(s, "precision.compute"), json("bf16"));
+        QCOMPARE(at(s, "train.gradient_checkpointing"), json("full"));
+        QCOMPARE(at(s, "train.method"), json("lora"));
+        QCOMPARE(at(s, "train.lora.rank"), json(32));
+        // ModelConfig's lora_target_modules None: PEFT's q_proj, v_proj.
+        QCOMPARE(at(s, "train.lora.targets"), json({"q", "v"}));
+        const TrainImport free = importTrainConfig("beta: 0.1\nloss_type: sigmoid\nreference_free: true\n", "free.yaml");
+        QCOMPARE(at(free.scenario, "train.objective"), json("preference"));
+    }
+
+    void sftConfigWithModelConfigIsTrlNotLitgpt()
+    {
+        // lora_r is LitGPT's key too; use_peft and a TrainingArguments field say TRL.
+        const TrainImport in = importTrainConfig(
+            "model_name_or_path: Qwen/Qwen2.5-0.5B\nuse_peft: true\nlora_r: 8\nload_in_4bit: true\n"
+            "use_bnb_nested_quant: true\nper_device_train_batch_size: 4\nmax_length: 2048\n",
+            "sft.yaml");
+        QCOMPARE(in.format, TrainConfigFormat::Trl);
+        QCOMPARE(at(in.scenario, "train.method"), json("qlora"));
+        QCOMPARE(at(in.scenario, "precision.weights"), json("nf4")); // ModelConfig's bnb_4bit_quant_type
+        QCOMPARE(at(in.scenario, "precision.double_quant"), json(true));
+        QCOMPARE(at(in.scenario, "train.seq_len"), json(2048));
+        QCOMPARE(at(in.scenario, "train.objective"), json(nullptr));
+        QCOMPARE(in.model, std::string("Qwen/Qwen2.5-0.5B"));
+    }
+
+    void grpoConfigDefaults()
+    {
+        // GRPOConfig f2cd577: max_completion_length 512, num_generations 8, beta 0, use_vllm
+        // false (generate()); max_prompt_length gone: 512 assumed with a warning.
+        const TrainImport in = importTrainConfig("num_generations: 8\nper_device_train_batch_size: 8\n", "grpo.yaml");
+        QCOMPARE(at(in.scenario, "train.objective"), json("grpo"));
+        QCOMPARE(at(in.scenario, "train.grpo.completion_length"), json(512));
+        QCOMPARE(at(in.scenario, "train.seq_len"), json(1024));
+        QCOMPARE(at(in.scenario, "train.grpo.rollout"), json("hf_generate"));
+        QVERIFY(std::any_of(in.warnings.begin(), in.warnings.end(),
+                            [](const std::string &w) { return w.starts_with("max_prompt_length"); }));
+        const TrainImport server = importTrainConfig(
+            "use_vllm: true\nvllm_mode: server\nmax_prompt_length: 256\nmax_completion_length: 128\nbeta: 0.04\n", "s.yaml");
+        QCOMPARE(at(server.scenario, "train.grpo.rollout"), json("vllm_server"));
+        QCOMPARE(at(server.scenario, "train.seq_len"), json(384));
+        QCOMPARE(at(server.scenario, "train.grpo.beta"), json(0.04));
+        const TrainImport sleep = importTrainConfig(
+            "use_vllm: true\nvllm_enable_sleep_mode: true\nvllm_gpu_memory_utilization: 0.5\nmax_prompt_length: 256\n", "c.yaml");
+        QCOMPARE(at(sleep.scenario, "train.grpo.rollout"), json("vllm_colocate"));
+        QCOMPARE(at(sleep.scenario, "train.grpo.vllm_sleep"), json(true));
+        QCOMPARE(at(sleep.scenario, "train.grpo.vllm_gpu_memory_utilization"), json(0.5));
+    }
+
+    void refusesWhatTrlRefuses()
+    {
+        std::string m = refusal("use_vllm: true\nuse_peft: true\nload_in_8bit: true\n", "g.yaml");
+        QVERIFY2(m.find("load_in_8bit") != std::string::npos && m.find("vLLM") != std::string::npos, m.c_str());
+        m = refusal("num_generations: 4\nload_in_4bit: true\n", "g.yaml");
+        QVERIFY2(m.find("use_peft") != std::string::npos, m.c_str());
+        m = refusal("use_vllm: true\nvllm_mode: remote\n", "g.yaml");
+        QVERIFY2(m.find("vllm_mode") != std::string::npos, m.c_str());
+        m = refusal("per_device_train_batch_size: 4\nkl_coef: 0.05\n", "p.yaml");
+        QVERIFY2(m.find("TRL PPOConfig") != std::string::npos, m.c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTrlConfigs)
+#include "tst_trlconfigs.moc"

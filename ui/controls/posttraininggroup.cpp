@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "controls/posttraininggroup.h"
+
+#include "controls/formwidgets.h"
+
+#include "document/scenariomodel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QSignalBlocker>
+#include <QSpinBox>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace headroom {
+
+namespace {
+
+QFormLayout *form(QWidget *widget) { return static_cast<QFormLayout *>(widget->layout()); }
+
+void setShown(QSpinBox *box, int value)
+{
+    const QSignalBlocker block(box);
+    box->setValue(value);
+}
+
+void setShown(QDoubleSpinBox *box, double value)
+{
+    const QSignalBlocker block(box);
+    box->setValue(value);
+}
+
+} // namespace
+
+PostTrainingGroup::PostTrainingGroup(ScenarioModel *model, QWidget *parent)
+    : QGroupBox(tr("Objective and generation"), parent), m_model(model)
+{
+    auto *layout = new QFormLayout(this);
+    m_objective = enumCombo<Objective>(this, tr("Objective"),
+                                       {{Objective::Sft, tr("SFT (next-token prediction)")},
+                                        {Objective::Dpo, tr("DPO (pairs, frozen reference)")},
+                                        {Objective::Preference, tr("ORPO / SimPO / CPO (pairs, no reference)")},
+                                        {Objective::Grpo, tr("GRPO (online RL with generation)")}});
+    layout->addRow(tr("&Objective"), m_objective);
+
+    m_completion = new QSpinBox(this);
+    m_completion->setAccessibleName(tr("Completion length"));
+    m_completion->setRange(1, 1 << 24);
+    m_completion->setToolTip(tr("TRL max_completion_length: the sequence length is the prompt and the completion."));
+    layout->addRow(tr("Com&pletion tokens"), m_completion);
+    m_generations = new QSpinBox(this);
+    m_generations->setAccessibleName(tr("Completions per prompt"));
+    m_generations->setRange(1, 1 << 16);
+    m_generations->setToolTip(tr("TRL num_generations. The micro-batch counts completions, as "
+                                 "per_device_train_batch_size does in TRL."));
+    layout->addRow(tr("Completions per &prompt"), m_generations);
+    m_beta = new QDoubleSpinBox(this);
+    m_beta->setAccessibleName(tr("KL coefficient beta"));
+    m_beta->setRange(0, 1000);
+    m_beta->setDecimals(3);
+    m_beta->setSingleStep(0.01);
+    m_beta->setToolTip(tr("Above 0, a full fine-tune keeps a frozen reference copy of the model; "
+                          "with LoRA the reference is the base with the adapter disabled."));
+    layout->addRow(tr("&Beta (KL)"), m_beta);
+    m_rollout = enumCombo<Rollout>(this, tr("Generation engine"),
+                                   {{Rollout::VllmColocate, tr("vLLM in the same GPUs (colocate)")},
+                                    {Rollout::VllmServer, tr("vLLM server on other GPUs")},
+                                    {Rollout::HfGenerate, tr("generate() in the trainer")}});
+    layout->addRow(tr("&Generation"), m_rollout);
+    m_utilization = new QDoubleSpinBox(this);
+    m_utilization->setAccessibleName(tr("vLLM GPU memory utilization"));
+    m_utilization->setRange(0.01, 1.0);
+    m_utilization->setDecimals(2);
+    m_utilization->setSingleStep(0.05);
+    m_utilization->setToolTip(tr("TRL vllm_gpu_memory_utilization: vLLM's share of the GPU (weights, KV pool, "
+                                 "CUDA graphs). The Solve panel finds the largest that leaves room for training."));
+    layout->addRow(tr("vLLM &memory share"), m_utilization);
+    m_sleep = new QCheckBox(tr("vLLM &sleep mode while training"), this);
+    m_sleep->setAccessibleName(tr("vLLM sleep mode"));
+    m_sleep->setToolTip(tr("TRL vllm_enable_sleep_mode: the weights and KV pool are released between generations."));
+    layout->addRow(m_sleep);
+    m_maxModelLen = new QSpinBox(this);
+    m_maxModelLen->setAccessibleName(tr("vLLM max model length"));
+    m_maxModelLen->setRange(0, 1 << 24);
+    m_maxModelLen->setSpecialValueText(tr("the model's"));
+    m_maxModelLen->setToolTip(tr("TRL vllm_max_model_length: vLLM must hold one sequence this long; "
+                                 "unset, the model's maximum position."));
+    layout->addRow(tr("vLLM max &length"), m_maxModelLen);
+    m_grpoRows = {m_completion, m_generations, m_beta, m_rollout, m_utilization, m_sleep, m_maxModelLen};
+    m_vllmRows = {m_utilization, m_sleep, m_maxModelLen};
+
+    connect(m_objective, &QComboBox::activated, this, [this] {
+        const Objective objective = comboValue<Objective>(m_objective);
+        m_model->apply(tr("Objective %1").arg(m_objective->currentText()), [objective](Scenario &s) {
+            s.train.objective = objective;
+            if (objective == Objective::Grpo && s.train.grpo.completionLength >= s.train.seqLen)
+                s.train.grpo.completionLength = std::max<std::uint32_t>(1, s.train.seqLen / 2);
+            // TRL refuses a generation batch that num_generations does not divide: keep a divisor.
+            if (objective == Objective::Grpo) {
+                const std::uint64_t batch = std::uint64_t(s.train.microBatch) * std::max<std::uint32_t>(1, s.parallel.gpus) *
+                                            (s.train.grpo.stepsPerGeneration ? s.train.grpo.stepsPerGeneration
+                                                                             : s.train.gradAccum);
+                s.train.grpo.numGenerations =
+                    static_cast<std::uint32_t>(std::gcd(batch, std::uint64_t(s.train.grpo.numGenerations)));
+            }
+        });
+    });
+    connect(m_completion, &QSpinBox::valueChanged, this, [this](int value) {
+        m_model->apply(tr("Completion length"), [value](Scenario &s) {
+            s.train.grpo.completionLength = static_cast<std::uint32_t>(
+                std::clamp<std::int64_t>(value, 1, std::max<std::int64_t>(1, std::int64_t(s.train.seqLen) - 1)));
+        }, 401);
+    });
+    connect(m_generations, &QSpinBox::valueChanged, this, [this](int value) {
+        m_model->apply(tr("Completions per prompt"),
+                       [value](Scenario &s) { s.train.grpo.numGenerations = static_cast<std::uint32_t>(value); }, 402);
+    });
+    connect(m_beta, &QDoubleSpinBox::valueChanged, this, [this](double value) {
+        m_model->apply(tr("GRPO beta"), [value](Scenario &s) { s.train.grpo.beta = value; }, 403);
+    });
+    connect(m_rollout, &QComboBox::activated, this, [this] {
+        const Rollout rollout = comboValue<Rollout>(m_rollout);
+        m_model->apply(tr("Generation %1").arg(m_rollout->currentText()),
+                       [rollout](Scenario &s) { s.train.grpo.rollout = rollout; });
+    });
+    connect(m_utilization, &QDoubleSpinBox::valueChanged, this, [this](double value) {
+        m_model->apply(tr("vLLM memory share"), [value](Scenario &s) {
+            s.train.grpo.vllmGpuMemoryUtilization = std::round(value * 100.0) / 100.0;
+        }, 404);
+    });
+    connect(m_sleep, &QCheckBox::toggled, this, [this](bool on) {
+        m_model->apply(on ? tr("vLLM sleeps while training") : tr("vLLM stays awake"),
+                       [on](Scenario &s) { s.train.grpo.vllmSleep = on; });
+    });
+    connect(m_maxModelLen, &QSpinBox::valueChanged, this, [this](int value) {
+        m_model->apply(tr("vLLM max length"),
+                       [value](Scenario &s) { s.train.grpo.vllmMaxModelLen = static_cast<std::uint32_t>(value); }, 405);
+    });
+    connect(m_model, &ScenarioModel::changed, this, &PostTrainingGroup::refresh);
+    refresh();
+}
+
+void PostTrainingGroup::refresh()
+{
+    const Scenario &s = m_model->scenario();
+    setVisible(s.task == Task::Train);
+    setComboValue(m_objective, s.train.objective);
+    const bool grpo = s.train.objective == Objective::Grpo;
+    const bool colocated = grpo && s.train.grpo.rollout == Rollout::VllmColocate;
+    for (QWidget *row : m_grpoRows)
+        form(this)->setRowVisible(row, grpo);
+    for (QWidget *row : m_vllmRows)
+        form(this)->setRowVisible(row, colocated);
+    const GrpoConfig &g = s.train.grpo;
+    setShown(m_completion, int(g.completionLength));
+    setShown(m_generations, int(g.numGenerations));
+    setShown(m_beta, g.beta);
+    setComboValue(m_rollout, g.rollout);
+    setShown(m_utilization, g.vllmGpuMemoryUtilization);
+    {
+        const QSignalBlocker block(m_sleep);
+        m_sleep->setChecked(g.vllmSleep);
+    }
+    setShown(m_maxModelLen, int(g.vllmMaxModelLen));
+}
+
+} // namespace headroom
