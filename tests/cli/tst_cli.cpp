@@ -194,8 +194,12 @@ private slots:
                                    << QStringList() << QStringLiteral("train.micro_batch");
         QTest::newRow("bad-set-key") << QByteArray(kScenario) << QStringList{QStringLiteral("--set"), QStringLiteral("train.batch=2")}
                                      << QStringLiteral("train.batch: unknown key");
-        QTest::newRow("bad-set-value") << QByteArray(kScenario) << QStringList{QStringLiteral("--set"), QStringLiteral("precision.weights=int3")}
+        QTest::newRow("bad-set-value") << QByteArray(kScenario) << QStringList{QStringLiteral("--set"), QStringLiteral("precision.weights=int5")}
                                        << QStringLiteral("precision.weights");
+        // int3 is a weight format now (3-bit GPTQ, issue 29), but no KV cache type.
+        QTest::newRow("bad-set-kv-int3") << QByteArray(kScenario) << QStringList{QStringLiteral("--set"), QStringLiteral("task=inference"),
+                                                                                QStringLiteral("--set"), QStringLiteral("inference.kv_dtype=int3")}
+                                         << QStringLiteral("inference.kv_dtype");
         QTest::newRow("nan") << QByteArray(kScenario) << QStringList{QStringLiteral("--set"), QStringLiteral("train.lora.dropout=nan")}
                              << QStringLiteral("train.lora.dropout");
         QTest::newRow("bad-format") << QByteArray(kScenario) << QStringList{QStringLiteral("--format"), QStringLiteral("xml")}
