@@ -209,6 +209,15 @@ int runCompareTorch(const QString &inputPath, const QByteArray &bytes, const QSt
                            "fragmentation (\"Where the memory actually goes\"); try expandable_segments:True.")
                             .arg(gib(peakAllocated), gib(double(gpu->capacityBytes())));
 
+        // The case is saved before anything is printed: a failed save is exit 2 with nothing on
+        // stdout, as `compare` of an engine log does.
+        if (!saveCasePath.isEmpty()) {
+            if (peakAllocated <= 0)
+                return fail(tr("--save-case: %1 has no peak allocated figure to save").arg(safe(inputPath.toStdString())));
+            if (const int saved = saveCase(saveCasePath, inputPath, tool, scenario, e, peakAllocated, resolution);
+                saved != ExitOk)
+                return saved;
+        }
         if (json) {
             nlohmann::json rows = nlohmann::json::array();
             for (const Reading &r : readings)
@@ -240,11 +249,6 @@ int runCompareTorch(const QString &inputPath, const QByteArray &bytes, const QSt
             o << '\n' << tr("The estimate is not tuned to the measurement: both are shown as they are.") << '\n';
         }
         out().flush();
-        if (!saveCasePath.isEmpty()) {
-            if (peakAllocated <= 0)
-                return fail(tr("--save-case: %1 has no peak allocated figure to save").arg(safe(inputPath.toStdString())));
-            return saveCase(saveCasePath, inputPath, tool, scenario, e, peakAllocated, resolution);
-        }
         return ExitOk;
     } catch (const ScenarioError &error) {
         return fail(safe(scenarioPath.toStdString()) + QLatin1String(": ") + q(error.what()));

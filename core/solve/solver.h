@@ -8,6 +8,7 @@
 #include "estimate/estimate.h"
 #include "scenario/scenario.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -21,6 +22,8 @@ namespace headroom {
 /// MaxVllmUtilization: a GRPO run's colocated vLLM (train.grpo.vllm_gpu_memory_utilization),
 /// in hundredths (42 = 0.42): the largest share vLLM may take that leaves room for training.
 enum class SolveFor { MaxMicroBatch, MaxSeqLen, MaxContext, MaxConcurrency, MinGpus, MaxLoraRank, MaxVllmUtilization };
+/// How many SolveFor values there are (tables indexed by a SolveFor are this long).
+inline constexpr std::size_t kSolveForCount = std::size_t(SolveFor::MaxVllmUtilization) + 1;
 /// "max-micro-batch", ..., as the command line spells them.
 const char *solveForKey(SolveFor what);
 std::optional<SolveFor> solveForFromKey(std::string_view key);

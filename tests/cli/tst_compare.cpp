@@ -236,6 +236,15 @@ private slots:
         QCOMPARE(report["cases"][0]["id"], "my-lora-run");
         // 20 GiB + 113 MiB peak allocated, as PyTorch printed it ("20593 MB").
         QCOMPARE(report["cases"][0]["measured_bytes"].get<double>(), (20.0 * 1024 + 113) * 1048576);
+        // A save that fails (its folder is missing) is exit 2 with nothing on stdout: the
+        // comparison is not printed as if the run had gone through (issue 29's hostile pass).
+        const auto failed = runHeadroom({QStringLiteral("compare"),
+                                         QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/pytorch/memory-summary-torch-1.13-generated.txt"),
+                                         scenario, QStringLiteral("--save-case"),
+                                         dir.filePath(QStringLiteral("missing/folder/run.json"))});
+        QCOMPARE(failed.exitCode, 2);
+        QVERIFY2(failed.out.isEmpty(), qPrintable(failed.out));
+        QVERIFY2(failed.err.contains(QStringLiteral("--save-case")), qPrintable(failed.err));
     }
     void savedServingCaseReadsBack()
     {

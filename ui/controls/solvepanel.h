@@ -33,7 +33,7 @@ public:
     QLabel *answer(SolveFor what) const { return m_answers[std::size_t(what)]; }
     QPushButton *applyButton(SolveFor what) const { return m_apply[std::size_t(what)]; }
     /// The last answers (empty where the variable does not apply).
-    const std::array<std::optional<Solution>, 6> &solutions() const { return m_solutions; }
+    const std::array<std::optional<Solution>, kSolveForCount> &solutions() const { return m_solutions; }
     /// "Fit for llama.cpp", below the limits (shown for llama.cpp scenarios).
     LlamaFitPanel *llamaFit() const { return m_llamaFit; }
 
@@ -43,10 +43,10 @@ private:
     ScenarioModel *m_model;
     QComboBox *m_lineVariable;
     QComboBox *m_gpu;
-    std::array<QLabel *, 6> m_names{};
-    std::array<QLabel *, 6> m_answers{};
-    std::array<QPushButton *, 6> m_apply{};
-    std::array<std::optional<Solution>, 6> m_solutions;
+    std::array<QLabel *, kSolveForCount> m_names{};
+    std::array<QLabel *, kSolveForCount> m_answers{};
+    std::array<QPushButton *, kSolveForCount> m_apply{};
+    std::array<std::optional<Solution>, kSolveForCount> m_solutions;
     LlamaFitPanel *m_llamaFit;
     bool m_gpuChosen = false; ///< the user picked a GPU here (else: the verdict's GPU)
     QString m_lastTarget;     ///< the verdict's GPU at the last refresh: a new one is followed
