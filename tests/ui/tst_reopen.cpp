@@ -2,14 +2,17 @@
 // Issue 22, "never lose work": what the window saves reopens, in the core reader, to the same
 // scenario and the same estimate. Two defects tst_monkey found (seeds 4, 6, 16 and the
 // framework-filled reopenings): a rough model whose shape was edited in the window lost the
-// edits on save, and a file saved with a framework came back with precision.unquantized filled
-// in although the window left it unset.
+// edits on save, a file saved with a framework came back with precision.unquantized filled
+// in although the window left it unset, and the advisor's GPU picker on a full GPU list (seed 18)
+// set a target_gpu the file could not reopen with.
 #include "uitestutil.h"
+#include "classroom/advisorview.h"
 #include "controls/controlpanel.h"
 #include "controls/frameworkgroup.h"
 #include "document/documentio.h"
 #include "document/scenariomodel.h"
 #include "estimate/estimate.h"
+#include "scenario/catalog.h"
 #include "scenario/documentjson.h"
 #include "scenario/scenariojson.h"
 #include "training/framework.h"
@@ -175,6 +178,38 @@ private slots:
         QCOMPARE(refusal(R"({"params": 7000000000, "hidden": 4096, "layers": 32, "rough": false})"),
                  std::string("model.rough"));
         QCOMPARE(refusal(R"({"preset": "llama-3-8b", "rough": true})"), std::string("model.rough"));
+    }
+
+    void advisorPickOnAFullGpuListStaysAmongTheGpus()
+    {
+        // tst_monkey seed 18: with 16 GPUs ticked (the most a scenario holds), picking another
+        // GPU in the advisor made it the target without adding it; the reader refuses such a
+        // target_gpu, so the saved file did not reopen.
+        MainWindow w;
+        const Catalog &catalog = builtinCatalog();
+        QVERIFY(catalog.gpus.size() > 16);
+        w.model()->apply(QStringLiteral("start"), [&catalog](Scenario &s) {
+            s.gpus.clear();
+            for (std::size_t i = 0; i < 16; ++i)
+                s.gpus.push_back(catalog.gpus[i].id);
+            s.targetGpu.clear();
+        });
+        const std::string outside = catalog.gpus[16].id;
+        AdvisorView *advisor = w.advisor();
+        advisor->show();
+        QComboBox *picker = advisor->gpuPicker();
+        const int index = picker->findData(QString::fromStdString(outside));
+        QVERIFY(index >= 0);
+        picker->setCurrentIndex(index);
+        emit picker->activated(index);
+        const Scenario &s = w.model()->scenario();
+        QCOMPARE(s.targetGpu, outside);
+        QCOMPARE(s.gpus.size(), std::size_t(16));
+        QVERIFY(std::find(s.gpus.begin(), s.gpus.end(), outside) != s.gpus.end());
+        QCOMPARE(s.gpus.front(), catalog.gpus[1].id); // the first ticked GPU gave way
+        const Reopened reopened = saveAndReopen(w, m_dir);
+        QCOMPARE(reopened.scenario.targetGpu, outside);
+        QCOMPARE(estimate(reopened.scenario).peak.deviceBytes, w.model()->estimate().peak.deviceBytes);
     }
 
     void frameworkLeavesUnquantizedAsTheWindowHasIt()
