@@ -200,6 +200,57 @@ void validateArchitecture(const ModelArch &arch)
         throw ScenarioError("model.indexer_heads", "needs model.indexer_head_dim and latent attention (kv_lora_rank)");
 }
 
+/// The fill-ins of a rough model of this hidden size (docs/scenario-format.md): what the reader
+/// assumes for every architecture key the file leaves out.
+ModelArch roughFillIns(int hidden)
+{
+    ModelArch arch;
+    arch.preset.clear();
+    arch.hidden = hidden;
+    arch.heads = std::max(1, arch.hidden / 128);
+    arch.kvHeads = arch.heads;
+    arch.headDim = std::max(1, arch.hidden / arch.heads);
+    arch.intermediate = 4 * arch.hidden;
+    arch.mlp = Mlp::Standard;
+    arch.vocab = 32000;
+    arch.maxPositions = 4096;
+    arch.rough = true;
+    return arch;
+}
+
+/// A rough model: only the size is known, the rest documented fill-ins, flagged as rough. The
+/// attention and MLP shape keys the window lets a user edit on it (heads, kv_heads, head_dim,
+/// intermediate, max_positions) override the fill-ins; a file that gives them all says
+/// `"rough": true` (`missing` is then empty).
+ModelArch readRoughModel(ObjectReader &r, const json &node, const std::string &missing, const std::string &name)
+{
+    static const std::set<std::string> roughKeys{"params", "hidden", "layers", "vocab", "tied_embeddings", "name",
+                                                 "rough", "heads", "kv_heads", "head_dim", "intermediate",
+                                                 "max_positions"};
+    for (const auto &item : node.items())
+        if (!roughKeys.count(item.key()))
+            throw ScenarioError("model." + keyForPath(item.key()),
+                                "a rough model (no preset, architecture incomplete" +
+                                    (missing.empty() ? std::string() : ": missing " + missing) +
+                                    ") takes only params, hidden, layers, vocab, tied_embeddings, heads, "
+                                    "kv_heads, head_dim, intermediate, max_positions");
+    ModelArch arch = roughFillIns(readInt(r, "hidden", 1, 1 << 20, 4096));
+    arch.layers = readInt(r, "layers", 1, 1024, 32);
+    arch.vocab = readInt(r, "vocab", 1, 1 << 22, arch.vocab);
+    arch.tiedEmbeddings = r.boolean("tied_embeddings", false);
+    arch.params = static_cast<std::uint64_t>(r.integer("params", 1, 1'000'000'000'000'000, 1));
+    arch.heads = readInt(r, "heads", 1, 65536, arch.heads);
+    arch.kvHeads = readInt(r, "kv_heads", 1, 65536, arch.heads);
+    arch.headDim = readInt(r, "head_dim", 1, 65536, std::max(1, arch.hidden / arch.heads));
+    arch.intermediate = readInt(r, "intermediate", 1, 1 << 22, arch.intermediate);
+    arch.maxPositions = readInt(r, "max_positions", 0, 1 << 24, arch.maxPositions);
+    if (arch.heads % arch.kvHeads != 0)
+        throw ScenarioError("model.kv_heads", "must divide model.heads (" + std::to_string(arch.heads) +
+                                                  "), got " + std::to_string(arch.kvHeads));
+    arch.name = name;
+    return arch;
+}
+
 } // namespace
 
 ModelArch readModel(const json *node, const Catalog &catalog, const ConfigResolver &resolveConfig,
@@ -237,6 +288,13 @@ ModelArch readModel(const json *node, const Catalog &catalog, const ConfigResolv
         }
         readArchitecture(r, arch);
     } else {
+        if (r.has("rough")) {
+            if (!r.boolean("rough", false))
+                throw ScenarioError("model.rough", "may only be true (a rough model); leave it out otherwise");
+            if (!(r.has("params") && r.has("hidden") && r.has("layers")))
+                throw ScenarioError("model.rough", "needs params, hidden and layers");
+            return readRoughModel(r, *node, std::string(), name);
+        }
         static const char *required[] = {"layers", "hidden", "intermediate", "heads", "vocab"};
         std::string missing;
         for (const char *key : required)
@@ -247,37 +305,8 @@ ModelArch readModel(const json *node, const Catalog &catalog, const ConfigResolv
                 throw ScenarioError("model.config", "cannot be read here (no config reader); "
                                                     "without it these keys are required: " +
                                                         missing);
-            if (r.has("params") && r.has("hidden") && r.has("layers")) {
-                // Rough model: only the size is known. Documented fill-ins, flagged as rough.
-                arch = ModelArch{};
-                arch.preset.clear();
-                arch.hidden = readInt(r, "hidden", 1, 1 << 20, 4096);
-                arch.heads = std::max(1, arch.hidden / 128);
-                arch.kvHeads = arch.heads;
-                arch.headDim = std::max(1, arch.hidden / arch.heads);
-                arch.intermediate = 4 * arch.hidden;
-                arch.mlp = Mlp::Standard;
-                arch.vocab = 32000;
-                arch.maxPositions = 4096;
-                for (const auto &item : node->items()) {
-                    static const std::set<std::string> roughKeys{"params", "hidden", "layers",
-                                                                 "vocab", "tied_embeddings", "name"};
-                    if (!roughKeys.count(item.key()))
-                        throw ScenarioError("model." + keyForPath(item.key()),
-                                            "a rough model (no preset, architecture incomplete: "
-                                            "missing " + missing +
-                                                ") takes only params, hidden, layers, vocab, "
-                                                "tied_embeddings");
-                }
-                arch.layers = readInt(r, "layers", 1, 1024, 32);
-                arch.vocab = readInt(r, "vocab", 1, 1 << 22, arch.vocab);
-                arch.tiedEmbeddings = r.boolean("tied_embeddings", false);
-                arch.params =
-                    static_cast<std::uint64_t>(r.integer("params", 1, 1'000'000'000'000'000, 1));
-                arch.rough = true;
-                arch.name = name;
-                return arch;
-            }
+            if (r.has("params") && r.has("hidden") && r.has("layers"))
+                return readRoughModel(r, *node, missing, name);
             throw ScenarioError("model", "without \"preset\" these keys are required: layers, "
                                          "hidden, intermediate, heads, vocab (missing: " +
                                              missing +
@@ -315,10 +344,29 @@ json modelToJson(const ModelArch &m)
 {
     json model;
     if (m.rough) {
-        model = {{"params", *m.params}, {"hidden", m.hidden}, {"layers", m.layers},
+        // params is always set on a rough model (0, were it not, is refused on reading).
+        model = {{"params", m.params.value_or(0)}, {"hidden", m.hidden}, {"layers", m.layers},
                  {"vocab", m.vocab}, {"tied_embeddings", m.tiedEmbeddings}};
         if (!m.name.empty())
             model["name"] = m.name;
+        // The shape keys a user edited on the rough model (issue 22: what the estimate used is
+        // what the file holds), each only where it is not the reader's fill-in; with any of
+        // them the file says it is rough, as heads, intermediate and vocab would make it complete.
+        const ModelArch fill = roughFillIns(m.hidden);
+        bool edited = false;
+        const auto shape = [&](const char *key, int value, int fallback) {
+            if (value != fallback) {
+                model[key] = value;
+                edited = true;
+            }
+        };
+        shape("heads", m.heads, fill.heads);
+        shape("kv_heads", m.kvHeads, m.heads);
+        shape("head_dim", m.headDim, std::max(1, m.hidden / std::max(1, m.heads)));
+        shape("intermediate", m.intermediate, fill.intermediate);
+        shape("max_positions", m.maxPositions, fill.maxPositions);
+        if (edited)
+            model["rough"] = true;
     } else {
         if (!m.preset.empty())
             model["preset"] = m.preset;

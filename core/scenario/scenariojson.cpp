@@ -218,7 +218,8 @@ Scenario readScenarioDocument(const json &doc, const Catalog &catalog,
         s.precision.weights = r.choice("weights", s.precision.weights);
         s.precision.doubleQuant = r.boolean("double_quant", s.precision.doubleQuant);
         s.precision.compute = r.choice("compute", s.precision.compute);
-        if (r.has("unquantized"))
+        // "compute": the compute dtype, said outright so that a framework does not fill the key.
+        if (const json *kept = r.child("unquantized"); kept && *kept != "compute")
             s.precision.unquantized = r.choice("unquantized", DType::BF16);
         s.precision.quantizer = r.choice("quantizer", s.precision.quantizer);
         s.precision.fp8Scales = r.choice("fp8_scales", s.precision.fp8Scales);
@@ -357,6 +358,21 @@ Scenario scenarioFromJson(const json &doc, const Catalog &catalog,
     return readScenarioDocument(doc, catalog, resolveConfig);
 }
 
+namespace {
+
+/// Whether the scenario's framework would fill `key` into a file that leaves it out.
+bool frameworkFills(const Scenario &s, const std::string &key)
+{
+    try {
+        const auto preset = frameworkPreset(s);
+        return std::any_of(preset.begin(), preset.end(), [&](const PresetSetting &p) { return p.key == key; });
+    } catch (const std::exception &) {
+        return false; // a scenario the preset cannot describe: the reader refuses it the same way
+    }
+}
+
+} // namespace
+
 json scenarioToJson(const Scenario &s)
 {
     const json model = modelToJson(s.model);
@@ -450,6 +466,8 @@ json scenarioToJson(const Scenario &s)
         doc["framework"] = frameworkToJson(s.framework);
     if (s.precision.unquantized)
         doc["precision"]["unquantized"] = enumName(*s.precision.unquantized);
+    else if (s.framework.name != Framework::None && frameworkFills(s, "precision.unquantized"))
+        doc["precision"]["unquantized"] = "compute"; // the reader would fill it (issue 22)
     if (s.precision.groupSize)
         doc["precision"]["group_size"] = s.precision.groupSize;
     if (!s.precision.zeroPoints)

@@ -64,8 +64,13 @@ AdvisorView::AdvisorView(ScenarioModel *model, QWidget *parent)
     connect(m_gpu, &QComboBox::activated, this, [this](int index) {
         const std::string id = m_gpu->itemData(index).toString().toStdString();
         m_model->apply(tr("Verdict for %1").arg(m_gpu->itemText(index)), [id](Scenario &s) {
-            if (std::find(s.gpus.begin(), s.gpus.end(), id) == s.gpus.end() && s.gpus.size() < 16)
+            // A full list (16) gives up its first GPU, as My GPU does: the target is always one
+            // of the scenario's GPUs, which the reader requires (issue 22, tst_monkey seed 18).
+            if (std::find(s.gpus.begin(), s.gpus.end(), id) == s.gpus.end()) {
+                if (s.gpus.size() >= 16)
+                    s.gpus.erase(s.gpus.begin());
                 s.gpus.push_back(id);
+            }
             s.targetGpu = id;
         });
         refresh();

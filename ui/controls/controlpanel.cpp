@@ -42,6 +42,13 @@ enum Key {
     KeyMicroBatch, KeySeqLen, KeyGradAccum, KeyLoraRank, KeyLoraDropout, KeySequences, KeyContext,
 };
 
+/// An architecture edit drops a total that overrode the derived one; a rough model's total is its size.
+void resetDerivedParams(ModelArch &model)
+{
+    if (!model.rough)
+        model.params.reset();
+}
+
 QGroupBox *group(const QString &title, QWidget *parent)
 {
     auto *box = new QGroupBox(title, parent);
@@ -179,30 +186,30 @@ QWidget *ControlPanel::buildModelGroup()
     m_hidden = addSlider(box, tr("&Hidden size"), 64, 65536, true, KeyHidden, [](Scenario &s, double v) {
         s.model.hidden = int(v);
         s.model.headDim = std::max(1, s.model.hidden / s.model.heads);
-        s.model.params.reset();
+        resetDerivedParams(s.model);
     });
     m_intermediate = addSlider(box, tr("&Intermediate size"), 64, 262144, true, KeyIntermediate,
                                [](Scenario &s, double v) {
                                    s.model.intermediate = int(v);
-                                   s.model.params.reset();
+                                   resetDerivedParams(s.model);
                                });
     m_heads = addSlider(box, tr("Attention h&eads"), 1, 256, false, KeyHeads, [](Scenario &s, double v) {
         s.model.heads = int(v);
         if (s.model.heads % s.model.kvHeads != 0)
             s.model.kvHeads = s.model.heads;
         s.model.headDim = std::max(1, s.model.hidden / s.model.heads);
-        s.model.params.reset();
+        resetDerivedParams(s.model);
     });
     m_kvHeads = addSlider(box, tr("&KV heads"), 1, 256, false, KeyKvHeads, [](Scenario &s, double v) {
         int kv = std::clamp(int(v), 1, s.model.heads);
         while (s.model.heads % kv != 0)
             --kv; // the nearest divisor of the head count below
         s.model.kvHeads = kv;
-        s.model.params.reset();
+        resetDerivedParams(s.model);
     });
     m_vocab = addSlider(box, tr("&Vocabulary"), 1000, 524288, true, KeyVocab, [](Scenario &s, double v) {
         s.model.vocab = int(v);
-        s.model.params.reset();
+        resetDerivedParams(s.model);
     });
     for (SliderField *field : {m_params, m_layers, m_hidden, m_intermediate, m_heads, m_kvHeads, m_vocab})
         addRow(box, field);
@@ -211,7 +218,7 @@ QWidget *ControlPanel::buildModelGroup()
     connect(m_tied, &QCheckBox::toggled, this, [this](bool on) {
         m_model->apply(tr("Tie embeddings"), [on](Scenario &s) {
             s.model.tiedEmbeddings = on;
-            s.model.params.reset();
+            resetDerivedParams(s.model);
         });
     });
     addRow(box, m_tied);
