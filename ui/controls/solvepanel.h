@@ -25,6 +25,9 @@ class SolvePanel : public QWidget
     Q_OBJECT
 public:
     explicit SolvePanel(ScenarioModel *model, QWidget *parent = nullptr);
+    /// One row per variable: SolveFor's last value is MaxVllmUtilization (a seventh row written
+    /// past arrays of six crashed the panel's first refresh).
+    static constexpr std::size_t kVariables = std::size_t(SolveFor::MaxVllmUtilization) + 1;
 
     /// "Capacity lines show": none, or one variable.
     QComboBox *lineVariable() const { return m_lineVariable; }
@@ -33,7 +36,7 @@ public:
     QLabel *answer(SolveFor what) const { return m_answers[std::size_t(what)]; }
     QPushButton *applyButton(SolveFor what) const { return m_apply[std::size_t(what)]; }
     /// The last answers (empty where the variable does not apply).
-    const std::array<std::optional<Solution>, 6> &solutions() const { return m_solutions; }
+    const std::array<std::optional<Solution>, kVariables> &solutions() const { return m_solutions; }
     /// "Fit for llama.cpp", below the limits (shown for llama.cpp scenarios).
     LlamaFitPanel *llamaFit() const { return m_llamaFit; }
 
@@ -43,10 +46,10 @@ private:
     ScenarioModel *m_model;
     QComboBox *m_lineVariable;
     QComboBox *m_gpu;
-    std::array<QLabel *, 6> m_names{};
-    std::array<QLabel *, 6> m_answers{};
-    std::array<QPushButton *, 6> m_apply{};
-    std::array<std::optional<Solution>, 6> m_solutions;
+    std::array<QLabel *, kVariables> m_names{};
+    std::array<QLabel *, kVariables> m_answers{};
+    std::array<QPushButton *, kVariables> m_apply{};
+    std::array<std::optional<Solution>, kVariables> m_solutions;
     LlamaFitPanel *m_llamaFit;
     bool m_gpuChosen = false; ///< the user picked a GPU here (else: the verdict's GPU)
     QString m_lastTarget;     ///< the verdict's GPU at the last refresh: a new one is followed
