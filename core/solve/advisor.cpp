@@ -3,6 +3,7 @@
 
 #include "scenario/checked.h"
 #include "estimate/estimate.h"
+#include "parallel/parallel.h"
 #include "scenario/scenariojson.h"
 
 #include <nlohmann/json.hpp>
@@ -197,11 +198,13 @@ bool onlyWhenItFits(Lever lever)
     return lever == Lever::ShorterSequences || lever == Lever::ShorterContext;
 }
 
-/// True when the scenario is a valid v1 document (its own JSON reads back).
+/// True when the scenario is a valid v1 document (its own JSON reads back) with a layout the
+/// parallel rules accept (the estimator checks those, not the reader).
 bool isValid(const Scenario &s)
 {
     try {
         scenarioFromJson(scenarioToJson(s));
+        checkParallel(s);
         return true;
     } catch (const std::exception &) {
         return false;

@@ -2,6 +2,7 @@
 #include "solve/frontier.h"
 
 #include "estimate/estimate.h"
+#include "parallel/parallel.h"
 #include "estimate/verdict.h"
 #include "solve/solver.h"
 
@@ -139,6 +140,7 @@ Frontier servingFrontier(const Scenario &scenario, const FrontierOptions &option
 {
     if (scenario.task != Task::Inference)
         throw SolveError("the concurrency x context frontier is for inference scenarios");
+    checkParallel(scenario); // the file's own layout, refused as `estimate` refuses it
     Frontier f;
     f.operatingTokens = longestOf(scenario);
     f.operatingSequences = solveValue(scenario, SolveFor::MaxConcurrency);

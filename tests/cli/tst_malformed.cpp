@@ -178,7 +178,10 @@ private slots:
         write("kv-heads-divide.json", scenarioWith({{"model", {{"preset", "llama-2-7b"}, {"kv_heads", 7}}}}));
         write("unknown-enum.json", scenarioWith({{"kernels", {{"attention", "flash3"}}}}));
         write("offload-params.json", scenarioWith({{"parallel", {{"offload_params", true}}}}));
-        write("pipeline-layers.json", scenarioWith({{"model", {{"preset", "gpt2"}}}, {"parallel", {{"gpus", 16}, {"pipeline", 16}}}}));
+        // GPT-2's 12 layers cannot form 16 stages; its 1,024 positions hold the 512 tokens (the
+        // layout is the estimate's refusal, which comes after the positions' check).
+        write("pipeline-layers.json", scenarioWith({{"model", {{"preset", "gpt2"}}}, {"train", {{"seq_len", 512}}},
+                                                    {"parallel", {{"gpus", 16}, {"pipeline", 16}}}}));
 
         // model.config and --model-config: devices, FIFOs, folders, sizes, depth, duplicates.
         link("zero-link.json", "/dev/zero");

@@ -174,23 +174,45 @@ private slots:
         QCOMPARE(phaseBytes(e, PhaseId::Forward, C::Activations), 80 * layerInput + 1024ull * 8192 * 4);
     }
 
+    // A malformed key is the reader's refusal; a layout the rules between the keys refuse is the
+    // estimator's (issue 22: the window saves a layout its fields pass through, tensor 16 on one
+    // GPU, and the file must open again to the same refusal, not be refused by the reader).
     void parallelKeysAreChecked_data()
     {
         QTest::addColumn<QString>("parallel");
         QTest::addColumn<QString>("key");
-        QTest::newRow("context-does-not-divide") << R"({"gpus": 6, "context": 4})" << "parallel.gpus";
-        QTest::newRow("expert-on-a-dense-model") << R"({"gpus": 8, "expert": 8})" << "parallel.expert";
-        QTest::newRow("schedule-unknown") << R"({"gpus": 8, "pipeline": 2, "schedule": "zb"})" << "parallel.schedule";
+        QTest::addColumn<bool>("layoutRule"); ///< the reader takes it, the estimate refuses it
+        QTest::newRow("context-does-not-divide") << R"({"gpus": 6, "context": 4})" << "parallel.gpus" << true;
+        QTest::newRow("tensor-16-on-1-gpu") << R"({"gpus": 1, "tensor": 16})" << "parallel.gpus" << true;
+        QTest::newRow("tensor-does-not-split-kv") << R"({"gpus": 16, "tensor": 16})" << "parallel.tensor" << true;
+        QTest::newRow("expert-on-a-dense-model") << R"({"gpus": 8, "expert": 8})" << "parallel.expert" << true;
+        QTest::newRow("pipeline-past-layers") << R"({"gpus": 96, "pipeline": 96})" << "parallel.pipeline" << true;
+        QTest::newRow("offload-params-without-zero3") << R"({"gpus": 8, "offload_params": true})"
+                                                     << "parallel.offload_params" << true;
+        QTest::newRow("schedule-unknown") << R"({"gpus": 8, "pipeline": 2, "schedule": "zb"})" << "parallel.schedule" << false;
+        QTest::newRow("gpus-out-of-range") << R"({"gpus": 65537})" << "parallel.gpus" << false;
         QTest::newRow("virtual-stages-too-many") << R"({"gpus": 64, "pipeline": 64, "schedule": "interleaved", "virtual_stages": 2})"
-                                                << "parallel.virtual_stages";
+                                                << "parallel.virtual_stages" << true;
     }
     void parallelKeysAreChecked()
     {
         QFETCH(QString, parallel);
         QFETCH(QString, key);
+        QFETCH(bool, layoutRule);
+        Scenario s;
         try {
-            seventyB(parallel.toStdString());
-            QFAIL("accepted");
+            s = seventyB(parallel.toStdString());
+        } catch (const ScenarioError &error) {
+            QVERIFY2(!layoutRule, error.what());
+            QCOMPARE(QString::fromStdString(error.key), key);
+            return;
+        }
+        QVERIFY2(layoutRule, "the reader accepted a malformed key");
+        // What was read writes back and reads again the same: nothing of the layout is lost.
+        QCOMPARE(scenarioToJson(scenarioFrom(scenarioToJson(s).dump())), scenarioToJson(s));
+        try {
+            estimate(s);
+            QFAIL("estimated");
         } catch (const ScenarioError &error) {
             QCOMPARE(QString::fromStdString(error.key), key);
         }
