@@ -300,6 +300,11 @@ private slots:
             QVERIFY2(at < int(curve.points.size()), qPrintable(label));
             ++at;
         }
+        // No label crosses the dashed max_model_len mark (the point on it has its label to its left).
+        const double markX = chart->chart()->mapToPosition(limit->at(0), limit).x();
+        for (const QRectF &box : chart->pointLabelBoxes())
+            QVERIFY2(box.right() < markX || box.left() > markX,
+                     qPrintable(QStringLiteral("label %1..%2 crosses the mark at %3").arg(box.left()).arg(box.right()).arg(markX)));
         // Hovering the last point reads it out; leaving clears it.
         const FrontierPoint &last = curve.points.back();
         emit drawn->hovered(QPointF(8000, double(last.sequences)), true);

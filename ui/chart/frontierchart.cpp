@@ -235,6 +235,15 @@ QStringList FrontierChart::pointLabels() const
     return labels;
 }
 
+QList<QRectF> FrontierChart::pointLabelBoxes() const
+{
+    QList<QRectF> boxes;
+    for (const QGraphicsSimpleTextItem *item : m_pointTexts)
+        if (item->isVisible())
+            boxes << QRectF(item->pos(), item->boundingRect().size());
+    return boxes;
+}
+
 void FrontierChart::hover(QLineSeries *line, const QPointF &at, bool entered)
 {
     QString text;
@@ -307,7 +316,10 @@ void FrontierChart::layoutLabel()
         item->setText(QString::fromStdString(groupDigits(first[i].sequences)));
         const QPointF p = m_chart->mapToPosition(QPointF(double(first[i].tokens), double(first[i].sequences)), m_curves.front());
         const QRectF r = item->boundingRect();
-        const QRectF where(QPointF(p.x() - r.width() / 2, p.y() - r.height() - 5 * m_scale), r.size());
+        // The point on the max_model_len mark has its label to its left, off the dashed line.
+        const bool onMark = m_data.frontier.maxModelLen > 0 && first[i].tokens == m_data.frontier.maxModelLen;
+        const QRectF where = onMark ? QRectF(QPointF(p.x() - r.width() - 5 * m_scale, p.y() - r.height() - 2 * m_scale), r.size())
+                                    : QRectF(QPointF(p.x() - r.width() / 2, p.y() - r.height() - 5 * m_scale), r.size());
         if (!plot.contains(where) || where.intersects(previous) || where.intersects(operating))
             continue;
         item->setPos(where.topLeft());

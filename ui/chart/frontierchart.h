@@ -54,6 +54,8 @@ public:
     const QString &currentReadout() const { return m_readout; }
     /// The labels drawn on the first curve's points (its concurrency at each length), left to right.
     QStringList pointLabels() const;
+    /// Where those labels are drawn (chart coordinates), in the same order.
+    QList<QRectF> pointLabelBoxes() const;
     /// The vertical mark at max_model_len (hidden without one) and its label's text.
     QLineSeries *limitLine() const { return m_limit; }
     QString limitLabel() const;
