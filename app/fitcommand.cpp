@@ -221,6 +221,9 @@ int runFit(const QStringList &arguments)
         }
         out().flush();
         return ExitOk;
+    } catch (const GgufError &error) {
+        // The GGUF reader's messages name the file already.
+        return fail(errorText(error));
     } catch (const std::exception &error) {
         return fail(path + QLatin1String(": ") + errorText(error));
     }

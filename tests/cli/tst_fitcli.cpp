@@ -119,6 +119,15 @@ private slots:
         QTest::newRow("missing") << QStringList{m_dir.filePath(QStringLiteral("none.gguf")), QStringLiteral("--gpu"),
                                                 QStringLiteral("rtx-4090")}
                                  << QStringLiteral("none.gguf");
+        // A file cut after its version: the message names the file once ("x.gguf: truncated ...").
+        {
+            QFile cut(m_dir.filePath(QStringLiteral("cut.gguf")));
+            if (cut.open(QIODevice::WriteOnly))
+                cut.write(QByteArray("GGUF\x03\x00\x00\x00", 8));
+        }
+        QTest::newRow("truncated-named-once") << QStringList{m_dir.filePath(QStringLiteral("cut.gguf")), QStringLiteral("--gpu"),
+                                                             QStringLiteral("rtx-4090")}
+                                              << QStringLiteral("cut.gguf: truncated");
     }
 
     void badInputExitsTwo()
@@ -128,6 +137,7 @@ private slots:
         const Run run = runHeadroom(QStringList{QStringLiteral("fit")} + arguments);
         QCOMPARE(run.exitCode, 2);
         QVERIFY2(run.err.contains(message), qPrintable(run.err));
+        QVERIFY2(run.err.count(QStringLiteral(".gguf: ")) <= 1, qPrintable(run.err));
     }
 };
 
