@@ -5,6 +5,7 @@
 // refused with a message naming the file and what it is. A file without an expectation, or an
 // expectation without a file, fails: the folder cannot grow a file nobody checked.
 #include "trainconfigimport.h"
+#include "trainconfigtest.h"
 
 #include "estimate/estimate.h"
 #include "scenario/scenariojson.h"
@@ -19,6 +20,7 @@
 
 using namespace headroom;
 using nlohmann::json;
+using headroom::test::at;
 
 namespace {
 
@@ -30,23 +32,6 @@ json expectations()
     if (!file.open(QIODevice::ReadOnly))
         return json::object();
     return json::parse(file.readAll().toStdString())["files"];
-}
-
-/// The value at a dotted path of a scenario document, or null.
-json at(const json &doc, const std::string &path)
-{
-    const json *node = &doc;
-    std::size_t start = 0;
-    while (true) {
-        const auto dot = path.find('.', start);
-        const std::string part = path.substr(start, dot == std::string::npos ? dot : dot - start);
-        if (!node->is_object() || !node->contains(part))
-            return nullptr;
-        node = &(*node)[part];
-        if (dot == std::string::npos)
-            return *node;
-        start = dot + 1;
-    }
 }
 
 } // namespace

@@ -4,6 +4,7 @@
 // what the files say (DeepSpeed's batch arithmetic, a torchtune config's own launch line,
 // Axolotl's parallel sizes) or is asked for, LLaMA-Factory's defaults, PEFT's regex targets.
 #include "trainconfigimport.h"
+#include "trainconfigtest.h"
 
 #include "estimate/estimate.h"
 #include "importers/trainimport.h"
@@ -16,34 +17,10 @@
 
 using namespace headroom;
 using nlohmann::json;
+using headroom::test::at;
+using headroom::test::refusal;
 
 namespace {
-
-json at(const json &doc, const std::string &path)
-{
-    const json *node = &doc;
-    std::size_t start = 0;
-    while (true) {
-        const auto dot = path.find('.', start);
-        const std::string part = path.substr(start, dot == std::string::npos ? dot : dot - start);
-        if (!node->is_object() || !node->contains(part))
-            return nullptr;
-        node = &(*node)[part];
-        if (dot == std::string::npos)
-            return *node;
-        start = dot + 1;
-    }
-}
-
-std::string refusal(const std::string &text, const std::string &file)
-{
-    try {
-        importTrainConfig(text, file);
-    } catch (const TrainConfigError &error) {
-        return error.what();
-    }
-    return {};
-}
 
 bool mentions(const std::vector<std::string> &lines, const std::string &text)
 {

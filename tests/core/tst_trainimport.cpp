@@ -3,6 +3,7 @@
 // expectation worked out by hand from the file and docs/frameworks.md) and against malformed
 // files: every error names the file and the key.
 #include "scenario/checked.h"
+#include "trainconfigtest.h"
 #include "importers/trainimport.h"
 #include "io/inputpolicy.h"
 #include "scenario/scenariojson.h"
@@ -12,6 +13,7 @@
 
 using namespace headroom;
 using nlohmann::json;
+using headroom::test::at;
 
 namespace {
 
@@ -26,23 +28,6 @@ std::string readText(const QString &path)
     if (!file.open(QIODevice::ReadOnly))
         return {};
     return file.readAll().toStdString();
-}
-
-/// The value at a dotted path of a scenario document, or null.
-json at(const json &doc, const std::string &path)
-{
-    const json *node = &doc;
-    std::size_t start = 0;
-    while (true) {
-        const auto dot = path.find('.', start);
-        const std::string part = path.substr(start, dot == std::string::npos ? dot : dot - start);
-        if (!node->is_object() || !node->contains(part))
-            return nullptr;
-        node = &(*node)[part];
-        if (dot == std::string::npos)
-            return *node;
-        start = dot + 1;
-    }
 }
 
 bool mentions(const std::vector<std::string> &lines, const std::string &text)

@@ -4,42 +4,15 @@
 // trl/trainer/grpo_config.py, dpo_config.py, sft_config.py, model_config.py), and what TRL
 // refuses refused naming the key. The open-r1 recipes are in the corpus (tst_trainconfigs).
 #include "importers/trainimport.h"
+#include "trainconfigtest.h"
 
 #include <QtTest>
 #include <nlohmann/json.hpp>
 
 using namespace headroom;
 using nlohmann::json;
-
-namespace {
-
-json at(const json &doc, const std::string &path)
-{
-    const json *node = &doc;
-    std::size_t start = 0;
-    while (true) {
-        const auto dot = path.find('.', start);
-        const std::string part = path.substr(start, dot == std::string::npos ? dot : dot - start);
-        if (!node->is_object() || !node->contains(part))
-            return nullptr;
-        node = &(*node)[part];
-        if (dot == std::string::npos)
-            return *node;
-        start = dot + 1;
-    }
-}
-
-std::string refusal(const std::string &text, const std::string &file)
-{
-    try {
-        importTrainConfig(text, file);
-    } catch (const TrainConfigError &error) {
-        return error.what();
-    }
-    return {};
-}
-
-} // namespace
+using headroom::test::at;
+using headroom::test::refusal;
 
 class TestTrlConfigs : public QObject
 {
