@@ -75,6 +75,15 @@ QString verdictText(const QString &gpuName, std::int64_t headroomBytes, Unit uni
     return plain + (over ? tr("\n\u00b1%1%: borderline") : tr("\n\u00b1%1%: may not fit")).arg(bandPercent);
 }
 
+QString targetVerdictText(const Scenario &scenario, const Estimate &estimate, Unit unit)
+{
+    const auto fit = targetFit(scenario, estimate);
+    if (!fit)
+        return {};
+    return verdictText(QString::fromStdString(fit->name), fit->headroomBytes, unit, VerdictStyle::Sentence,
+                       estimate.errorBandPercent, estimate.peak.deviceBytes);
+}
+
 namespace {
 QString plainVerdictText(const QString &gpuName, std::int64_t headroomBytes, Unit unit, VerdictStyle style)
 {

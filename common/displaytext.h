@@ -37,6 +37,11 @@ QString verdictText(const QString &gpuName, std::int64_t headroomBytes, Unit uni
                     VerdictStyle style = VerdictStyle::Sentence, int bandPercent = 0,
                     std::uint64_t peakBytes = 0);
 
+/// The verdict sentence on the scenario's target GPU (targetFit), with its band's three states:
+/// what the status bar leads with and what a lesson step says under its caption. Empty when the
+/// scenario ticks no catalog GPU.
+QString targetVerdictText(const Scenario &scenario, const Estimate &estimate, Unit unit);
+
 /// "train.seq_len 2,048 is beyond GPT-2's 1,024 learned positions (model.max_positions): ..."
 QString positionLimitText(const Scenario &scenario, const PositionLimit &limit);
 

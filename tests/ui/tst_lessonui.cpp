@@ -3,6 +3,8 @@
 // as undoable changes, and the title and caption above the chart.
 #include "uitestutil.h"
 #include "fileutil.h"
+#include "displaytext.h"
+#include "scenario/catalog.h"
 #include "classroom/lessoncontroller.h"
 #include "classroom/lessonexport.h"
 #include "classroom/lessonplayer.h"
@@ -28,6 +30,12 @@
 using namespace headroom;
 
 namespace {
+
+/// The caption bar's text above its verdict line.
+QString captionOf(MainWindow &w)
+{
+    return w.lessons()->captionLabel()->text().section(QStringLiteral("\nVerdict: "), 0, 0);
+}
 
 QMenu *lessonsMenu(MainWindow &w)
 {
@@ -94,14 +102,14 @@ private slots:
         QVERIFY(w.lessons()->captionBar()->isVisible());
         QVERIFY(w.lessons()->titleLabel()->text().contains(QString::fromStdString(lesson.steps[0].title)));
         // The caption quotes the step's own numbers in the window's unit.
-        QCOMPARE(w.lessons()->captionLabel()->text(),
+        QCOMPARE(captionOf(w),
                  QString::fromStdString(expandCaption(lesson.steps[0].caption, estimate(lesson.steps[0].scenario), w.model()->unit())));
         QVERIFY(!w.lessons()->captionLabel()->text().contains(QLatin1Char('{')));
         QVERIFY(!w.lessons()->previousAction()->isEnabled());
 
         w.lessons()->nextAction()->trigger();
         QVERIFY(w.model()->scenario() == lesson.steps[1].scenario);
-        QCOMPARE(w.lessons()->captionLabel()->text(),
+        QCOMPARE(captionOf(w),
                  QString::fromStdString(expandCaption(lesson.steps[1].caption, estimate(lesson.steps[1].scenario), w.model()->unit())));
         QVERIFY(w.lessons()->previousAction()->isEnabled());
         w.lessons()->previousAction()->trigger();
@@ -208,6 +216,33 @@ private slots:
 
     // Issue 22: the user's target GPU survives opening a lesson step, unless the step is about a
     // GPU (its scenario names target_gpu, or its set changes gpus or target_gpu).
+    // Every step says its verdict on the target GPU under the caption, with the estimate's band,
+    // as the status bar does: here the first step fits the RTX 4090 and the second does not.
+    void theCaptionCarriesTheStepsVerdict()
+    {
+        const QString path = write("verdict.json", R"({"format": "headroom-lesson", "version": 1, "title": "Verdict",
+            "steps": [{"title": "One", "caption": "Small.",
+                       "scenario": {"format": "headroom-scenario", "version": 1, "gpus": ["rtx-4090"],
+                                    "model": {"preset": "gpt2"}, "train": {"micro_batch": 1, "seq_len": 512}}},
+                      {"title": "Two", "caption": "Large.", "set": {"model.preset": "llama-2-7b", "train.seq_len": 4096}}]})");
+        MainWindow w;
+        w.model()->apply(QStringLiteral("none"), [](Scenario &s) { s.targetGpu.clear(); });
+        QVERIFY(w.lessons()->openFile(path));
+        const std::uint64_t capacity = builtinCatalog().findGpu("rtx-4090")->capacityBytes();
+        for (int step = 0; step < 2; ++step) {
+            QVERIFY(w.lessons()->player()->goTo(step));
+            const Estimate e = estimate(w.model()->scenario());
+            const QString text = w.lessons()->captionLabel()->text();
+            QVERIFY2(text.contains(QStringLiteral("\nVerdict: ")), qPrintable(text));
+            const std::uint64_t peak = e.peak.deviceBytes;
+            const QString margin = bytesText(peak <= capacity ? capacity - peak : peak - capacity, w.model()->unit());
+            QCOMPARE(peak <= capacity, step == 0);
+            QVERIFY2(text.contains(step == 0 ? QStringLiteral("fits RTX 4090 with %1 to spare").arg(margin)
+                                             : QStringLiteral("does not fit RTX 4090 by %1").arg(margin)),
+                     qPrintable(text));
+        }
+    }
+
     void theTargetGpuSurvivesALessonStep()
     {
         const QString path = write("gpus.json", R"({"format": "headroom-lesson", "version": 1, "title": "GPUs",
@@ -235,7 +270,7 @@ private slots:
         own.gpus = lesson.steps[0].scenario.gpus;
         own.targetGpu.clear();
         QVERIFY(own == lesson.steps[0].scenario);
-        QCOMPARE(w.lessons()->captionLabel()->text(),
+        QCOMPARE(captionOf(w),
                  QString::fromStdString(expandCaption(lesson.steps[0].caption, estimate(w.model()->scenario()), w.model()->unit())));
         QVERIFY(w.lessons()->player()->next());
         QCOMPARE(w.model()->scenario().targetGpu, std::string("rtx-4090"));

@@ -180,7 +180,7 @@ void LessonController::refresh()
         return;
     m_title->setText(tr("%1 — %2").arg(QString::fromStdString(m_player->lesson().title),
                                        QString::fromStdString(step->title)));
-    m_caption->setText(m_player->captionText());
+    m_caption->setText(m_player->captionWithVerdict());
     m_counter->setText(m_player->counterText());
 }
 

@@ -133,6 +133,8 @@ void paintLessonStep(QPainter &painter, const QRectF &rect, const Lesson &lesson
     body.setPointSizeF(11.5 * scale);
     painter.setFont(body);
     QString caption = QString::fromStdString(expandCaption(step.caption, model.estimate(), options.unit));
+    if (const QString verdict = targetVerdictText(model.scenario(), model.estimate(), options.unit); !verdict.isEmpty())
+        caption += tr("\nVerdict: %1").arg(verdict);
     ChartData data = chartDataFor(model);
     if (closing) {
         data = lessonComparisonData(lesson, options.unit, dark);

@@ -3,6 +3,7 @@
 
 #include "document/documentio.h"
 #include "document/scenariomodel.h"
+#include "displaytext.h"
 #include "scenario/scenariojson.h"
 
 #include <algorithm>
@@ -37,6 +38,22 @@ QString LessonPlayer::captionText() const
     if (!step)
         return {};
     return QString::fromStdString(expandCaption(step->caption, m_estimates.at(std::size_t(m_index)), m_model->unit()));
+}
+
+QString LessonPlayer::verdictText() const
+{
+    if (!isActive())
+        return {};
+    return targetVerdictText(shownScenario(m_index), m_estimates.at(std::size_t(m_index)), m_model->unit());
+}
+
+QString LessonPlayer::captionWithVerdict() const
+{
+    const QString caption = captionText();
+    const QString verdict = verdictText();
+    if (verdict.isEmpty())
+        return caption;
+    return tr("%1\nVerdict: %2").arg(caption, verdict);
 }
 
 const LessonStep *LessonPlayer::currentStep() const

@@ -34,6 +34,12 @@ public:
     /// The step's caption with its numbers filled in from the step's own estimate, in the
     /// model's unit (empty without a lesson).
     QString captionText() const;
+    /// The shown step's verdict on its target GPU, with its band ("fits H100 80GB SXM with 12.30 GiB
+    /// to spare", "... may not fit: within the ±16% this estimate carries"); empty without a GPU.
+    QString verdictText() const;
+    /// The caption and, on its own line, "Verdict: " and verdictText(): what the lesson bar and
+    /// the presenter show.
+    QString captionWithVerdict() const;
     /// The scenario differs from what the current step shows (the user changed a parameter).
     bool isModified() const;
 

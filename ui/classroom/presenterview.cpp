@@ -137,7 +137,7 @@ void PresenterView::refresh()
     if (const LessonStep *step = m_player->currentStep()) {
         m_hint->setText(QString::fromStdString(m_player->lesson().title) + QStringLiteral("   \u00b7   ") + keys);
         m_title->setText(QString::fromStdString(step->title));
-        m_caption->setText(m_player->captionText());
+        m_caption->setText(m_player->captionWithVerdict());
         QString counter = m_player->counterText();
         if (m_player->isModified())
             counter = tr("changed — R returns to the step\n%1").arg(counter);

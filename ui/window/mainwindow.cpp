@@ -539,9 +539,7 @@ QString MainWindow::statusText(const ScenarioModel &model)
     if (const auto fit = targetFit(model.scenario(), e)) {
         // An engine that reserves a share up front: how many users it serves, not "N spare".
         const QString headline = e.serving && e.serving->gpuId == fit->id ? servingHeadline(model.scenario(), e) : QString();
-        parts << (headline.isEmpty() ? verdictText(QString::fromStdString(fit->name), fit->headroomBytes, unit,
-                                                   VerdictStyle::Sentence, e.errorBandPercent, e.peak.deviceBytes)
-                                     : headline);
+        parts << (headline.isEmpty() ? targetVerdictText(model.scenario(), e, unit) : headline);
     }
     QString peak = tr("peak %1 on the device (%2 allocated, %3 phase)")
                        .arg(bytesText(e.peak.deviceBytes, unit), bytesText(e.peak.allocatedBytes, unit),
