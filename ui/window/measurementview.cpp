@@ -211,7 +211,7 @@ void addMeasuredOverlay(const OpenedMeasurement &m, const ScenarioModel &model, 
         const QString tool = QString::fromLatin1(torchToolName(m.torch->kind));
         if (model.view() == ChartView::Bars) {
             data.measuredBytes = bytes;
-            data.measuredLabel = QObject::tr("measured %1").arg(bytesText(bytes, model.unit()));
+            data.measuredLabel = QObject::tr("PyTorch peak");
             note = QObject::tr("Bold line: the peak allocated %1 read (%2); the bar is the estimate, not tuned to it.")
                        .arg(tool, name);
         } else if (model.view() == ChartView::Phases) {
