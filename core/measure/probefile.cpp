@@ -316,6 +316,19 @@ ProbeComparison compareProbe(const ProbeFile &probe, const Estimate &estimate)
                 text += (i ? ", " : "") + std::string(consumerKey(worst->estimatedGrowth[i].first)) + " " +
                         gib(double(worst->estimatedGrowth[i].second));
             text += worst->phase == PhaseId::Load ? "" : " over the phase before";
+        } else if (const Phase *e = estimatedPhase(worst->phase)) {
+            // Nothing grows much over the phase before: the phase's own largest allocated
+            // consumers (a small run's fixed workspace is often most of the difference).
+            std::vector<std::pair<ConsumerId, std::uint64_t>> held;
+            for (int k = 0; k < kConsumerCount; ++k)
+                if (ConsumerId(k) != ConsumerId::CudaContext && ConsumerId(k) != ConsumerId::Fragmentation &&
+                    e->bytes[std::size_t(k)] > 0)
+                    held.push_back({ConsumerId(k), e->bytes[std::size_t(k)]});
+            std::sort(held.begin(), held.end(), [](const auto &a, const auto &b) { return a.second > b.second; });
+            if (!held.empty())
+                text += ": in the estimate this phase holds ";
+            for (std::size_t i = 0; i < held.size() && i < 3; ++i)
+                text += (i ? ", " : "") + std::string(consumerKey(held[i].first)) + " " + gib(double(held[i].second));
         }
         c.findings.push_back(text + ".");
     }

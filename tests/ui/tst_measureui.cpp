@@ -13,6 +13,7 @@
 #include <QFile>
 #include <QLabel>
 #include <QMimeData>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -201,6 +202,12 @@ private slots:
         // (tst_measuretorch reads one back).
         QCOMPARE(w.measurements()->dialog()->table()->rowCount(), 4);
         QVERIFY(w.measurements()->dialog()->saveButton()->isEnabled());
+        // What explains the difference: backward differs most (53.10 MiB estimated, 15.47 measured)
+        // and grows little over forward, so the finding names what the phase holds, the largest
+        // first: the 32 MiB cuBLAS workspace the probe's stand-in CUDA never allocated.
+        const QString findings = w.measurements()->dialog()->findings()->toPlainText();
+        QVERIFY2(findings.contains(QStringLiteral("backward +37.63 MiB beside the probe")), qPrintable(findings));
+        QVERIFY2(findings.contains(QStringLiteral("this phase holds workspace 32.00 MiB")), qPrintable(findings));
         // The axis to the run's scale: the tiny model's phases beside an 80 GiB card.
         QVERIFY(w.chart()->data().axisToRun);
         if (const QByteArray shots = qgetenv("HEADROOM_SHOTS"); !shots.isEmpty()) {
