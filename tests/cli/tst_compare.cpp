@@ -344,6 +344,8 @@ private slots:
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QString text = QString::fromUtf8(f.readAll());
         QVERIFY(text.contains(QStringLiteral("the probe")));
+        // The tiny run's axis is to its own scale: the H100's line is marked above it ("↑ 79.65 GiB").
+        QVERIFY2(text.contains(QStringLiteral("\u2191 ")), qPrintable(text.left(2000)));
         // The bars view refuses the probe, the phases view a log.
         const auto wrongView = runHeadroom({QStringLiteral("render"), scenario, QStringLiteral("--measured"),
                                             QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/probe/probe-tiny-llama-bf16-adamw.json"),
