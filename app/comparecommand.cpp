@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "clicommon.h"
 #include "document/documentio.h"
+#include "torchcompare.h"
 #include "inputfile.h"
 #include "io/inputpolicy.h"
 #include "io/pickle.h"
@@ -175,7 +176,7 @@ CommandHelp compareHelp()
              QCommandLineOption(QStringLiteral("save-case"),
                                 tr("Save the reading with the scenario as a measured case (ID.json) for "
                                    "headroom validate: a headroom-serving-log case for a start-up log, a "
-                                   "headroom-measurement case for PyTorch's readings."),
+                                   "headroom-measurement case for PyTorch's readings and the probe's."),
                                 QStringLiteral("file")),
              QCommandLineOption(QStringLiteral("format"), tr("text or json."), QStringLiteral("format"),
                                 QStringLiteral("text")),
@@ -201,16 +202,8 @@ int runCompare(const QStringList &arguments)
     try {
         const QByteArray bytes = readInputFile(logPath, limits::kPickleBytes);
         const std::string_view text(bytes.constData(), std::size_t(bytes.size()));
-        // PyTorch's memory tools: a snapshot pickle (its PROTO opcode) or a memory_summary() table.
-        const std::size_t firstChar = text.find_first_not_of(" \t\r\n");
-        // A timeline is a JSON list of two lists ("[[times...], [sizes...]]"); a log line may start
-        // with "[" too ("[TensorRT-LLM]", SGLang's "[2025-10-16 ...]").
-        const std::size_t second = firstChar == std::string_view::npos ? firstChar : text.find_first_not_of(" \t\r\n", firstChar + 1);
-        const bool timeline = (firstChar != std::string_view::npos && text[firstChar] == '[' &&
-                               second != std::string_view::npos && text[second] == '[') ||
-                              (!bytes.isEmpty() && static_cast<unsigned char>(bytes.front()) == 0x1f);
-        if ((!bytes.isEmpty() && static_cast<unsigned char>(bytes.front()) == 0x80) || timeline ||
-            looksLikeTorchMemorySummary(text))
+        // PyTorch's memory tools: a snapshot pickle, a memory timeline or a memory_summary() table.
+        if (torchFileKind(text) != TorchFileKind::None)
             return runCompareTorch(logPath, bytes, positional.size() == 3 ? positional.at(2) : QString(),
                                    parser.values(QStringLiteral("set")), parser.value(QStringLiteral("save-case")),
                                    format == QLatin1String("json"));
@@ -218,7 +211,8 @@ int runCompare(const QStringList &arguments)
             text[text.find_first_not_of(" \t\r\n")] == '{')
             return runCompareProbe(logPath, bytes, positional.size() == 3 ? positional.at(2) : QString(),
                                    parser.values(QStringLiteral("set")), parser.value(QStringLiteral("model")),
-                                   parser.value(QStringLiteral("gpu")), format == QLatin1String("json"));
+                                   parser.value(QStringLiteral("gpu")), parser.value(QStringLiteral("save-case")),
+                                   format == QLatin1String("json"));
         if (std::uint64_t(bytes.size()) > kEngineLogBytes)
             return fail(tr("%1: %2 bytes, more than the 16 MiB of a start-up log").arg(safe(logPath.toStdString())).arg(bytes.size()));
         log = readEngineLog(text);

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// `headroom compare PROBE.json [SCENARIO] [--gpu ID] [--model PRESET] [--set k=v]...`: the probe's
-// readings (resources/headroom_probe.py) phase by phase beside the estimate's phases.
+// `headroom compare PROBE.json [SCENARIO] [--gpu ID] [--model PRESET] [--set k=v]... [--save-case FILE]`:
+// the probe's readings (resources/headroom_probe.py) phase by phase beside the estimate's phases,
+// and the run's peak saved as a measured case for `headroom validate`.
 #include "comparecommand.h"
 
 #include "cli.h"
 #include "clicommon.h"
+#include "document/documentio.h"
 #include "measure/probefile.h"
 #include "scenario/scenariojson.h"
+#include "torchcompare.h"
+
+#include <QFileInfo>
 
 #include <cmath>
 
@@ -23,7 +28,8 @@ QString gib(double bytes)
 } // namespace
 
 int runCompareProbe(const QString &inputPath, const QByteArray &bytes, const QString &scenarioPath,
-                    const QStringList &overrides, const QString &modelPreset, const QString &gpuId, bool json)
+                    const QStringList &overrides, const QString &modelPreset, const QString &gpuId,
+                    const QString &saveCasePath, bool json)
 {
     try {
         const ProbeFile probe = readProbeFile(std::string_view(bytes.constData(), std::size_t(bytes.size())));
@@ -61,6 +67,19 @@ int runCompareProbe(const QString &inputPath, const QByteArray &bytes, const QSt
         }
         const Estimate e = estimate(*scenario);
         const ProbeComparison c = compareProbe(probe, e);
+        // The case is saved before anything is printed, as for PyTorch's files and logs.
+        if (!saveCasePath.isEmpty()) {
+            const QString id = QFileInfo(saveCasePath).completeBaseName();
+            if (!saveCasePath.endsWith(QLatin1String(".json")) || id.isEmpty())
+                return fail(tr("--save-case: the case file must be ID.json (got %1)").arg(safe(saveCasePath.toStdString())));
+            QString error;
+            const nlohmann::json doc = probeCaseDocument(id, QFileInfo(inputPath).fileName(), probe, *scenario, e, error);
+            if (!error.isEmpty())
+                return fail(tr("--save-case: %1").arg(error));
+            if (const QString failed = writeFileAtomically(saveCasePath, QByteArray::fromStdString(doc.dump(2) + "\n"));
+                !failed.isEmpty())
+                return fail(tr("--save-case: %1").arg(failed));
+        }
         if (json) {
             nlohmann::json phases = nlohmann::json::array();
             for (const ProbePhase &p : c.phases) {

@@ -244,6 +244,7 @@ int runRender(const QStringList &arguments)
             const ProbeFile probe = readProbeFile(std::string_view(bytes.constData(), std::size_t(bytes.size())));
             const ProbeComparison c = compareProbe(probe, model.estimate());
             const auto &phases = model.estimate().phases;
+            data.axisToRun = true; // a small run's phases stay legible beside an 80 GiB card
             for (const ProbePhase &p : c.phases)
                 for (std::size_t i = 0; i < phases.size() && i < data.columns.size(); ++i)
                     if (phases[i].id == p.phase)

@@ -4,6 +4,7 @@
 #include "io/inputpolicy.h"
 #include "model/hfconfig.h"
 #include "model/modeljson.h"
+#include "scenario/units.h"
 
 #include <algorithm>
 #include <cmath>
@@ -25,19 +26,11 @@ std::uint64_t bytesAt(const nlohmann::json &object, const std::string &path, con
     return found->get<std::uint64_t>();
 }
 
-std::string gib(double bytes)
-{
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.2f GiB", bytes / kGiB);
-    return buffer;
-}
+/// A size in the scale that suits it ("15.47 MiB", "21.30 GiB"): a small run's phases differ by
+/// MiB, which two decimals of GiB print as 0.02.
+std::string gib(double bytes) { return formatBytes(std::uint64_t(std::llround(std::min(std::abs(bytes), 1e18))), Unit::GiB); }
 
-std::string signedGib(double bytes)
-{
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%+.2f GiB", bytes / kGiB);
-    return buffer;
-}
+std::string signedGib(double bytes) { return (bytes < 0 ? "-" : "+") + gib(bytes); }
 
 const char *optimizerKey(const std::string &name, const nlohmann::json &settings)
 {
@@ -298,7 +291,8 @@ ProbeComparison compareProbe(const ProbeFile &probe, const Estimate &estimate)
         for (int k = 0; k < kConsumerCount; ++k) {
             const std::int64_t growth = std::int64_t(e->bytes[std::size_t(k)]) -
                                         (before ? std::int64_t(before->bytes[std::size_t(k)]) : 0);
-            if (growth >= std::int64_t(0.01 * kGiB))
+            // 10 MiB, or 2% of a small run's phase (whose consumers are a few MiB each).
+            if (growth >= std::min(std::int64_t(0.01 * kGiB), std::int64_t(0.02 * double(e->allocatedBytes))) && growth > 0)
                 row.estimatedGrowth.push_back({ConsumerId(k), growth});
         }
         std::sort(row.estimatedGrowth.begin(), row.estimatedGrowth.end(),
@@ -322,6 +316,19 @@ ProbeComparison compareProbe(const ProbeFile &probe, const Estimate &estimate)
                 text += (i ? ", " : "") + std::string(consumerKey(worst->estimatedGrowth[i].first)) + " " +
                         gib(double(worst->estimatedGrowth[i].second));
             text += worst->phase == PhaseId::Load ? "" : " over the phase before";
+        } else if (const Phase *e = estimatedPhase(worst->phase)) {
+            // Nothing grows much over the phase before: the phase's own largest allocated
+            // consumers (a small run's fixed workspace is often most of the difference).
+            std::vector<std::pair<ConsumerId, std::uint64_t>> held;
+            for (int k = 0; k < kConsumerCount; ++k)
+                if (ConsumerId(k) != ConsumerId::CudaContext && ConsumerId(k) != ConsumerId::Fragmentation &&
+                    e->bytes[std::size_t(k)] > 0)
+                    held.push_back({ConsumerId(k), e->bytes[std::size_t(k)]});
+            std::sort(held.begin(), held.end(), [](const auto &a, const auto &b) { return a.second > b.second; });
+            if (!held.empty())
+                text += ": in the estimate this phase holds ";
+            for (std::size_t i = 0; i < held.size() && i < 3; ++i)
+                text += (i ? ", " : "") + std::string(consumerKey(held[i].first)) + " " + gib(double(held[i].second));
         }
         c.findings.push_back(text + ".");
     }

@@ -8,6 +8,7 @@
 #include "scenario/scenariojson.h"
 
 #include <QFile>
+#include <algorithm>
 #include <cmath>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -246,6 +247,41 @@ private slots:
         QVERIFY2(failed.out.isEmpty(), qPrintable(failed.out));
         QVERIFY2(failed.err.contains(QStringLiteral("--save-case")), qPrintable(failed.err));
     }
+    void savedProbeCaseReadsBack()
+    {
+        // The probe's run, with the scenario its facts state on the card it names, saved as a
+        // measured case: its highest peak_allocated_bytes, read back by `headroom validate`.
+        QTemporaryDir dir;
+        const QString probe = QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/probe/probe-tiny-llama-bf16-adamw.json");
+        const QString casePath = dir.filePath(QStringLiteral("my-probe-run.json"));
+        const auto save = runHeadroom({QStringLiteral("compare"), probe, QStringLiteral("--gpu"), QStringLiteral("h100-80gb"),
+                                       QStringLiteral("--save-case"), casePath});
+        QVERIFY2(save.exitCode == 0, qPrintable(save.err));
+        QFile facts(probe);
+        QVERIFY(facts.open(QIODevice::ReadOnly));
+        std::uint64_t highest = 0;
+        const nlohmann::json file = nlohmann::json::parse(facts.readAll().toStdString());
+        for (const nlohmann::json &r : file["readings"])
+            highest = std::max(highest, r["peak_allocated_bytes"].get<std::uint64_t>());
+        const auto validate = runHeadroom({QStringLiteral("validate"), dir.path(), QStringLiteral("--format"), QStringLiteral("json")});
+        QVERIFY2(validate.exitCode == 0, qPrintable(validate.err));
+        const nlohmann::json report = nlohmann::json::parse(validate.out.toStdString());
+        QCOMPARE(report["cases"].size(), std::size_t(1));
+        QCOMPARE(report["cases"][0]["id"], "my-probe-run");
+        QCOMPARE(report["cases"][0]["measured_bytes"].get<std::uint64_t>(), highest);
+        QFile f(casePath);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const nlohmann::json doc = nlohmann::json::parse(f.readAll().toStdString());
+        QCOMPARE(doc["source"]["tool"], "headroom_probe.py");
+        QCOMPARE(doc["source"]["path"], "probe-tiny-llama-bf16-adamw.json");
+        QVERIFY(doc["verification_note"].get<std::string>().rfind("first seen: Headroom", 0) == 0);
+        // A case file that is not ID.json is refused before anything is written.
+        const auto bad = runHeadroom({QStringLiteral("compare"), probe, QStringLiteral("--gpu"), QStringLiteral("h100-80gb"),
+                                      QStringLiteral("--save-case"), dir.filePath(QStringLiteral("case.txt"))});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains(QStringLiteral("ID.json")), qPrintable(bad.err));
+        QVERIFY(bad.out.isEmpty());
+    }
     void savedServingCaseReadsBack()
     {
         QTemporaryDir dir;
@@ -308,6 +344,8 @@ private slots:
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QString text = QString::fromUtf8(f.readAll());
         QVERIFY(text.contains(QStringLiteral("the probe")));
+        // The tiny run's axis is to its own scale: the H100's line is marked above it ("↑ 79.65 GiB").
+        QVERIFY2(text.contains(QStringLiteral("\u2191 ")), qPrintable(text.left(2000)));
         // The bars view refuses the probe, the phases view a log.
         const auto wrongView = runHeadroom({QStringLiteral("render"), scenario, QStringLiteral("--measured"),
                                             QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/probe/probe-tiny-llama-bf16-adamw.json"),

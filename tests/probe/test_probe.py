@@ -4,7 +4,8 @@
 functions provided here: "allocated" is the bytes of every live tensor the run holds (parameters,
 gradients, optimizer state, the forward's saved output), so the readings can be checked against
 hand arithmetic for a tiny model. Also the HF Trainer callback's events, driven the way the
-Trainer calls them. Writes tests/data/probe/probe-tiny-adamw.json when run with --write.
+Trainer calls them, and the Lightning callback under a stand-in `lightning` / `pytorch_lightning`
+module (not installed here: no pip) whose Trainer calls the hooks in Lightning's documented order. Writes tests/data/probe/probe-tiny-adamw.json when run with --write.
 Exit 77 (skipped) without torch."""
 import json
 import os
@@ -167,6 +168,144 @@ def check_hf_callback():
     assert doc["facts"]["batch_shape"] == [2, 8], doc["facts"]  # from the model's forward pre-hook
 
 
+# Lightning's hook order for fit (lightning.ai/docs/pytorch/stable/common/lightning_module.html#hooks,
+# "Hooks"): setup, configure_optimizers, on_fit_start, on_train_start, then per batch
+# on_train_batch_start, training_step, on_before_zero_grad, optimizer_zero_grad, on_before_backward,
+# backward, on_after_backward, on_before_optimizer_step, optimizer_step, on_train_batch_end; then
+# on_train_end, on_fit_end.
+LIGHTNING_HOOKS = ("on_fit_start", "on_train_start", "on_train_batch_start", "on_before_zero_grad",
+                   "on_before_backward", "on_after_backward", "on_before_optimizer_step", "on_train_batch_end",
+                   "on_train_end", "on_fit_end")
+
+
+def lightning_stand_in(module_name):
+    """A module with Lightning's Callback base (every hook a no-op, as in
+    lightning/pytorch/callbacks/callback.py) at `module_name` ("lightning.pytorch" or
+    "pytorch_lightning"), and a Trainer-like object driving it."""
+    import types
+
+    class Callback:
+        pass
+    for hook in LIGHTNING_HOOKS:
+        setattr(Callback, hook, lambda self, *args, **kwargs: None)
+
+    class Trainer:
+        """fit() of a LightningModule-like `module` with one optimizer: the hooks in Lightning's order,
+        the fake CUDA told which tensors are live."""
+
+        def __init__(self, callbacks, fake, max_steps):
+            self.callbacks = callbacks
+            self.fake = fake
+            self.max_steps = max_steps
+            self.optimizers = []
+            self.called = []
+
+        def _hook(self, name, *args):
+            self.called.append(name)
+            for cb in self.callbacks:
+                assert isinstance(cb, Callback), cb  # Lightning refuses anything else
+                getattr(cb, name)(self, *args)
+
+        def fit(self, module, batches):
+            self.optimizers = [module.configure_optimizers()]
+            optimizer = self.optimizers[0]
+            self._hook("on_fit_start", module)
+            self._hook("on_train_start", module)
+            for idx, batch in enumerate(batches[:self.max_steps]):
+                self._hook("on_train_batch_start", module, batch, idx)
+                loss = module.training_step(batch, idx)
+                self.fake.track("activation", module.saved)
+                self._hook("on_before_zero_grad", module, optimizer)
+                optimizer.zero_grad()
+                self._hook("on_before_backward", module, loss)
+                loss.backward()
+                self.fake.drop("activation")
+                for name, p in module.named_parameters():
+                    self.fake.track("grad." + name, p.grad)
+                self._hook("on_after_backward", module)
+                self._hook("on_before_optimizer_step", module, optimizer)
+                optimizer.step()
+                for i, state in enumerate(optimizer.state.values()):
+                    self.fake.track(f"exp_avg.{i}", state["exp_avg"])
+                    self.fake.track(f"exp_avg_sq.{i}", state["exp_avg_sq"])
+                self._hook("on_train_batch_end", module, {"loss": loss}, batch, idx)
+            self._hook("on_train_end", module)
+            self._hook("on_fit_end", module)
+
+    names = module_name.split(".")
+    modules = {}
+    for i in range(len(names)):
+        modules[".".join(names[:i + 1])] = types.ModuleType(".".join(names[:i + 1]))
+    modules[module_name].Callback = Callback
+    return modules, Trainer
+
+
+class LitLinear(torch.nn.Module):
+    """A LightningModule's three methods over one Linear(16, 32): 16 x 32 + 32 = 544 params."""
+
+    def __init__(self):
+        super().__init__()
+        self.layer = torch.nn.Linear(16, 32)
+        self.saved = None
+
+    def training_step(self, batch, idx):
+        x, _ = batch
+        self.saved = self.layer(x)  # kept for backward: 4 x 32 x 4 B
+        return self.saved.square().mean()
+
+    def configure_optimizers(self):
+        return torch.optim.AdamW(self.parameters(), lr=1e-3)
+
+
+def check_lightning_callback():
+    for module_name, absent in (("lightning.pytorch", None), ("pytorch_lightning", "lightning")):
+        modules, Trainer = lightning_stand_in(module_name)
+        saved = {name: sys.modules.get(name) for name in list(modules) + ["lightning", "lightning.pytorch"]}
+        try:
+            sys.modules.update(modules)
+            if absent:
+                sys.modules[absent] = None  # `import lightning` raises ImportError: the fallback is taken
+                sys.modules[absent + ".pytorch"] = None
+            fake = FakeCuda()
+            install(fake)
+            torch.manual_seed(0)
+            module = LitLinear()
+            for name, p in module.named_parameters():
+                fake.track("param." + name, p)
+            with tempfile.TemporaryDirectory() as d:
+                path = os.path.join(d, "probe.json")
+                cb = headroom_probe.lightning_callback(path, steps=1)
+                batches = [(torch.randn(4, 16), torch.zeros(4, dtype=torch.long)) for _ in range(2)]
+                trainer = Trainer([cb], fake, max_steps=2)
+                trainer.fit(module, batches)
+                assert trainer.called[:2] == ["on_fit_start", "on_train_start"], trainer.called
+                with open(path) as f:
+                    doc = json.load(f)
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    sys.modules.pop(name, None)
+                else:
+                    sys.modules[name] = value
+        assert doc["format"] == "headroom-probe", doc
+        p_bytes = (16 * 32 + 32) * 4
+        act = 4 * 32 * 4
+        readings = doc["readings"]
+        # steps=1: load and the first step's three phases; the second batch is not recorded.
+        assert [(r["phase"], r["step"]) for r in readings] == [("load", 0), ("forward", 0), ("backward", 0),
+                                                               ("optimizer", 0)], (module_name, readings)
+        load, fwd, bwd, opt = readings
+        assert load["allocated_bytes"] == p_bytes, load             # on_train_start: the weights
+        assert fwd["allocated_bytes"] == p_bytes + act, fwd          # on_before_backward: + the saved output
+        assert fwd["peak_allocated_bytes"] == p_bytes + act, fwd
+        assert bwd["allocated_bytes"] == 2 * p_bytes, bwd            # on_after_backward: + gradients
+        assert opt["allocated_bytes"] == 4 * p_bytes, opt            # on_train_batch_end: + AdamW's moments
+        facts = doc["facts"]
+        assert facts["optimizer"] == "AdamW", facts                  # trainer.optimizers at on_fit_start
+        assert facts["params"] == 16 * 32 + 32, facts
+        assert facts["batch_shape"] == [4, 16], facts                # the batch's first 2-D tensor
+
+
 class TinyLlamaConfig:
     """A config.json's keys, as a transformers config's to_dict() gives them."""
 
@@ -249,6 +388,7 @@ def write_tiny_llama(path):
 def main():
     check_loop()
     check_hf_callback()
+    check_lightning_callback()
     if "--write" in sys.argv:
         here = os.path.dirname(os.path.abspath(__file__))
         out = os.path.join(here, "..", "data", "probe", "probe-tiny-adamw.json")

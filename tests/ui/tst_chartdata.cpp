@@ -10,6 +10,7 @@
 #include "chart/budgetchart.h"
 #include "chart/chartdata.h"
 #include "chart/chartexport.h"
+#include "chart/chartlayout.h"
 #include "chart/consumerstyle.h"
 #include "classroom/lessonbuilder.h"
 #include "classroom/lessoncontroller.h"
@@ -20,8 +21,11 @@
 #include "document/documentio.h"
 #include "document/scenariomodel.h"
 #include "lesson/lesson.h"
+#include "measure/probefile.h"
+#include "scenario/scenariojson.h"
 #include "scenario/scenariotitle.h"
 #include "window/mainwindow.h"
+#include "window/measurementview.h"
 
 #include <QChart>
 #include <QComboBox>
@@ -465,6 +469,71 @@ private slots:
         data = chartDataFor(model);
         QVERIFY(data.columns[1].label.contains(QLatin1String("machine RAM not given")));
         QCOMPARE(data.columns[1].ownLine.bytes, 0ull);
+    }
+
+    // A small run's measured phases beside an 80 GiB card (issue 28): the axis to the run's scale,
+    // each phase's measured line apart from the others, and the card marked off-scale.
+    void smallRunZoomsThePhases()
+    {
+        const QString probePath = QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/probe/probe-tiny-llama-bf16-adamw.json");
+        QFile f(probePath);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray bytes = f.readAll();
+        const ProbeFile probe = readProbeFile(std::string_view(bytes.constData(), std::size_t(bytes.size())));
+        const LogScenario fromProbe = scenarioFromProbe(probe, {std::string(), "h100-80gb"});
+        QVERIFY(fromProbe.missing.empty());
+        ScenarioModel model;
+        model.assign(scenarioFromJson(fromProbe.document));
+        model.setView(ChartView::Phases);
+        QVERIFY2(model.estimateError().isEmpty(), qPrintable(model.estimateError()));
+        OpenedMeasurement opened;
+        QCOMPARE(openMeasurement(probePath, model, opened), QString());
+        ChartData data = chartDataFor(model);
+        addMeasuredOverlay(opened, model, data);
+        QVERIFY(data.axisToRun);
+        QCOMPARE(data.lines.size(), std::size_t(1));
+        std::uint64_t run = 0;
+        for (const ChartColumn &column : data.columns)
+            run = std::max({run, column.totalBytes, column.measuredBytes});
+        const std::uint64_t card = data.lines[0].bytes;
+        QVERIFY2(run * 4 < card, "the probe's run is a small fraction of the card");
+
+        const ChartLayout layout = layoutChart(data, QSizeF(1280, 720), 1, QFont());
+        const double runInScale = toScale(run, layout.scale), cardInScale = toScale(card, layout.scale);
+        // The axis reaches the run, not the card: at most twice the run (a round step above it).
+        QVERIFY2(layout.axisMax >= runInScale && layout.axisMax <= 2 * runInScale,
+                 qPrintable(QStringLiteral("axis %1, run %2").arg(layout.axisMax).arg(runInScale)));
+        QVERIFY(layout.axisMax < cardInScale);
+        // The card's line at the plot's top, its label saying it is above: "↑ 79.6 GiB".
+        QCOMPARE(layout.lineY.size(), std::size_t(1));
+        QVERIFY(std::abs(layout.lineY[0] - layout.plot.top()) < 5);
+        bool marked = false;
+        for (const ChartText &text : layout.texts)
+            marked = marked || (text.role == ChartText::LineName &&
+                                text.text == QStringLiteral("\u2191 ") + capacityText(card, data.unit));
+        QVERIFY(marked);
+        // Each measured phase drawn in the plot. The tiny run's bars are mostly the 500 MiB CUDA
+        // context, so its phases (3.7 to 15.5 MiB allocated) are still close; on the card's axis
+        // (80 GiB against about 0.7) they would be about 100 times closer, under a pixel apart.
+        const auto spread = [](const ChartLayout &l) {
+            double top = l.plot.bottom(), bottom = l.plot.top();
+            for (const QLineF &line : l.columnMeasured) {
+                top = std::min(top, line.y1());
+                bottom = std::max(bottom, line.y1());
+            }
+            return bottom - top;
+        };
+        QCOMPARE(layout.columnMeasured.size(), std::size_t(4));
+        for (const QLineF &line : layout.columnMeasured)
+            QVERIFY(line.y1() >= layout.plot.top() && line.y1() <= layout.plot.bottom());
+        QVERIFY2(spread(layout) > 8, qPrintable(QString::number(spread(layout))));
+
+        // Without the overlay's zoom the axis reaches the card, as before, and the phases crowd.
+        data.axisToRun = false;
+        const ChartLayout full = layoutChart(data, QSizeF(1280, 720), 1, QFont());
+        QVERIFY(full.axisMax >= toScale(card, full.scale));
+        QVERIFY2(spread(layout) > 20 * spread(full),
+                 qPrintable(QStringLiteral("%1 vs %2").arg(spread(layout)).arg(spread(full))));
     }
 
     // Every rank: one bar per pipeline stage, the busiest marked and listed in the legend.

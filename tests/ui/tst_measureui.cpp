@@ -13,6 +13,7 @@
 #include <QFile>
 #include <QLabel>
 #include <QMimeData>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -97,6 +98,14 @@ private slots:
         // The chart: the summary line's budget, 139.81 GiB x 0.9 = "125.83 GiB", across the bar.
         QCOMPARE(w.chart()->data().measuredBytes, std::uint64_t(std::llround(125.83 * kGiB)));
         QVERIFY(w.chart()->data().footnote.contains(QStringLiteral("vLLM log")));
+        if (const QByteArray shots = qgetenv("HEADROOM_SHOTS"); !shots.isEmpty()) {
+            w.resize(1280, 720);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            QTest::qWait(200);
+            w.grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/vllm-window.png"));
+            w.measurements()->dialog()->grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/vllm-dialog.png"));
+        }
     }
 
     void sglangBesideItsPublishedCase()
@@ -189,9 +198,18 @@ private slots:
             ++drawn;
         }
         QCOMPARE(drawn, 4); // load, forward, backward, optimizer
-        // The dialog lists the four phases; there is no serving case to save from a probe.
+        // The dialog lists the four phases; the run's peak is saved as a measured case
+        // (tst_measuretorch reads one back).
         QCOMPARE(w.measurements()->dialog()->table()->rowCount(), 4);
-        QVERIFY(!w.measurements()->dialog()->saveButton()->isEnabled());
+        QVERIFY(w.measurements()->dialog()->saveButton()->isEnabled());
+        // What explains the difference: backward differs most (53.10 MiB estimated, 15.47 measured)
+        // and grows little over forward, so the finding names what the phase holds, the largest
+        // first: the 32 MiB cuBLAS workspace the probe's stand-in CUDA never allocated.
+        const QString findings = w.measurements()->dialog()->findings()->toPlainText();
+        QVERIFY2(findings.contains(QStringLiteral("backward +37.63 MiB beside the probe")), qPrintable(findings));
+        QVERIFY2(findings.contains(QStringLiteral("this phase holds workspace 32.00 MiB")), qPrintable(findings));
+        // The axis to the run's scale: the tiny model's phases beside an 80 GiB card.
+        QVERIFY(w.chart()->data().axisToRun);
         if (const QByteArray shots = qgetenv("HEADROOM_SHOTS"); !shots.isEmpty()) {
             w.resize(1280, 720);
             w.show();

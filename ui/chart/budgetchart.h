@@ -71,7 +71,14 @@ struct ChartData
     std::uint64_t axisMinimumBytes = 0; ///< the axis reaches at least this (a lesson's largest step)
     std::uint64_t measuredBytes = 0; ///< a measured peak drawn on the first column (0 = none)
     QString measuredLabel;
+    /// The axis to the run's scale (a small run's measured phases): a capacity line more than
+    /// kOffScaleFactor times the tallest bar or measured figure is left above the axis, drawn at
+    /// the plot's top and labelled "\u2191 80 GiB".
+    bool axisToRun = false;
 };
+
+/// How far above the run a capacity line may be before axisToRun leaves it off the axis.
+inline constexpr std::uint64_t kOffScaleFactor = 4;
 
 /// The one chart class: stacked consumer bars against GPU capacity lines, with each segment's
 /// size written on it where it fits, a legend of the shown bar's sizes beside the bars, and one

@@ -153,10 +153,21 @@ std::uint64_t largestBytes(const ChartData &data)
 {
     std::uint64_t largest = std::max(data.axisMinimumBytes, data.measuredBytes);
     for (const ChartColumn &column : data.columns)
-        largest = std::max(largest, column.totalBytes);
+        largest = std::max({largest, column.totalBytes, column.measuredBytes});
     for (const CapacityLine &line : data.lines)
-        largest = std::max(largest, line.bytes);
+        if (!offScale(data, line))
+            largest = std::max(largest, line.bytes);
     return largest;
+}
+
+bool offScale(const ChartData &data, const CapacityLine &line)
+{
+    if (!data.axisToRun)
+        return false;
+    std::uint64_t run = std::max(data.axisMinimumBytes, data.measuredBytes);
+    for (const ChartColumn &column : data.columns)
+        run = std::max({run, column.totalBytes, column.measuredBytes});
+    return run > 0 && line.bytes / kOffScaleFactor > run;
 }
 
 std::vector<QRectF> ChartLayout::lineBands() const
@@ -282,8 +293,11 @@ ChartLayout layoutChart(const ChartData &data, const QSizeF &size, double scale,
     const QString fitsGlyph = QStringLiteral("\u2713"), overGlyph = QStringLiteral("\u2717");
     const double glyphWidth = std::max(textWidth(boldSmall, fitsGlyph), textWidth(boldSmall, overGlyph)) + 3 * s;
     // The capacity, and the solver's answer for that GPU when the Solve panel asked one.
+    // A line above the axis (a small run's scale) is drawn at the plot's top, marked off-scale.
     const auto capacityOf = [&](const CapacityLine &line) {
         QString text = capacityText(line.bytes, data.unit);
+        if (offScale(data, line))
+            text = QStringLiteral("\u2191 ") + text;
         if (!line.limit.isEmpty())
             text += kSeparator + line.limit;
         return text;

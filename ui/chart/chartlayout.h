@@ -13,6 +13,7 @@
 namespace headroom {
 
 struct ChartData;
+struct CapacityLine;
 
 /// One piece of text the budget chart draws, where and how.
 struct ChartText
@@ -97,6 +98,9 @@ double lineHeight(const QFont &font);
 /// axis minimum. A bar's own line (the host bar's RAM share, often far above the GPUs) does not
 /// stretch it: above the axis it is drawn at the top, its label saying so.
 std::uint64_t largestBytes(const ChartData &data);
+/// True when the axis is to the run's scale (ChartData::axisToRun) and `line` is more than
+/// kOffScaleFactor times the tallest bar or measured figure: left off the axis, marked "\u2191".
+bool offScale(const ChartData &data, const CapacityLine &line);
 /// Lays out `data` in a chart of `size` with text scaled by `scale` from `base`.
 ChartLayout layoutChart(const ChartData &data, const QSizeF &size, double scale, const QFont &base);
 

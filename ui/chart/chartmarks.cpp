@@ -235,7 +235,13 @@ void placeInPlot(const ChartData &data, const PlotFrame &frame, ChartLayout &out
         out.measuredLine = QLineF(left, my, right, my);
         const QRectF band(QPointF(left, my - 2 * s), QPointF(right, my + 2 * s));
         const double h = lineHeight(frame.boldSmall);
-        for (const QString &label : {data.measuredLabel, bytesText(data.measuredBytes, data.unit)}) {
+        // The words with the value ("vLLM log 125.83 GiB"), else the words, else the value.
+        const QString size = bytesText(data.measuredBytes, data.unit);
+        QStringList labels;
+        if (!data.measuredLabel.contains(size))
+            labels << data.measuredLabel + QLatin1Char(' ') + size;
+        labels << data.measuredLabel << size;
+        for (const QString &label : labels) {
             const double w = textWidth(frame.boldSmall, label);
             std::vector<QRectF> candidates;
             const double xs[] = {right + 3 * s, left, columnCentre(0) - w / 2, plot.right() - w - 1, plot.left() + 1};

@@ -4,9 +4,11 @@
 
 #include "chart/budgetchart.h"
 #include "displaytext.h"
+#include "document/documentio.h"
 #include "document/scenariomodel.h"
 #include "estimate/verdict.h"
 #include "inputfile.h"
+#include "io/pickle.h"
 #include "measure/servingcase.h"
 #include "scenario/scenariojson.h"
 
@@ -75,7 +77,7 @@ QString differenceText(double estimated, double measured, FigureUnit unit, Unit 
 
 bool looksLikeMeasurement(std::string_view text)
 {
-    return isProbe(text) || looksLikeEngineLog(text);
+    return isProbe(text) || torchFileKind(text) != TorchFileKind::None || looksLikeEngineLog(text);
 }
 
 void recompare(OpenedMeasurement &m, const ScenarioModel &model)
@@ -85,6 +87,15 @@ void recompare(OpenedMeasurement &m, const ScenarioModel &model)
         m.logComparison = compareLog(*m.log, estimated ? model.estimate() : Estimate{});
     if (m.probe)
         m.probeComparison = estimated ? compareProbe(*m.probe, model.estimate()) : ProbeComparison{};
+    if (m.torch) {
+        const std::string_view text(m.torchBytes.constData(), std::size_t(m.torchBytes.size()));
+        if (estimated) {
+            m.torch = compareTorchFile(text, model.scenario(), model.estimate());
+        } else {
+            m.torch->readings.clear();
+            m.torch->findings.clear();
+        }
+    }
 }
 
 QString openMeasurement(const QString &path, ScenarioModel &model, OpenedMeasurement &out)
@@ -93,7 +104,7 @@ QString openMeasurement(const QString &path, ScenarioModel &model, OpenedMeasure
     out.path = path;
     try {
         InputFile file(path);
-        const QByteArray bytes = file.readAll(kEngineLogBytes);
+        const QByteArray bytes = file.readAll(std::max(kEngineLogBytes, limits::kPickleBytes));
         const std::string_view text(bytes.constData(), std::size_t(bytes.size()));
         if (isProbe(text)) {
             out.probe = readProbeFile(text);
@@ -118,10 +129,18 @@ QString openMeasurement(const QString &path, ScenarioModel &model, OpenedMeasure
             recompare(out, model);
             return {};
         }
-        if (!bytes.isEmpty() && (static_cast<unsigned char>(bytes.front()) == 0x80 || bytes.front() == '['))
-            return QObject::tr("%1: PyTorch's memory snapshots and timelines are compared on the command line "
-                               "(headroom compare FILE SCENARIO)")
-                .arg(QFileInfo(path).fileName());
+        if (const TorchFileKind kind = torchFileKind(text); kind != TorchFileKind::None) {
+            // PyTorch's files state no model or batch: the current scenario is the run's.
+            if (!model.estimateError().isEmpty())
+                return QObject::tr("%1: %2 states no model or batch; describe the run in the window first (%3)")
+                    .arg(QFileInfo(path).fileName(), QString::fromLatin1(torchToolName(kind)), model.estimateError());
+            out.torchBytes = bytes;
+            out.torch = compareTorchFile(text, model.scenario(), model.estimate());
+            out.notes.push_back("compared with the current scenario (PyTorch's file states no model or batch)");
+            return {};
+        }
+        if (std::uint64_t(bytes.size()) > kEngineLogBytes)
+            return QObject::tr("%1: %2 bytes, more than the 16 MiB of a start-up log").arg(QFileInfo(path).fileName()).arg(bytes.size());
         const EngineLog log = readEngineLog(text);
         out.log = log;
         const nlohmann::json current = scenarioToJson(model.scenario());
@@ -187,7 +206,27 @@ void addMeasuredOverlay(const OpenedMeasurement &m, const ScenarioModel &model, 
                        .arg(words.join(QStringLiteral(" + ")), QString::fromLatin1(logEngineName(m.log->engine)), name);
         }
     }
+    if (m.torch && m.torch->peakAllocated > 0) {
+        const auto bytes = std::uint64_t(std::llround(std::min(m.torch->peakAllocated, 1e18)));
+        const QString tool = QString::fromLatin1(torchToolName(m.torch->kind));
+        if (model.view() == ChartView::Bars) {
+            data.measuredBytes = bytes;
+            data.measuredLabel = QObject::tr("PyTorch peak");
+            note = QObject::tr("Bold line: the peak allocated %1 read (%2); the bar is the estimate, not tuned to it.")
+                       .arg(tool, name);
+        } else if (model.view() == ChartView::Phases) {
+            const auto &phases = model.estimate().phases;
+            for (std::size_t i = 0; i < phases.size() && i < data.columns.size(); ++i)
+                if (phases[i].id == model.estimate().peak.phase)
+                    data.columns[i].measuredBytes = bytes;
+            data.axisToRun = true;
+            note = QObject::tr("Bold line: the peak allocated %1 read (%2), across the estimate's peak phase; the bars "
+                               "are the estimate, not tuned to it.")
+                       .arg(tool, name);
+        }
+    }
     if (m.probe && model.view() == ChartView::Phases) {
+        data.axisToRun = true;
         const auto &phases = model.estimate().phases;
         for (const ProbePhase &p : m.probeComparison.phases)
             for (std::size_t i = 0; i < phases.size() && i < data.columns.size(); ++i)
@@ -202,28 +241,40 @@ void addMeasuredOverlay(const OpenedMeasurement &m, const ScenarioModel &model, 
 
 QString saveMeasuredCase(const OpenedMeasurement &m, const ScenarioModel &model, const QString &path)
 {
-    if (!m.log)
-        return QObject::tr("A measured case is saved from an engine's start-up log (the probe's readings: headroom compare)");
+    if (!m.log && !m.probe && !m.torch)
+        return QObject::tr("Open a measurement first (File > Open measurement...)");
     const QString id = QFileInfo(path).completeBaseName();
     if (!path.endsWith(QLatin1String(".json")) || id.isEmpty())
         return QObject::tr("The case file must be ID.json");
     if (!model.estimateError().isEmpty())
         return model.estimateError();
-    std::vector<std::string> notes;
-    for (const std::string &n : m.notes)
-        if (n != "compared with the current scenario" && n != "the scenario as the log states it" &&
-            n != "the scenario as the probe's facts state it")
-            notes.push_back(n);
-    std::string error;
-    const nlohmann::json doc = servingCaseDocument(id.toStdString(), QFileInfo(m.path).fileName().toStdString(), *m.log,
-                                                   model.scenario(), model.estimate(), notes, error);
-    if (!error.empty())
-        return QString::fromStdString(error);
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
-        return QObject::tr("Cannot write %1").arg(QFileInfo(path).fileName());
-    file.write(QByteArray::fromStdString(doc.dump(2) + "\n"));
-    return {};
+    const QString source = QFileInfo(m.path).fileName();
+    nlohmann::json doc;
+    if (m.log) {
+        std::vector<std::string> notes;
+        for (const std::string &n : m.notes)
+            if (n != "compared with the current scenario" && n != "the scenario as the log states it")
+                notes.push_back(n);
+        std::string error;
+        doc = servingCaseDocument(id.toStdString(), source.toStdString(), *m.log, model.scenario(), model.estimate(), notes,
+                                  error);
+        if (!error.empty())
+            return QString::fromStdString(error);
+    } else if (m.probe) {
+        QString error;
+        doc = probeCaseDocument(id, source, *m.probe, model.scenario(), model.estimate(), error);
+        if (!error.isEmpty())
+            return error;
+    } else {
+        if (m.torch->peakAllocated <= 0)
+            return QObject::tr("%1 has no peak allocated figure to save").arg(source);
+        const QString note = QObject::tr("the reading is the peak of torch.cuda.max_memory_allocated() as the tool "
+                                         "printed it, to %1 MiB")
+                                 .arg(QString::number(m.torch->resolution / 1048576.0, 'f', 0));
+        doc = measuredCaseDocument(id, source, torchToolName(m.torch->kind), model.scenario(), model.estimate(),
+                                   m.torch->peakAllocated, note);
+    }
+    return writeFileAtomically(path, QByteArray::fromStdString(doc.dump(2) + "\n"));
 }
 
 MeasurementDialog::MeasurementDialog(ScenarioModel *model, QWidget *parent)
@@ -267,6 +318,10 @@ void MeasurementDialog::show(const OpenedMeasurement *m)
                       .arg(m->log->version.empty() ? QString() : tr(", version %1").arg(shown(m->log->version)));
         if (!m->log->model.empty())
             header << tr("Model: %1 (line %2)").arg(shown(m->log->model)).arg(m->log->modelLine);
+    } else if (m->torch) {
+        header << tr("%1: %2 (%3 figures)")
+                      .arg(QString::fromLatin1(torchToolName(m->torch->kind)), QFileInfo(m->path).fileName())
+                      .arg(m->torch->readings.size());
     } else if (m->probe) {
         header << tr("Probe: %1 (%2 readings, %3)")
                       .arg(QFileInfo(m->path).fileName())
@@ -280,8 +335,11 @@ void MeasurementDialog::show(const OpenedMeasurement *m)
     m_header->setText(header.join(QLatin1Char('\n')));
 
     m_table->clearContents();
-    m_table->setHorizontalHeaderLabels({m->log ? tr("figure") : tr("phase"), m->log ? tr("log") : tr("measured peak"),
-                                        tr("estimate"), tr("difference"), m->log ? tr("line") : tr("step")});
+    if (m->torch)
+        m_table->setHorizontalHeaderLabels({tr("figure"), tr("measured"), tr("estimate"), tr("difference"), tr("where")});
+    else
+        m_table->setHorizontalHeaderLabels({m->log ? tr("figure") : tr("phase"), m->log ? tr("log") : tr("measured peak"),
+                                            tr("estimate"), tr("difference"), m->log ? tr("line") : tr("step")});
     const auto set = [this](int row, int column, const QString &text, bool right) {
         auto *item = new QTableWidgetItem(text);
         if (right)
@@ -305,6 +363,19 @@ void MeasurementDialog::show(const OpenedMeasurement *m)
             findings << QStringLiteral("- ") + QString::fromStdString(s);
         if (m->log->refusal)
             findings << tr("The engine refused to start (line %1).").arg(m->log->refusal->line);
+    } else if (m->torch) {
+        const auto &readings = m->torch->readings;
+        m_table->setRowCount(int(readings.size()));
+        for (int row = 0; row < int(readings.size()); ++row) {
+            const TorchReading &r = readings[std::size_t(row)];
+            set(row, 0, r.label, false);
+            set(row, 1, figureText(r.measured, FigureUnit::Bytes, unit), true);
+            set(row, 2, r.estimated ? figureText(*r.estimated, FigureUnit::Bytes, unit) : QStringLiteral("-"), true);
+            set(row, 3, r.estimated ? differenceText(*r.estimated, r.measured, FigureUnit::Bytes, unit) : QString(), true);
+            set(row, 4, r.where, false);
+        }
+        for (const QString &f : m->torch->findings)
+            findings << QStringLiteral("- ") + f;
     } else if (m->probe) {
         const auto &phases = m->probeComparison.phases;
         m_table->setRowCount(int(phases.size()));
@@ -323,7 +394,7 @@ void MeasurementDialog::show(const OpenedMeasurement *m)
     m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
     findings << tr("The estimate is not tuned to the measurement: both are shown as they are (\"Where the memory actually goes\").");
     m_findings->setPlainText(findings.join(QLatin1Char('\n')));
-    m_save->setEnabled(m->log.has_value());
+    m_save->setEnabled(m->log || m->probe || (m->torch && m->torch->peakAllocated > 0));
     QDialog::show();
     raise();
 }
@@ -375,8 +446,8 @@ QString MeasurementController::saveCaseTo(const QString &path)
 
 void MeasurementController::saveCase()
 {
-    if (!m_current || !m_current->log) {
-        m_report(tr("Open an engine's start-up log first (File > Open measurement...)"));
+    if (!m_current) {
+        m_report(tr("Open a measurement first (File > Open measurement...)"));
         return;
     }
     const QString path = QFileDialog::getSaveFileName(m_window, tr("Save as a measured case"),

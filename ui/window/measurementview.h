@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// File > Open measurement... and a dropped log, probe or snapshot: the file read by the core's
-// readers (measure/), compared with the current scenario (or filling it from what the log
-// states), shown in a dialog beside the estimate, and drawn across the chart. "Save as a measured
-// case..." writes the case `headroom compare --save-case` writes (servingCaseDocument).
+// File > Open measurement... and a dropped log, probe or PyTorch file (memory_summary() text, a
+// memory timeline, a snapshot pickle): the file read by the core's readers (measure/), compared
+// with the current scenario (or filling it from what the log or probe states), shown in a dialog
+// beside the estimate, and drawn across the chart. "Save as a measured case..." writes the case
+// `headroom compare --save-case` writes (servingCaseDocument, measuredCaseDocument, probeCaseDocument).
 
 #include "measure/enginelog.h"
 #include "measure/logcompare.h"
 #include "measure/probefile.h"
+#include "torchcompare.h"
+
+#include <QByteArray>
 
 #include <QDialog>
 #include <QObject>
@@ -35,27 +39,35 @@ struct OpenedMeasurement
     std::optional<ProbeFile> probe;
     LogComparison logComparison;
     ProbeComparison probeComparison;
+    /// PyTorch's file (its bytes kept to compare again when the scenario changes) and its comparison.
+    QByteArray torchBytes;
+    std::optional<TorchComparison> torch;
     /// Where the scenario came from and what differs from the log (said in the dialog).
     std::vector<std::string> notes, warnings;
 };
 
-/// True when the text is a file Open measurement reads: an engine's start-up log or the probe's JSON.
+/// True when the text is a file Open measurement reads: an engine's start-up log, the probe's JSON
+/// or one of PyTorch's memory files.
 bool looksLikeMeasurement(std::string_view text);
 
 /// Reads `path` and compares it with `model`'s scenario. A log of the scenario's engine compares
 /// with the scenario as it is; any other log fills the scenario from what it states (the GPU the
 /// current scenario's when the log names none), refused where it does not state enough. The
-/// probe's file compares with the current (training) scenario. Returns the error, empty on success.
+/// probe's file compares with the current (training) scenario, PyTorch's files with the current
+/// scenario, whatever it is (they state no model). Returns the error, empty on success.
 QString openMeasurement(const QString &path, ScenarioModel &model, OpenedMeasurement &out);
 
 /// The comparison again, against `model`'s current estimate (after the user edits the scenario).
 void recompare(OpenedMeasurement &m, const ScenarioModel &model);
 
-/// Draws the measurement across `data`: a log's budget across the bars view, the probe's peak of
-/// each phase across the phases view's bars (ChartColumn::measuredBytes).
+/// Draws the measurement across `data`: a log's budget or PyTorch's peak allocated across the bars
+/// view, the probe's peak of each phase across the phases view's bars (ChartColumn::measuredBytes;
+/// PyTorch's peak across the estimate's peak phase), the axis to the run's scale there.
 void addMeasuredOverlay(const OpenedMeasurement &m, const ScenarioModel &model, ChartData &data);
 
-/// Writes the measured case (ID.json) of a log beside `model`'s scenario. Returns the error.
+/// Writes the measured case (ID.json) of the measurement beside `model`'s scenario: a
+/// headroom-serving-log case for a log, a headroom-measurement case for the probe's or PyTorch's
+/// peak allocated. Returns the error.
 QString saveMeasuredCase(const OpenedMeasurement &m, const ScenarioModel &model, const QString &path);
 
 /// The comparison table, what explains the difference, and Save as a measured case.
