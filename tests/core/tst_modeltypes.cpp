@@ -6,6 +6,7 @@
 // complete Llama config is still refused: no type is read as its nearest relative.
 #include "model/architecture.h"
 #include "model/hfconfig.h"
+#include "scenario/catalog.h"
 #include "testutil.h"
 
 #include <QFile>
@@ -189,6 +190,36 @@ class TestModelTypes : public QObject
                          *type ? QStringLiteral("unknown model_type") : QStringLiteral("no model_type")),
                      error.c_str());
         }
+    }
+
+    // The 2025-26 presets added with the audit describe the same layers as their config.json.
+    void presetsMatchTheirConfigs_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<QString>("config");
+        QTest::newRow("hunyuan-a13b") << QStringLiteral("hunyuan-a13b") << QStringLiteral("hunyuan-a13b.json");
+        QTest::newRow("kimi-linear") << QStringLiteral("kimi-linear-48b-a3b") << QStringLiteral("kimi-linear-48b-a3b.json");
+        QTest::newRow("nemotron-nano") << QStringLiteral("nemotron-nano-9b-v2") << QStringLiteral("nemotron-nano-9b-v2.json");
+    }
+    void presetsMatchTheirConfigs()
+    {
+        QFETCH(QString, preset);
+        QFETCH(QString, config);
+        const ModelPreset *model = builtinCatalog().findModel(preset.toStdString());
+        QVERIFY(model);
+        const ModelArch imported = importHfConfig(fixture(config)).arch;
+        const ModelArch &arch = model->arch;
+        QCOMPARE(arch.layers, imported.layers);
+        for (int layer = 0; layer < arch.layers; ++layer) {
+            QVERIFY2(arch.layerKind(layer) == imported.layerKind(layer), qPrintable(QString::number(layer)));
+            QVERIFY2(arch.layerMlp(layer) == imported.layerMlp(layer), qPrintable(QString::number(layer)));
+        }
+        QVERIFY(arch.linear == imported.linear);
+        QCOMPARE(arch.activation, imported.activation);
+        QCOMPARE(arch.qkNorm, imported.qkNorm);
+        QCOMPARE(countParams(arch).total, countParams(imported).total);
+        QCOMPARE(countParams(arch).active, countParams(imported).active);
+        QCOMPARE(countParams(arch).total, model->publishedParams);
     }
 
     // The types added by the audit and the read types without a fixture, counted by hand.
