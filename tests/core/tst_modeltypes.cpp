@@ -222,6 +222,26 @@ class TestModelTypes : public QObject
         QCOMPARE(countParams(arch).total, model->publishedParams);
     }
 
+    // Ministral's layer_types: absent, every layer slides (4096 unless null); given, layer by layer.
+    void ministralWindows()
+    {
+        const ModelArch plain = importHfConfig(tiny("ministral", {{"num_hidden_layers", 2}})).arch;
+        QCOMPARE(plain.slidingWindow, 4096);
+        QVERIFY(plain.isSlidingLayer(0) && plain.isSlidingLayer(1));
+        const ModelArch none = importHfConfig(tiny("ministral", {{"num_hidden_layers", 2}, {"sliding_window", nullptr}})).arch;
+        QCOMPARE(none.slidingWindow, 0);
+        const ModelArch mixed =
+            importHfConfig(tiny("ministral", {{"num_hidden_layers", 2}, {"sliding_window", 32768},
+                                              {"layer_types", {"sliding_attention", "full_attention"}}}))
+                .arch;
+        QCOMPARE(mixed.slidingWindow, 32768);
+        QVERIFY(mixed.isSlidingLayer(0));
+        QVERIFY(!mixed.isSlidingLayer(1));
+        const ModelArch windowed = importHfConfig(tiny("starcoder2", {{"sliding_window", 4096}})).arch;
+        QCOMPARE(windowed.slidingWindow, 4096);
+        QCOMPARE(importHfConfig(tiny("starcoder2", {{"use_bias", false}})).arch.bias, Bias::None);
+    }
+
     // The types added by the audit and the read types without a fixture, counted by hand.
     void handCounts_data()
     {
@@ -256,6 +276,15 @@ class TestModelTypes : public QObject
                                                             {"decoder_sparse_step", 1}})
                                                 .dump())
             << quint64(80 + 256 + 24 + 32 + 4 * 96 + 144 + 8 + 16 + 8 + 80) << 2;
+        // Starcoder2 (modeling_starcoder2.py), 1 KV head: q 8 x 8 + 8, k and v 8 x 4 + 4 each, o 8 x 8 + 8;
+        // two LayerNorms 2 x (8 + 8); c_fc 8 x 16 + 16, c_proj 16 x 8 + 8; final LayerNorm 16;
+        // embed 80, lm_head tied.
+        QTest::newRow("starcoder2") << QByteArray::fromStdString(tiny("starcoder2", {{"num_key_value_heads", 1}}).dump())
+                                    << quint64(80 + (72 + 36 + 36 + 72) + 32 + (144 + 136) + 16) << 1;
+        // Ministral (modeling_ministral.py): Mistral's blocks, 2 layers of 256 + 16 + 384, final
+        // norm 8, embed and lm_head 80 each.
+        QTest::newRow("ministral") << QByteArray::fromStdString(tiny("ministral", {{"num_hidden_layers", 2}}).dump())
+                                   << quint64(80 + 2 * (256 + 16 + 384) + 8 + 80) << 2;
     }
     void handCounts()
     {
