@@ -31,9 +31,9 @@ OPTIONAL_KEYS = [
     "mtp_layers", "mtp_params",
     # Hybrid layers (the scenario's model keys): each layer's mixer and MLP, the linear mixers' shape.
     "layer_kinds", "layer_mlps", "linear_heads", "linear_key_heads", "linear_key_dim", "linear_value_dim",
-    "linear_groups", "linear_conv_kernel", "linear_conv_bias", "linear_proj_bias",
+    "linear_groups", "linear_conv_kernel", "linear_conv_bias", "linear_proj_bias", "linear_dt_rank",
 ]
-LAYER_KINDS = ("full_attention", "sliding_attention", "chunked_attention", "mla", "kda", "mamba2", "none")
+LAYER_KINDS = ("full_attention", "sliding_attention", "chunked_attention", "mla", "kda", "mamba2", "mamba1", "none")
 LAYER_MLPS = ("dense", "moe", "none")
 ACTIVATIONS = ("silu", "gelu", "gelu_tanh", "gelu_new", "relu", "relu2")
 INT_KEYS = [
@@ -84,7 +84,7 @@ def linear_mixers(m):
     gate g_a/g_b of rank head_v_dim, beta, o; short convolutions on q, k, v; A_log per head, dt_bias
     per key channel, the gated norm) and Mamba-2 (transformers' NemotronHMamba2Mixer: in_proj to z, x,
     B, C per group and dt per head; conv1d over x, B and C; dt_bias, A_log and D per head; the gated
-    norm over the inner width; out_proj)."""
+    norm over the inner width; out_proj), and Mamba-1 below."""
     g = m.get
     h = m["hidden"]
     heads = g("linear_heads", 0)
@@ -103,6 +103,16 @@ def linear_mixers(m):
     if g("linear_proj_bias", False):
         mamba += 2 * value + 2 * key + heads + h
     out["mamba2"] = mamba
+    # Mamba-1 (transformers' JambaMambaMixer): d_inner = linear_heads channels of width 1, in_proj
+    # to x and z, conv1d per channel, x_proj to dt (dt_rank) and B, C (d_state each), dt_proj
+    # with its bias, A_log (d_inner x d_state), D, the dt / B / C RMSNorms, out_proj.
+    inner, state, rank = heads * value_dim, key_dim, g("linear_dt_rank", 0)
+    mamba1 = h * 2 * inner + inner * (rank + 2 * state) + rank * inner + inner * h
+    mamba1 += inner * kernel + (inner if g("linear_conv_bias", True) else 0) + inner + inner * state + inner
+    mamba1 += rank + 2 * state
+    if g("linear_proj_bias", False):
+        mamba1 += 2 * inner + h
+    out["mamba1"] = mamba1
     return out
 
 

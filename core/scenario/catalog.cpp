@@ -121,6 +121,7 @@ ModelPreset parseModel(const json &entry)
     linear.valueDim = optional("linear_value_dim", 0);
     linear.groups = optional("linear_groups", 1);
     linear.convKernel = optional("linear_conv_kernel", 0);
+    linear.dtRank = optional("linear_dt_rank", 0);
     if (entry.contains("linear_conv_bias"))
         linear.convBias = field<bool>(entry, "linear_conv_bias", where);
     if (entry.contains("linear_proj_bias"))

@@ -200,6 +200,7 @@ class TestModelTypes : public QObject
         QTest::newRow("hunyuan-a13b") << QStringLiteral("hunyuan-a13b") << QStringLiteral("hunyuan-a13b.json");
         QTest::newRow("kimi-linear") << QStringLiteral("kimi-linear-48b-a3b") << QStringLiteral("kimi-linear-48b-a3b.json");
         QTest::newRow("nemotron-nano") << QStringLiteral("nemotron-nano-9b-v2") << QStringLiteral("nemotron-nano-9b-v2.json");
+        QTest::newRow("jamba-1.5-mini") << QStringLiteral("jamba-1.5-mini") << QStringLiteral("jamba-1.5-mini.json");
     }
     void presetsMatchTheirConfigs()
     {
