@@ -29,8 +29,13 @@ OPTIONAL_KEYS = [
     "q_lora_rank", "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim",
     "stored_weights", "stored_scales", "stored_modules", "published_total",
     "mtp_layers", "mtp_params",
+    # Hybrid layers (the scenario's model keys): each layer's mixer and MLP, the linear mixers' shape.
+    "layer_kinds", "layer_mlps", "linear_heads", "linear_key_heads", "linear_key_dim", "linear_value_dim",
+    "linear_groups", "linear_conv_kernel", "linear_conv_bias", "linear_proj_bias", "linear_dt_rank",
 ]
-ACTIVATIONS = ("silu", "gelu", "gelu_tanh", "gelu_new", "relu")
+LAYER_KINDS = ("full_attention", "sliding_attention", "chunked_attention", "mla", "kda", "mamba2", "mamba1", "none")
+LAYER_MLPS = ("dense", "moe", "none")
+ACTIVATIONS = ("silu", "gelu", "gelu_tanh", "gelu_new", "relu", "relu2")
 INT_KEYS = [
     "layers", "hidden", "intermediate", "heads", "kv_heads", "head_dim", "vocab",
     "max_positions", "experts", "experts_per_token", "sliding_window",
@@ -72,6 +77,45 @@ KNOWN_MACHINE_RAM = {
 }
 
 
+def linear_mixers(m):
+    """Parameters of one linear-attention layer of each kind (weights, convolutions, per-head scalars).
+
+    Kimi Delta Attention (fla's KimiDeltaAttention: q, k, v, the low-rank decay f_a/f_b and output
+    gate g_a/g_b of rank head_v_dim, beta, o; short convolutions on q, k, v; A_log per head, dt_bias
+    per key channel, the gated norm) and Mamba-2 (transformers' NemotronHMamba2Mixer: in_proj to z, x,
+    B, C per group and dt per head; conv1d over x, B and C; dt_bias, A_log and D per head; the gated
+    norm over the inner width; out_proj), and Mamba-1 below."""
+    g = m.get
+    h = m["hidden"]
+    heads = g("linear_heads", 0)
+    key_heads = g("linear_key_heads", 0) or heads
+    key_dim, value_dim, kernel = g("linear_key_dim", 0), g("linear_value_dim", 0), g("linear_conv_kernel", 0)
+    out = {}
+    key, value = key_heads * key_dim, heads * value_dim
+    out["kda"] = (2 * h * key + h * value + h * value_dim + value_dim * key + h * heads + h * value_dim
+                  + value_dim * value + value * h
+                  + (2 * key + value) * kernel + heads + key + value_dim)
+    groups = g("linear_groups", 1)
+    key, value = groups * key_dim, heads * value_dim
+    conv = value + 2 * key
+    mamba = h * (2 * value + 2 * key + heads) + value * h
+    mamba += conv * kernel + (conv if g("linear_conv_bias", True) else 0) + 3 * heads + value
+    if g("linear_proj_bias", False):
+        mamba += 2 * value + 2 * key + heads + h
+    out["mamba2"] = mamba
+    # Mamba-1 (transformers' JambaMambaMixer): d_inner = linear_heads channels of width 1, in_proj
+    # to x and z, conv1d per channel, x_proj to dt (dt_rank) and B, C (d_state each), dt_proj
+    # with its bias, A_log (d_inner x d_state), D, the dt / B / C RMSNorms, out_proj.
+    inner, state, rank = heads * value_dim, key_dim, g("linear_dt_rank", 0)
+    mamba1 = h * 2 * inner + inner * (rank + 2 * state) + rank * inner + inner * h
+    mamba1 += inner * kernel + (inner if g("linear_conv_bias", True) else 0) + inner + inner * state + inner
+    mamba1 += rank + 2 * state
+    if g("linear_proj_bias", False):
+        mamba1 += 2 * inner + h
+    out["mamba1"] = mamba1
+    return out
+
+
 def derived_params(m):
     """The parameter count, written out independently of the estimator's C++, term by term.
 
@@ -103,7 +147,11 @@ def derived_params(m):
         attn += q_width + kv_width
     if g("attention_sinks"):
         attn += heads
-    attn += m["norms_per_layer"] * norm_size
+    mixer = {"full_attention": attn, "sliding_attention": attn, "chunked_attention": attn, "mla": attn, "none": 0}
+    if "layer_kinds" in m:
+        mixer.update(linear_mixers(m))
+        if "mla" in m["layer_kinds"] and not g("kv_lora_rank", 0):
+            raise KeyError("mla layers without kv_lora_rank")
 
     def mlp(width):
         weights = (3 if gated else 2) * h * width
@@ -120,7 +168,25 @@ def derived_params(m):
     moe = experts * mlp(routed) + g("shared_experts", 0) * mlp(shared) + h * experts
     if m["bias"] == "all" or g("router_bias"):
         moe += experts
-    total = layers * attn + (layers - moe_layers) * mlp(inter) + moe_layers * moe
+    kinds, mlps = g("layer_kinds"), g("layer_mlps")
+    if kinds or mlps:
+        # Each layer: its mixer, its MLP, and its norms (one per sub-block it has).
+        per_mlp = {"dense": mlp(inter), "moe": moe, "none": 0}
+        total = 0
+        moe_layers = 0
+        for i in range(layers):
+            kind = kinds[i % len(kinds)] if kinds else ("mla" if g("kv_lora_rank", 0) else "full_attention")
+            if mlps:
+                layer_mlp = mlps[i % len(mlps)]
+            else:
+                dense_first, every = g("dense_layers", 0), g("moe_every", 1)
+                layer_mlp = "moe" if experts > 1 and i >= dense_first and (i + 1) % every == 0 else "dense"
+            moe_layers += layer_mlp == "moe"
+            norms = m["norms_per_layer"] if kind != "none" and layer_mlp != "none" else max(1, m["norms_per_layer"] // 2)
+            total += mixer[kind] + per_mlp[layer_mlp] + norms * norm_size
+    else:
+        attn += m["norms_per_layer"] * norm_size
+        total = layers * attn + (layers - moe_layers) * mlp(inter) + moe_layers * moe
     total += m["vocab"] * h                                   # embeddings
     total += 0 if m["tied_embeddings"] else m["vocab"] * h    # lm_head, no bias
     total += m["max_positions"] * h if m["position"] == "learned" else 0
@@ -169,6 +235,9 @@ def check_models(path, errors):
             errors.append(f"model {mid}: bad experts/experts_per_token")
         if m.get("activation", "silu") not in ACTIVATIONS:
             errors.append(f"model {mid}: activation={m['activation']!r} not in {ACTIVATIONS}")
+        for key, allowed in (("layer_kinds", LAYER_KINDS), ("layer_mlps", LAYER_MLPS)):
+            if key in m and (not isinstance(m[key], list) or not m[key] or any(x not in allowed for x in m[key])):
+                errors.append(f"model {mid}: {key} must be a non-empty list of {allowed}")
         if m["heads"] % m["kv_heads"]:
             errors.append(f"model {mid}: heads not a multiple of kv_heads")
         if not str(m["source"]).strip():

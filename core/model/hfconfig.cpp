@@ -177,6 +177,16 @@ Reading readGpt2(ConfigReader &r)
     return out;
 }
 
+/// GPTBigCode (StarCoder, SantaCoder): GPT-2's blocks and names with multi-query attention,
+/// c_attn projecting to hidden + 2 x head_dim (modeling_gpt_bigcode.py, GPTBigCodeAttention).
+Reading readGptBigCode(ConfigReader &r)
+{
+    Reading out = readGpt2(r);
+    if (r.flag({"multi_query"}, true))
+        out.import.arch.kvHeads = 1;
+    return out;
+}
+
 Reading readGptNeox(ConfigReader &r)
 {
     Reading out;
@@ -356,6 +366,8 @@ const Family kFamilies[] = {
     {"phi3", readPhi3},        {"gpt2", readGpt2},           {"gpt_neox", readGptNeox},
     {"falcon", readFalconNew}, {"RefinedWeb", readFalconRw}, {"RefinedWebModel", readFalconRwModel},
     {"opt", readOpt},          {"bert", readBert},
+    // LlamaConfig and GPT2Config under other names (CONFIG_MAPPING_NAMES maps them to those classes).
+    {"code_llama", readLlama}, {"gpt-sw3", readGpt2},     {"gpt_bigcode", readGptBigCode},
     // Qwen2.5-VL's language model is Qwen2's (q, k, v biases); older configs keep it at the top.
     {"qwen2_5_vl", readQwen2}, {"qwen2_5_vl_text", readQwen2}, {"qwen2_vl", readQwen2}, {"qwen2_vl_text", readQwen2},
 };
@@ -427,18 +439,17 @@ HfImport importHfConfig(const json &outer)
         if (type == candidate.modelType)
             family = &candidate;
     if (!family) {
-        // Families of 2025-26 whose layers Headroom does not count yet: refused with what is
-        // missing rather than read as their nearest relative.
-        static const std::pair<const char *, const char *> kNotModelled[] = {
-            {"gemma3n", "per-layer embeddings, AltUp, LAuReL blocks and KV sharing across layers"},
-            {"minimax", "lightning-attention layers (MiniMax-01/M1)"},
-            {"falcon_h1", "parallel attention and Mamba-2 mixers in every layer, with muP multipliers"},
-            {"gemma3n_text", "per-layer embeddings, AltUp, LAuReL blocks and KV sharing across layers"}};
-        for (const auto &[name, what] : kNotModelled)
-            if (type == name)
-                throw HfConfigError("config.json: model_type \"" + type + "\" is known but not modelled: " + what +
-                                        " (give the architecture keys in the scenario's model instead)",
-                                    type, {"model_type"});
+        // Decoder families whose layers Headroom does not count yet are refused with what is
+        // missing, never read as their nearest relative; other models are no decoder LM.
+        if (const char *what = notModelledReason(type))
+            throw HfConfigError("config.json: model_type \"" + type + "\" is known but not modelled: " + what +
+                                    " (give the architecture keys in the scenario's model instead)",
+                                type, {"model_type"});
+        if (notDecoderLm(type))
+            throw HfConfigError("config.json: model_type \"" + type +
+                                    "\" is not a decoder LM (an encoder, encoder-decoder, vision, audio or "
+                                    "time-series model): Headroom estimates decoder language models",
+                                type, {"model_type"});
         std::string known;
         for (const auto &name : supportedHfModelTypes())
             known += (known.empty() ? "" : ", ") + name;

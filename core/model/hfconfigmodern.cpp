@@ -396,6 +396,30 @@ Reading readGranite(ConfigReader &r)
     return readLlamaLike(r, {true, 4096, 0, 2});
 }
 
+Reading readMinistral(ConfigReader &r)
+{
+    // MinistralConfig (configuration_ministral.py; Ministral-8B-Instruct-2410): Mistral's blocks,
+    // sliding_window 4096 unless given as null, layer_types (absent: every layer sliding).
+    Reading out = readLlamaLike(r, {false, 4096 * 32, 0, 2});
+    out.import.arch.slidingWindow = readWindow(r, r.hasKey("sliding_window") ? 0 : 4096);
+    readLayerPattern(r, out, 0);
+    return out;
+}
+
+Reading readStarcoder2(ConfigReader &r)
+{
+    // Starcoder2Config / modeling_starcoder2.py: Mistral's attention with biases on q, k, v and o
+    // and an MLP c_fc / c_proj (both biased with use_bias, default true), LayerNorms with bias,
+    // tied embeddings by default, sliding_window (default none) on every layer.
+    Reading out = readLlamaLike(r, {true, 4096, 0, 2});
+    ModelArch &arch = out.import.arch;
+    arch.mlp = Mlp::Standard;
+    arch.norm = Norm::LayerNorm;
+    arch.bias = r.flag({"use_bias"}, true) ? Bias::All : Bias::None;
+    arch.slidingWindow = readWindow(r, 0);
+    return out;
+}
+
 } // namespace
 
 const std::vector<Family> &modernFamilies()
@@ -408,6 +432,7 @@ const std::vector<Family> &modernFamilies()
         {"seed_oss", readSeedOss},     {"glm4_moe", readGlm4Moe},     {"ernie4_5", readErnie45},
         {"cohere2", readCohere2},      {"mimo", readMimo},
         {"olmo2", readOlmo2},         {"granite", readGranite},
+        {"ministral", readMinistral}, {"starcoder2", readStarcoder2},
         // Qwen3-VL's language models: Qwen3 and Qwen3-MoE blocks (the vision tower: hfvision.cpp).
         {"qwen3_vl_text", readQwen3}, {"qwen3_vl_moe_text", readQwen3Moe},
         {"minimax_m2", readMinimaxM2},

@@ -163,4 +163,9 @@ const std::vector<Family> &hybridFamilies();
 /// Hunyuan, ERNIE 4.5 MoE, Ministral 3 and Kimi Linear (hfconfigmore.cpp).
 const std::vector<Family> &moreFamilies();
 
+/// What a known decoder family lacks to be read (hfrefusals.cpp), or null.
+const char *notModelledReason(const std::string &type);
+/// True for the Transformers model types that are no decoder language model.
+bool notDecoderLm(const std::string &type);
+
 } // namespace headroom::hf

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <type_traits>
 
 namespace headroom {
 
@@ -96,6 +97,35 @@ ModelPreset parseModel(const json &entry)
     arch.mtpLayers = optional("mtp_layers", 0);
     if (entry.contains("mtp_params"))
         arch.mtpParams = field<std::uint64_t>(entry, "mtp_params", where);
+    // Hybrid layers: each layer's mixer and MLP (repeated over the layers), the linear mixers' shape.
+    const auto pattern = [&](const char *key, auto &out) {
+        if (!entry.contains(key))
+            return;
+        using E = typename std::decay_t<decltype(out)>::value_type;
+        const json &list = entry.at(key);
+        if (!list.is_array() || list.empty() || list.size() > 1024)
+            throw std::runtime_error(where + ": \"" + key + "\" must be a list of 1 to 1024 names");
+        for (const json &item : list) {
+            const auto parsed = item.is_string() ? enumFromName<E>(item.get<std::string>()) : std::nullopt;
+            if (!parsed)
+                throw std::runtime_error(where + ": \"" + key + "\" entries must be one of " + enumChoices<E>());
+            out.push_back(*parsed);
+        }
+    };
+    pattern("layer_kinds", arch.layerKinds);
+    pattern("layer_mlps", arch.layerMlps);
+    LinearShape &linear = arch.linear;
+    linear.heads = optional("linear_heads", 0);
+    linear.keyHeads = optional("linear_key_heads", 0);
+    linear.keyDim = optional("linear_key_dim", 0);
+    linear.valueDim = optional("linear_value_dim", 0);
+    linear.groups = optional("linear_groups", 1);
+    linear.convKernel = optional("linear_conv_kernel", 0);
+    linear.dtRank = optional("linear_dt_rank", 0);
+    if (entry.contains("linear_conv_bias"))
+        linear.convBias = field<bool>(entry, "linear_conv_bias", where);
+    if (entry.contains("linear_proj_bias"))
+        linear.projBias = field<bool>(entry, "linear_proj_bias", where);
     if (entry.contains("published_total")) {
         const json &published = entry.at("published_total");
         preset.publishedRounded = field<double>(published, "value", where + " published_total");

@@ -177,8 +177,10 @@ private slots:
         QTest::newRow("config-incomplete") << QByteArray("--model-config")
                                            << QByteArray(R"({"model_type": "llama", "hidden_size": 64})")
                                            << QByteArray("lacks num_hidden_layers, intermediate_size");
-        QTest::newRow("config-unknown-type") << QByteArray("--model-config") << QByteArray(R"({"model_type": "t5"})")
+        QTest::newRow("config-unknown-type") << QByteArray("--model-config") << QByteArray(R"({"model_type": "t6"})")
                                              << QByteArray("unknown model_type");
+        QTest::newRow("config-not-a-decoder") << QByteArray("--model-config") << QByteArray(R"({"model_type": "t5"})")
+                                              << QByteArray("not a decoder LM");
         QTest::newRow("weights-truncated") << QByteArray("--model-weights") << QByteArray("\xff\x00\x00\x00\x00\x00\x00\x00{", 9)
                                            << QByteArray("truncated");
         QTest::newRow("index-missing-shard") << QByteArray("--model-weights")

@@ -459,8 +459,11 @@ private slots:
         QTest::addColumn<QByteArrayList>("missing");
         QTest::addColumn<QByteArray>("mentions");
         QTest::newRow("unknown-model-type")
+            << QByteArray(R"({"model_type": "t6", "d_model": 512})") << QByteArrayList{"model_type"}
+            << QByteArray("unknown model_type \"t6\"");
+        QTest::newRow("not-a-decoder")
             << QByteArray(R"({"model_type": "t5", "d_model": 512})") << QByteArrayList{"model_type"}
-            << QByteArray("unknown model_type \"t5\"");
+            << QByteArray("model_type \"t5\" is not a decoder LM");
         QTest::newRow("no-model-type") << QByteArray(R"({"hidden_size": 512})")
                                        << QByteArrayList{"model_type"} << QByteArray("no model_type");
         QTest::newRow("llama-missing-two")
@@ -601,7 +604,7 @@ private slots:
         QTest::newRow("not-a-string") << QByteArray(R"({"config": 3})") << true
                                       << QByteArray("model.config: must be a string");
         QTest::newRow("bad-config") << QByteArray(R"({"config": "t5.json"})") << true
-                                    << QByteArray("model.config: t5.json: config.json: unknown model_type");
+                                    << QByteArray("model.config: t5.json: config.json: model_type \"t5\" is not a decoder LM");
     }
     void scenarioConfigErrors()
     {
