@@ -141,30 +141,30 @@ private slots:
 
     void combinationsNotModelledAreRefusedNamingTheField()
     {
-        QCOMPARE(refusal(doc("llama-3.1-8b", "lora", "ppo", 1, 1024)), QString("train.method"));
+        QCOMPARE(refusal(doc("llama-3.1-8b", "lora", "ppo", 1, 1024)), QStringLiteral("train.method"));
         json tp = doc("llama-3.1-8b", "full", "ppo", 1, 1024);
         tp["parallel"] = {{"gpus", 2}, {"tensor", 2}};
-        QCOMPARE(refusal(tp), QString("parallel"));
-        QCOMPARE(refusal(doc("llama-3.1-8b", "lora", "distillation", 1, 1024)), QString("train.distillation"));
+        QCOMPARE(refusal(tp), QStringLiteral("parallel"));
+        QCOMPARE(refusal(doc("llama-3.1-8b", "lora", "distillation", 1, 1024)), QStringLiteral("train.distillation"));
         json vocab = doc("llama-3.2-1b", "lora", "distillation", 1, 1024);
         vocab["train"]["distillation"] = {{"teacher", {{"preset", "qwen2.5-7b"}}}};
-        QCOMPARE(refusal(vocab), QString("train.distillation.teacher"));
+        QCOMPARE(refusal(vocab), QStringLiteral("train.distillation.teacher"));
         json unknown = doc("llama-3.2-1b", "lora", "distillation", 1, 1024);
         unknown["train"]["distillation"] = {{"teacher", {{"preset", "no-such-model"}}}};
-        QCOMPARE(refusal(unknown), QString("train.distillation.teacher.preset"));
+        QCOMPARE(refusal(unknown), QStringLiteral("train.distillation.teacher.preset"));
         json quantized = doc("llama-3.2-1b", "lora", "distillation", 1, 1024);
         quantized["train"]["distillation"] = {{"teacher", {{"preset", "llama-3.1-8b"}}}, {"teacher_dtype", "nf4"}};
-        QCOMPARE(refusal(quantized), QString("train.distillation.teacher_dtype"));
+        QCOMPARE(refusal(quantized), QStringLiteral("train.distillation.teacher_dtype"));
         json fused = doc("llama-3.2-1b", "lora", "distillation", 1, 1024);
         fused["train"]["distillation"] = {{"teacher", {{"preset", "llama-3.1-8b"}}}};
         fused["kernels"] = {{"loss", "fused"}};
-        QCOMPARE(refusal(fused), QString("kernels.loss"));
+        QCOMPARE(refusal(fused), QStringLiteral("kernels.loss"));
         json stray = doc("llama-3.1-8b", "full", "sft", 1, 1024);
         stray["train"]["ppo"] = {{"response_length", 10}};
-        QCOMPARE(refusal(stray), QString("train.ppo"));
+        QCOMPARE(refusal(stray), QStringLiteral("train.ppo"));
         json longer = doc("llama-3.1-8b", "full", "ppo", 1, 64);
         longer["train"]["ppo"] = {{"response_length", 64}};
-        QCOMPARE(refusal(longer), QString("train.ppo.response_length"));
+        QCOMPARE(refusal(longer), QStringLiteral("train.ppo.response_length"));
     }
 
     void theNewObjectivesAreWrittenAndReadBack()
