@@ -128,7 +128,7 @@ void readDistillation(ConfigReader &r)
     const auto component = r.text("teacher_model._component_");
     if (!component)
         r.fail("teacher_model._component_", "is required by the knowledge-distillation recipes (the teacher's builder)");
-    const ModelPreset *teacher = findModelReference(lastPart(*component));
+    const ModelPreset *teacher = findModelReference(*component);
     if (!teacher)
         r.fail("teacher_model._component_", quotedText(*component) + " is not a model of the catalog");
     r.set("train.objective", "distillation", "teacher_model, kd_loss (knowledge_distillation recipe)");

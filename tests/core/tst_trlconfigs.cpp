@@ -92,6 +92,16 @@ private slots:
         QCOMPARE(at(in.scenario, "train.seq_len"), json(1024));
         QCOMPARE(at(in.scenario, "train.gradient_checkpointing"), json("full"));
         QCOMPARE(at(in.scenario, "train.method"), json("lora"));
+        // Axolotl's reward_model runs the same RewardTrainer (one label).
+        const TrainImport axolotl = importTrainConfig(
+            "base_model: Qwen/Qwen2.5-0.5B\nreward_model: true\nnum_labels: 1\nsequence_len: 2048\nmicro_batch_size: 2\n",
+            "rm.yml");
+        QCOMPARE(at(axolotl.scenario, "train.objective"), json("reward"));
+        QCOMPARE(at(axolotl.scenario, "train.micro_batch"), json(2));
+        std::string labels = refusal("base_model: x/y\nreward_model: true\nnum_labels: 2\n", "rm.yml");
+        QVERIFY2(labels.find("num_labels") != std::string::npos, labels.c_str());
+        labels = refusal("base_model: x/y\nprocess_reward_model: true\n", "prm.yml");
+        QVERIFY2(labels.find("process_reward_model") != std::string::npos, labels.c_str());
         // GKD (the student generates on-policy) is refused by name.
         const std::string m = refusal("lmbda: 0.5\nteacher_model_name_or_path: Qwen/Qwen2-1.5B\n", "gkd.yaml");
         QVERIFY2(m.find("TRL GKDConfig") != std::string::npos, m.c_str());
