@@ -125,7 +125,8 @@ PostTrainingGroup::PostTrainingGroup(ScenarioModel *model, QWidget *parent)
             if (objective == Objective::Ppo && s.train.ppo.responseLength >= s.train.seqLen)
                 s.train.ppo.responseLength = std::max<std::uint32_t>(1, s.train.seqLen / 2);
             // A teacher must share the student's vocabulary: until one is chosen, the student's own.
-            if (objective == Objective::Distillation && s.train.distillation.teacher.vocab != s.model.vocab)
+            if (objective == Objective::Distillation && (s.train.distillation.teacher == ModelArch{} ||
+                                                         s.train.distillation.teacher.vocab != s.model.vocab))
                 s.train.distillation.teacher = s.model;
             if (objective == Objective::Grpo && s.train.grpo.completionLength >= s.train.seqLen)
                 s.train.grpo.completionLength = std::max<std::uint32_t>(1, s.train.seqLen / 2);
