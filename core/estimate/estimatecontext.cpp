@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "estimate/estimatecontext.h"
+#include "training/posttraining.h"
 
 #include "scenario/checked.h"
 #include "training/modelstate.h"
@@ -49,11 +50,25 @@ std::uint64_t Estimate::bytes(ConsumerId id) const
 
 namespace detail {
 
+namespace {
+
+/// A reward model is a sequence-classification model: its score head replaces the lm_head.
+ParamCounts objectiveParams(const Scenario &s, const ParamCounts &p, std::uint64_t tensor, bool holdsHead)
+{
+    if (s.task != Task::Train || s.train.objective != Objective::Reward)
+        return p;
+    return scoreModelParams(p, s.model, tensor, holdsHead);
+}
+
+} // namespace
+
 EstimateContext::EstimateContext(const Scenario &scenario, Detail detail, const Catalog &catalog,
                                  RankRole role)
     : s(scenario), m(scenario.model), formulas(detail == Detail::Formulas), catalog(catalog),
       parallel(parallelLayout(scenario)), share(rankShare(scenario, parallel, role)),
-      model(countParams(scenario.model)), params(rankParams(model, scenario.model, parallel, share)),
+      model(objectiveParams(scenario, countParams(scenario.model), 1, true)),
+      params(objectiveParams(scenario, rankParams(countParams(scenario.model), scenario.model, parallel, share),
+                             parallel.tensor, share.lmHead)),
       trainable(countTrainable(scenario, model, params, parallel, share)),
       compute(std::uint64_t(dtypeBits(scenario.precision.compute)) / 8)
 {

@@ -17,6 +17,7 @@
 #include "scenario/units.h"
 #include "training/overhead.h"
 #include "training/rollout.h"
+#include "training/posttraining.h"
 #include "training/runtimeterms.h"
 #include "serving/servingengines.h"
 
@@ -113,8 +114,11 @@ void Estimator::trainingPhases(Estimate &e)
     using C = ConsumerId;
     auto at = [](Composition &c, C id) -> Term & { return c[static_cast<std::size_t>(id)]; };
 
+    checkPostTraining(s);
     Composition load;
     at(load, C::Weights) = weightsTerm(c);
+    if (const Term extra = postTrainingWeights(c); extra.bytes)
+        at(load, C::Weights) = combine(at(load, C::Weights), extra, formulas);
     at(load, C::QuantMetadata) = quantMetadataTerm(c);
     at(load, C::MasterWeights) = masterWeightsTerm(c);
     Term state = optimizerStateTerm(c);
@@ -153,7 +157,16 @@ void Estimator::trainingPhases(Estimate &e)
     at(load, C::GenerationEngine) = rollout.duringTraining;
     e.phases.push_back(finishPhase(PhaseId::Load, load));
 
-    const ActivationTerms act = activationTerms(c);
+    ActivationTerms act = activationTerms(c);
+    if (s.train.objective == Objective::Ppo) {
+        // PolicyAndValueWrapper.forward runs the critic backbone and the policy on the same
+        // micro-batch before one backward: two models' saved activations of the same shape.
+        act.saved = combine(act.saved, act.saved, formulas);
+        act.savedScores = combine(act.savedScores, act.savedScores, formulas);
+        if (formulas)
+            act.saved.notes.push_back("PPO: the value model's backbone saves as much as the policy's "
+                                      "(both run forward before the one backward).");
+    }
     if (act.hostBytes) {
         // Offloaded activations sit in pinned CPU memory: listed with the other host consumers.
         Term &pinned = at(host, C::Activations);
@@ -263,6 +276,17 @@ void Estimator::trainingPhases(Estimate &e)
     e.phases.push_back(finishPhase(PhaseId::Optimizer, step));
     if (s.train.objective == Objective::Grpo && s.train.grpo.rollout != Rollout::VllmServer)
         rolloutPhase(e, load, state);
+    if (s.train.objective == Objective::Ppo) {
+        // The rollout, without grad: the trainer's weights and optimizer state stay, the
+        // gradients are gone (optimizer.zero_grad sets them to None).
+        const PpoRollout ppo = ppoRollout(c);
+        Composition round = load;
+        at(round, C::OptimizerState) = state;
+        at(round, C::Workspace) = workspaceTerm(c, WorkspacePhase::Forward);
+        at(round, C::KvCache) = ppo.cache;
+        at(round, C::Logits) = ppo.logits;
+        e.phases.push_back(finishPhase(PhaseId::Decode, round));
+    }
 }
 
 void Estimator::rolloutPhase(Estimate &e, const Composition &load, const Term &state)
@@ -571,6 +595,12 @@ Estimate Estimator::run()
     }
     if (s.task == Task::Train && s.train.objective == Objective::Grpo) {
         e.warnings.push_back("GRPO (training and generation in one run) has no measured case yet: not validated");
+        e.validated = false;
+    }
+    if (s.task == Task::Train && (s.train.objective == Objective::Ppo || s.train.objective == Objective::Distillation ||
+                                  s.train.objective == Objective::Reward)) {
+        e.warnings.push_back(std::string(enumName(s.train.objective)) +
+                             " training has no measured case yet: not validated");
         e.validated = false;
     }
     if (m.visionParams > 0 && s.task == Task::Train) {

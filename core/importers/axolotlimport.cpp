@@ -50,9 +50,16 @@ void importAxolotl(const json &tree, TrainImport &out)
         if (r.flag("precompute_ref_log_probs").value_or(false) && *rl != "orpo" && *rl != "simpo" && *rl != "cpo")
             r.warn("precompute_ref_log_probs", "precomputed reference log-probs are not modelled: the reference is counted");
     }
-    if (r.flag("reward_model").value_or(false) || r.flag("process_reward_model").value_or(false))
-        r.fail(r.has("reward_model") ? "reward_model" : "process_reward_model",
-               "reward-model training (a value head, pairs of sequences) is not modelled");
+    if (r.flag("process_reward_model").value_or(false))
+        r.fail("process_reward_model", "process reward models (a token-classification head, TRL PRMTrainer) are not "
+                                       "modelled; reward_model (one score per sequence) is");
+    if (r.flag("reward_model").value_or(false)) {
+        // Axolotl's reward_model runs TRL's RewardTrainer on AutoModelForSequenceClassification.
+        if (const auto labels = r.count("num_labels", 1, 1 << 20); labels && *labels != 1)
+            r.fail("num_labels", "a reward model has one label (RewardTrainer); got " + std::to_string(*labels));
+        r.set("train.objective", "reward", "reward_model (TRL RewardTrainer: chosen and rejected in one batch)");
+        r.noEffect({"num_labels", "center_rewards_coefficient"});
+    }
     if (r.has("qat"))
         r.fail("qat", "quantization-aware training (fake-quantized weights and activations) is not modelled");
     if (const auto base = r.text("base_model"))

@@ -45,14 +45,17 @@ std::string text(const json &tree, const char *key)
                                          supportedFormatsText());
 }
 
-/// TRL's trainer configs Headroom reads (trl/trainer/grpo_config.py, dpo_config.py, and an
-/// SFTConfig with TrlParser's ModelConfig fields), by the fields only they have.
+/// TRL's trainer configs Headroom reads (trl/trainer/grpo_config.py, dpo_config.py,
+/// reward_config.py, and an SFTConfig with TrlParser's ModelConfig fields), by the fields only
+/// they have.
 bool isTrlConfig(const json &tree)
 {
     // PPO / KTO / reward-model / online-DPO fields: refused below, never read as GRPO or DPO.
     if (hasAny(tree, {"kl_coef", "vf_coef", "num_ppo_epochs", "reward_model_path", "cliprange_value",
-                      "desirable_weight", "undesirable_weight", "center_rewards_coefficient"}))
+                      "desirable_weight", "undesirable_weight", "lmbda", "teacher_model_name_or_path"}))
         return false;
+    if (tree.contains("center_rewards_coefficient"))
+        return true; // RewardConfig
     if (hasAny(tree, {"num_generations", "use_vllm", "vllm_mode", "vllm_gpu_memory_utilization",
                       "max_completion_length"}))
         return true; // GRPOConfig
@@ -76,8 +79,9 @@ void refuseTrlPostTraining(const json &tree, const std::string &file)
         refuse(file, "a TRL PPOConfig (policy, reference, reward and value models)", why);
     if (hasAny(tree, {"desirable_weight", "undesirable_weight"}))
         refuse(file, "a TRL KTOConfig", why);
-    if (tree.contains("center_rewards_coefficient"))
-        refuse(file, "a TRL RewardConfig (reward-model training)", why);
+    if (hasAny(tree, {"lmbda", "teacher_model_name_or_path"}))
+        refuse(file, "a TRL GKDConfig (on-policy distillation: the student generates, the teacher scores)",
+               "its generation by the student is not modelled; torchtune's knowledge-distillation configs are read");
 }
 
 } // namespace

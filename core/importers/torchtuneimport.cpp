@@ -121,6 +121,36 @@ void readLoss(ConfigReader &r)
     r.noEffect({"loss.ignore_index"});
 }
 
+/// knowledge_distillation_{single_device,distributed}: teacher_model (a builder of the catalog),
+/// kd_loss (the forward KL of kd_losses.py) and kd_ratio; the teacher's dtype is the recipe's.
+void readDistillation(ConfigReader &r)
+{
+    const auto component = r.text("teacher_model._component_");
+    if (!component)
+        r.fail("teacher_model._component_", "is required by the knowledge-distillation recipes (the teacher's builder)");
+    const ModelPreset *teacher = findModelReference(*component);
+    if (!teacher)
+        r.fail("teacher_model._component_", quotedText(*component) + " is not a model of the catalog");
+    r.set("train.objective", "distillation", "teacher_model, kd_loss (knowledge_distillation recipe)");
+    r.set("train.distillation.teacher", json{{"preset", teacher->id}}, "teacher_model._component_");
+    const std::string loss = r.text("kd_loss._component_").value_or("");
+    if (loss.empty())
+        r.fail("kd_loss._component_", "is required by the knowledge-distillation recipes");
+    const std::string name = lastPart(loss);
+    if (name != "ForwardKLWithChunkedOutputLoss" && name != "ForwardKLLoss")
+        r.fail("kd_loss._component_", quotedText(name) + " is not modelled (ForwardKLWithChunkedOutputLoss is: "
+                                                          "the reverse and symmetric KL keep more fp32 copies)");
+    if (const auto chunks = r.count("kd_loss.num_output_chunks", 1, 1024))
+        r.set("train.distillation.chunks", *chunks, "kd_loss.num_output_chunks");
+    else
+        r.set("train.distillation.chunks", name == "ForwardKLLoss" ? 1 : 8,
+              name == "ForwardKLLoss" ? "kd_loss ForwardKLLoss (the whole logits at once)"
+                                      : "kd_loss.num_output_chunks absent: the loss's default 8");
+    r.set("train.distillation.kd_ratio", r.number("kd_ratio", 0, 1).value_or(0.5),
+          r.has("kd_ratio") ? "kd_ratio" : "kd_ratio absent: the recipe's default 0.5");
+    r.noEffect({"teacher_checkpointer", "kd_loss.ignore_index"});
+}
+
 /// Configs of torchtune recipes that are not the fine-tuning recipes read here: refused naming
 /// what they are (a generation config estimated as a full fine-tune with AdamW would be four
 /// times its real need).
@@ -139,8 +169,6 @@ void refuseOtherRecipes(const json &tree, const TorchtuneLaunch &launch, const s
         refuse("PPO config (policy, reference, reward and value models)", "");
     if (recipeHas("grpo") || has("num_generations") || has("grpo_samples"))
         refuse("GRPO config (online RL with generation)", "");
-    if (has("teacher_model") || has("kd_loss") || recipeHas("knowledge_distillation"))
-        refuse("knowledge-distillation config (teacher weights and teacher logits are not modelled)", "");
     const bool trains = has("optimizer") || has("loss");
     if (!trains && (has("max_new_tokens") || has("prompt") || recipeHas("generate")))
         refuse("generation config", "estimate inference with a scenario of task inference");
@@ -219,6 +247,8 @@ void importTorchtune(const json &tree, TrainImport &out, const TorchtuneLaunch &
     ConfigReader r(tree, out);
     r.set("framework", json{{"name", "torchtune"}}, "(torchtune recipe config)");
     readModel(r);
+    if (tree.contains("teacher_model") || tree.contains("kd_loss"))
+        readDistillation(r);
     if (const auto batch = r.count("batch_size", 1, 1 << 20))
         r.set("train.micro_batch", *batch, "batch_size");
     else
@@ -255,6 +285,9 @@ void importTorchtune(const json &tree, TrainImport &out, const TorchtuneLaunch &
         if (!out.scenario.contains("precision") || !out.scenario["precision"].contains("weights"))
             r.set("precision.weights", name, "dtype");
         r.set("precision.compute", name, "dtype");
+        // KDRecipe*._setup_teacher_model builds the teacher under training.set_default_dtype(self._dtype).
+        if (out.scenario.contains("train") && out.scenario["train"].contains("distillation"))
+            r.set("train.distillation.teacher_dtype", name, "dtype (the teacher is loaded in the recipe's dtype)");
     } else {
         r.defaulted("precision: dtype is not in the config; torchtune recipes default to bf16");
     }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // TRL trainer configs as TrlParser reads them (one YAML/JSON holding the trainer config class's
 // fields, ModelConfig's and the script's): GRPOConfig (trl/trainer/grpo_config.py), DPOConfig
-// (dpo_config.py) and SFTConfig (sft_config.py), on top of TrainingArguments (hfimport.cpp);
-// ModelConfig (trl/trainer/model_config.py) for the PEFT and bitsandbytes fields. Defaults and
+// (dpo_config.py), RewardConfig (reward_config.py) and SFTConfig (sft_config.py), on top of
+// TrainingArguments (hfimport.cpp); ModelConfig (trl/trainer/model_config.py) for the PEFT and bitsandbytes fields. Defaults and
 // names as in TRL f2cd577 (docs/training-configs.md).
 #include "importers/configreader.h"
 
@@ -12,10 +12,12 @@ namespace headroom::importers {
 
 namespace {
 
-enum class TrlKind { Sft, Dpo, Grpo };
+enum class TrlKind { Sft, Dpo, Grpo, Reward };
 
 TrlKind trlKind(const json &tree)
 {
+    if (tree.contains("center_rewards_coefficient"))
+        return TrlKind::Reward;
     for (const char *key : {"num_generations", "use_vllm", "vllm_mode", "vllm_gpu_memory_utilization",
                             "max_completion_length"})
         if (tree.contains(key))
@@ -192,7 +194,10 @@ void importTrl(const json &tree, TrainImport &out)
     ConfigReader r(tree, out);
     const TrlKind kind = trlKind(tree);
     TrlClass cls;
-    cls.name = kind == TrlKind::Grpo ? "GRPOConfig" : kind == TrlKind::Dpo ? "DPOConfig" : "SFTConfig";
+    cls.name = kind == TrlKind::Grpo     ? "GRPOConfig"
+               : kind == TrlKind::Dpo    ? "DPOConfig"
+               : kind == TrlKind::Reward ? "RewardConfig"
+                                         : "SFTConfig";
     cls.sequenceElsewhere = kind == TrlKind::Grpo;
     importTrainingArgs(tree, out, &r, &cls);
     const bool vllm = kind == TrlKind::Grpo && tree.contains("use_vllm") && tree["use_vllm"].is_boolean() &&
@@ -201,6 +206,12 @@ void importTrl(const json &tree, TrainImport &out)
     switch (kind) {
     case TrlKind::Grpo: readGrpo(r, out); break;
     case TrlKind::Dpo: readDpo(r); break;
+    case TrlKind::Reward:
+        // RewardTrainer: AutoModelForSequenceClassification(num_labels=1); compute_loss runs the
+        // chosen and rejected sequences as one batch (torch.chunk(logits, 2)).
+        r.set("train.objective", "reward", "center_rewards_coefficient (a TRL RewardConfig)");
+        r.noEffect({"center_rewards_coefficient", "disable_dropout", "pad_to_multiple_of"});
+        break;
     case TrlKind::Sft: break;
     }
     // Liger's fused linear losses (LigerFusedLinearGRPOLoss, ...DPOLoss, the SFT cross-entropy)

@@ -23,7 +23,8 @@ HEADROOM_ENUM_TABLE(Optimizer, {Optimizer::AdamW, "adamw"}, {Optimizer::AdamW8bi
                     {Optimizer::Lion, "lion"}, {Optimizer::None, "none"},
                     {Optimizer::PagedAdamW, "paged_adamw"})
 HEADROOM_ENUM_TABLE(Objective, {Objective::Sft, "sft"}, {Objective::Dpo, "dpo"}, {Objective::Preference, "preference"},
-                   {Objective::Grpo, "grpo"})
+                   {Objective::Grpo, "grpo"}, {Objective::Ppo, "ppo"}, {Objective::Distillation, "distillation"},
+                   {Objective::Reward, "reward"})
 HEADROOM_ENUM_TABLE(Rollout, {Rollout::VllmColocate, "vllm_colocate"}, {Rollout::VllmServer, "vllm_server"},
                    {Rollout::HfGenerate, "hf_generate"})
 HEADROOM_ENUM_TABLE(Checkpointing, {Checkpointing::None, "none"}, {Checkpointing::Full, "full"},

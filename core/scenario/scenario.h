@@ -28,8 +28,12 @@ enum class Checkpointing { None, Full, Selective, SelectiveOp };
 /// What the loss trains for: supervised next-token prediction (sft), or a preference pair
 /// (chosen and rejected sequences in one batch) against a frozen reference (dpo: DPO, IPO,
 /// KTO-pair) or without one (preference: ORPO, SimPO, CPO); grpo: online RL with generation
-/// (TRL's GRPOTrainer), micro_batch completions of seq_len tokens (prompt and completion).
-enum class Objective { Sft, Dpo, Preference, Grpo };
+/// (TRL's GRPOTrainer), micro_batch completions of seq_len tokens (prompt and completion);
+/// ppo: online RL with a policy, a frozen reference, a frozen reward model and a trained value
+/// model (TRL PPOTrainer); distillation: a frozen teacher's logits guide the student (torchtune
+/// knowledge_distillation recipes); reward: a reward model (sequence-classification head with one
+/// label) trained on chosen and rejected sequences (TRL RewardTrainer).
+enum class Objective { Sft, Dpo, Preference, Grpo, Ppo, Distillation, Reward };
 /// What generates a GRPO run's completions: vLLM in the trainer's process on the same GPUs
 /// (TRL vllm_mode colocate), a vLLM server on other GPUs (vllm_mode server), or the policy's
 /// own generate() (use_vllm false).
@@ -257,6 +261,28 @@ struct GrpoConfig
     bool operator==(const GrpoConfig &) const = default;
 };
 
+/// PPO's rollout settings (TRL PPOConfig); read only with objective ppo. The reward and value
+/// models have the policy's architecture with a one-label score head instead of the lm_head
+/// (TRL's examples load both from one reward checkpoint of the policy's family).
+struct PpoConfig
+{
+    std::uint32_t responseLength = 53;   ///< response_length (TRL 53); the query is seq_len - this
+    std::uint32_t rolloutBatch = 64;     ///< local_rollout_forward_batch_size (TRL 64)
+    std::uint32_t miniBatches = 1;       ///< num_mini_batches (TRL 1)
+    bool operator==(const PpoConfig &) const = default;
+};
+
+/// Knowledge distillation's teacher (torchtune KDRecipeSingleDevice); read only with objective
+/// distillation. The teacher shares the student's tokenizer (vocabulary).
+struct DistillationConfig
+{
+    ModelArch teacher;                ///< teacher_model
+    DType teacherDType = DType::BF16; ///< the teacher's weights (frozen, loaded in this dtype)
+    double kdRatio = 0.5;             ///< kd_ratio: the KD loss's weight against the cross-entropy
+    std::uint32_t chunks = 8;         ///< num_output_chunks of the chunked KD loss (torchtune 8)
+    bool operator==(const DistillationConfig &) const = default;
+};
+
 struct TrainConfig
 {
     Method method = Method::Full;
@@ -279,12 +305,16 @@ struct TrainConfig
     /// sequences through the model), dpo with a frozen reference model (full fine-tuning).
     Objective objective = Objective::Sft;
     GrpoConfig grpo; ///< objective grpo only
+    PpoConfig ppo;   ///< objective ppo only
+    DistillationConfig distillation; ///< objective distillation only
     LoraConfig lora;
-    /// Sequences per micro-batch entry: 2 for a preference pair (dpo, preference), else 1 (sft;
+    /// Sequences per micro-batch entry: 2 for a preference pair (dpo, preference, reward), else 1 (sft;
     /// grpo, whose micro_batch counts completions as TRL's per_device_train_batch_size does).
     std::uint32_t sequencesPerSample() const
     {
-        return objective == Objective::Dpo || objective == Objective::Preference ? 2 : 1;
+        return objective == Objective::Dpo || objective == Objective::Preference || objective == Objective::Reward
+                   ? 2
+                   : 1;
     }
     bool operator==(const TrainConfig &) const = default;
 };

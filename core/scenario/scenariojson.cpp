@@ -119,7 +119,52 @@ GrpoConfig readGrpo(const json *node, std::uint32_t seqLen)
     return grpo;
 }
 
-TrainConfig readTrain(const json *node)
+/// train.ppo: PPO's rollout settings (TRL PPOConfig names in docs/scenario-format.md).
+PpoConfig readPpo(const json *node, std::uint32_t seqLen)
+{
+    PpoConfig ppo;
+    if (node) {
+        ObjectReader r(*node, "train.ppo");
+        ppo.responseLength = readCount(r, "response_length", kMaxTokens, ppo.responseLength);
+        ppo.rolloutBatch = readCount(r, "rollout_batch", 1 << 20, ppo.rolloutBatch);
+        ppo.miniBatches = readCount(r, "num_mini_batches", 1 << 16, ppo.miniBatches);
+        r.finish();
+    }
+    if (ppo.responseLength >= seqLen)
+        throw ScenarioError("train.ppo.response_length",
+                            std::to_string(ppo.responseLength) + " must be below train.seq_len " +
+                                std::to_string(seqLen) + " (seq_len is the query and the response)");
+    return ppo;
+}
+
+/// train.distillation: the teacher (a model object, as `model`) and the KD loss's settings.
+DistillationConfig readDistillation(const json *node, const Catalog &catalog, const ConfigResolver &resolveConfig)
+{
+    DistillationConfig kd;
+    if (!node)
+        throw ScenarioError("train.distillation", "is required with train.objective distillation (its teacher)");
+    ObjectReader r(*node, "train.distillation");
+    const json *teacher = r.child("teacher");
+    if (!teacher)
+        throw ScenarioError("train.distillation.teacher", "is required (a model object, as `model`)");
+    try {
+        kd.teacher = readModel(teacher, catalog, resolveConfig);
+    } catch (const ScenarioError &error) {
+        // readModel names its keys from `model`; here they sit under the teacher.
+        const std::string key = error.key.rfind("model", 0) == 0 ? error.key.substr(5) : "." + error.key;
+        throw ScenarioError("train.distillation.teacher" + key, error.detail);
+    }
+    kd.teacherDType = r.choice("teacher_dtype", kd.teacherDType);
+    if (kd.teacherDType != DType::BF16 && kd.teacherDType != DType::FP16 && kd.teacherDType != DType::FP32)
+        throw ScenarioError("train.distillation.teacher_dtype",
+                            "must be one of bf16, fp16, fp32 (a quantized teacher is not modelled)");
+    kd.kdRatio = r.number("kd_ratio", 0, 1, kd.kdRatio, true);
+    kd.chunks = readCount(r, "chunks", 1024, kd.chunks);
+    r.finish();
+    return kd;
+}
+
+TrainConfig readTrain(const json *node, const Catalog &catalog, const ConfigResolver &resolveConfig)
 {
     TrainConfig train;
     if (!node)
@@ -148,6 +193,16 @@ TrainConfig readTrain(const json *node)
             throw ScenarioError("train.seq_len", "must be above train.grpo.completion_length (512 by default): "
                                                  "a GRPO sequence is the prompt and the completion");
     }
+    const json *ppo = r.child("ppo");
+    if (ppo && train.objective != Objective::Ppo)
+        throw ScenarioError("train.ppo", "applies only with train.objective ppo");
+    if (train.objective == Objective::Ppo)
+        train.ppo = readPpo(ppo, train.seqLen);
+    const json *kd = r.child("distillation");
+    if (kd && train.objective != Objective::Distillation)
+        throw ScenarioError("train.distillation", "applies only with train.objective distillation");
+    if (train.objective == Objective::Distillation)
+        train.distillation = readDistillation(kd, catalog, resolveConfig);
     train.activationConstant =
         r.number("activation_constant", 0, 1000, train.activationConstant, false);
     train.lora = readLora(r.child("lora"));
@@ -194,7 +249,7 @@ Scenario readScenarioDocument(const json &doc, const Catalog &catalog,
     StoredPrecision stored;
     s.model = readModel(root.child("model"), catalog, resolveConfig, &stored);
     s.task = root.choice("task", s.task);
-    s.train = readTrain(root.child("train"));
+    s.train = readTrain(root.child("train"), catalog, resolveConfig);
 
     const bool qlora = s.task == Task::Train && s.train.method == Method::Qlora;
     s.precision.weights = qlora ? DType::NF4 : DType::BF16;
@@ -458,6 +513,17 @@ json scenarioToJson(const Scenario &s)
                      {"vllm_tensor_parallel", g.vllmTensorParallel},
                      {"vllm_max_model_len", g.vllmMaxModelLen}};
         doc["train"]["grpo"] = grpo;
+    }
+    if (s.train.objective == Objective::Ppo)
+        doc["train"]["ppo"] = {{"response_length", s.train.ppo.responseLength},
+                               {"rollout_batch", s.train.ppo.rolloutBatch},
+                               {"num_mini_batches", s.train.ppo.miniBatches}};
+    if (s.train.objective == Objective::Distillation) {
+        const DistillationConfig &kd = s.train.distillation;
+        doc["train"]["distillation"] = {{"teacher", modelToJson(kd.teacher)},
+                                        {"teacher_dtype", enumName(kd.teacherDType)},
+                                        {"kd_ratio", kd.kdRatio},
+                                        {"chunks", kd.chunks}};
     }
     if (!s.targetGpu.empty())
         doc["target_gpu"] = s.targetGpu;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "training/activationterms.h"
+#include "training/posttraining.h"
 
 #include "training/activations.h"
 #include "training/framework.h"
@@ -239,11 +240,13 @@ LossPhases lossPhases(const EstimateContext &c)
     const std::uint64_t a = c.compute;
     // Under autocast (fp32 weights, 16-bit compute) log_softmax runs in fp32 whatever the code.
     const bool autocast = dtypeBits(s.precision.weights) > dtypeBits(s.precision.compute);
-    if (s.train.objective == Objective::Grpo && s.kernels.loss != Loss::Fused) {
+    if ((s.train.objective == Objective::Grpo || s.train.objective == Objective::Ppo) &&
+        s.kernels.loss != Loss::Fused) {
         // TRL GRPOTrainer._get_per_token_logps_and_entropies: the lm_head runs on the completion
         // only (logits_to_keep), the logits are divided by the temperature in place, and
         // selective_log_softmax (trl/trainer/utils.py) takes each sequence's log_softmax in turn,
         // whose outputs autograd keeps; backward builds the logits' gradient one row at a time.
+        // PPOTrainer.train does the same on a slice (a view) of the logits of every position.
         const std::uint64_t rows = std::max<std::uint64_t>(1, s.train.microBatch);
         return {{2 * a, 0, 1, 0, "GRPO: the completion's logits and each sequence's log-softmax, in the "
                                  "compute dtype (selective_log_softmax)"},
@@ -412,10 +415,12 @@ Term logitsTerm(const EstimateContext &c)
         }
         return term;
     }
+    if (s.train.objective == Objective::Reward)
+        return rewardScores(c);
     const LossPhases loss = lossPhases(c);
     if (s.kernels.loss == Loss::Fused)
         return fusedLossTerm(c, false);
-    term = lossTerm(c, loss.forward);
+    term = combine(lossTerm(c, loss.forward), distillationLogits(c, false), formulas);
     if (formulas) {
         const std::string framework = frameworkLossNote(s);
         if (!framework.empty())
@@ -430,14 +435,17 @@ Term lossBackwardTerm(const EstimateContext &c, const Term &forwardLogits)
 {
     if (!c.share.lmHead)
         return forwardLogits; // the loss runs on the last pipeline stage
+    if (c.s.train.objective == Objective::Reward)
+        return rewardScores(c);
     if (c.s.kernels.loss == Loss::Fused)
         return fusedLossTerm(c, true);
     const LossPhases loss = lossPhases(c);
-    if (loss.backward.perLogit == loss.forward.perLogit &&
+    const bool distillation = c.s.train.objective == Objective::Distillation;
+    if (!distillation && loss.backward.perLogit == loss.forward.perLogit &&
         loss.backward.perChunkLogit == loss.forward.perChunkLogit &&
         loss.backward.perRow == loss.forward.perRow)
         return forwardLogits;
-    Term term = lossTerm(c, loss.backward);
+    Term term = combine(lossTerm(c, loss.backward), distillationLogits(c, true), c.formulas);
     if (c.formulas) {
         const std::string framework = frameworkLossNote(c.s);
         if (!framework.empty())

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "training/modelstate.h"
+#include "training/posttraining.h"
 
 #include "scenario/checked.h"
 #include "scenario/names.h"
@@ -23,8 +24,18 @@ TrainableParams countTrainable(const Scenario &s, const ParamCounts &model, cons
         t.largestTensor = rank.largestMatrix;
         t.dtype = s.precision.weights;
         t.lmHead = m.rough || !share.lmHead ? 0 : ceilDiv(std::uint64_t(m.vocab) * m.hidden, layout.tensor);
+        if (s.train.objective == Objective::Reward && share.lmHead)
+            t.lmHead = rank.lmHead; // the score head (rank is the sequence-classification model's)
         // Norms and biases are below bitsandbytes' paging threshold; every matrix is above it.
         t.paged = t.count > rank.smallTensors ? t.count - rank.smallTensors : 0;
+        if (s.train.objective == Objective::Ppo) {
+            // PPO trains the value model with the policy (PolicyAndValueWrapper: one optimizer
+            // over both): its backbone and score head, in the same dtype.
+            const std::uint64_t value = scoreModelParams(rank, m, layout.tensor, share.lmHead).total;
+            t.count = addChecked(t.count, value, "parameters");
+            t.experts = addChecked(t.experts, rank.routedExpertLinear, "parameters");
+            t.paged = addChecked(t.paged, value > rank.smallTensors ? value - rank.smallTensors : 0, "parameters");
+        }
     } else {
         const std::uint64_t adapterRank = s.train.lora.rank;
         const auto &targets = s.train.lora.targets;
@@ -37,8 +48,8 @@ TrainableParams countTrainable(const Scenario &s, const ParamCounts &model, cons
             // Adapters sit with their matrices: the stage's share of the blocks, split like them.
             std::uint64_t copies = shape.copies;
             if (shape.group == MatrixGroup::LmHead) {
-                if (!share.lmHead)
-                    continue;
+                if (!share.lmHead || s.train.objective == Objective::Reward)
+                    continue; // a reward model has a score head, trained in full (below)
             } else {
                 copies = ceilDiv(mulChecked(copies, share.layers, "LoRA parameters"), layers);
             }
@@ -54,6 +65,9 @@ TrainableParams countTrainable(const Scenario &s, const ParamCounts &model, cons
                 std::max(t.largestTensor, adapterRank * std::max(shape.inFeatures, shape.outFeatures));
         }
         t.dtype = s.train.lora.dtype;
+        // PEFT's SEQ_CLS task keeps the score head trainable (modules_to_save).
+        if (s.train.objective == Objective::Reward && share.lmHead)
+            t.count = addChecked(t.count, rank.lmHead, "LoRA parameters");
         (void)model;
     }
     switch (s.train.gradDType) {

@@ -83,7 +83,7 @@ private slots:
     void requiredLessonsShip()
     {
         for (const char *id : {"ladder", "where-the-memory-actually-goes", "make-room-on-your-gpu",
-                               "the-memory-game", "serving-the-other-10-gb", "long-context"})
+                               "the-memory-game", "serving-the-other-10-gb", "long-context", "grpo-trainer-and-vllm"})
             QVERIFY2(!shipped(id).steps.empty(), id);
     }
 
@@ -223,6 +223,38 @@ private slots:
         // Serving: four 4k conversations cross the 24 GB line; an fp8 cache brings them back.
         QVERIFY(!stepEstimate("serving-the-other-10-gb", 2).gpus.at(0).fits);
         QVERIFY(stepEstimate("serving-the-other-10-gb", 3).gpus.at(0).fits);
+    }
+
+    // GRPO: the trainer and the colocated vLLM on one GPU; the captions quote the estimator's
+    // own split, and their verdicts are the estimate's.
+    void grpoSplitsBetweenTrainerAndVllm()
+    {
+        const Lesson &lesson = shipped("grpo-trainer-and-vllm");
+        QCOMPARE(lesson.steps.size(), std::size_t(3));
+        for (const LessonStep &step : lesson.steps) {
+            QCOMPARE(step.scenario.train.objective, Objective::Grpo);
+            QCOMPARE(step.scenario.train.grpo.rollout, Rollout::VllmColocate);
+            const Estimate e = estimate(step.scenario);
+            const std::string caption = expandCaption(step.caption, e, Unit::GiB);
+            // The bar's two halves, as the caption names them: vLLM's bytes and the trainer's.
+            QVERIFY(e.bytes(C::GenerationEngine) > 0);
+            QVERIFY2(caption.find(formatBytes(e.bytes(C::GenerationEngine), Unit::GiB)) != std::string::npos,
+                     caption.c_str());
+            QVERIFY2(caption.find(formatBytes(e.bytes(C::Weights), Unit::GiB)) != std::string::npos, caption.c_str());
+            const bool saysFits = caption.find("does not fit") == std::string::npos;
+            QCOMPARE(e.gpus.at(0).fits, saysFits);
+        }
+        const Estimate at30 = stepEstimate("grpo-trainer-and-vllm", 0);
+        const Estimate at70 = stepEstimate("grpo-trainer-and-vllm", 1);
+        const Estimate asleep = stepEstimate("grpo-trainer-and-vllm", 2);
+        QVERIFY(at30.gpus.at(0).fits);
+        QVERIFY(!at70.gpus.at(0).fits);
+        QVERIFY(asleep.gpus.at(0).fits);
+        // A larger share is a larger pool; sleep mode frees the weights and pool in training.
+        QVERIFY(test::phaseBytes(at70, PhaseId::Decode, C::GenerationEngine) >
+                test::phaseBytes(at30, PhaseId::Decode, C::GenerationEngine));
+        QVERIFY(test::phaseBytes(asleep, PhaseId::Optimizer, C::GenerationEngine) <
+                test::phaseBytes(at30, PhaseId::Optimizer, C::GenerationEngine));
     }
 
     // Long context: eager scores quadruple per doubling, flash stays linear.

@@ -45,7 +45,8 @@ private slots:
         // (TRL's GRPOConfig and DPOConfig are read: tst_trlconfigs.)
         QTest::newRow("trl-ppo") << "ppo.yaml" << "per_device_train_batch_size: 4\nkl_coef: 0.05\nvf_coef: 0.1\n"
                                  << "TRL PPOConfig";
-        QTest::newRow("trl-reward") << "rm.yaml" << "center_rewards_coefficient: 0.01\noutput_dir: x\n" << "TRL RewardConfig";
+        QTest::newRow("trl-gkd") << "gkd.yaml" << "lmbda: 0.5\nteacher_model_name_or_path: x/y\noutput_dir: x\n"
+                                 << "TRL GKDConfig";
         QTest::newRow("llamafactory-v1") << "v1.yaml" << "model: Qwen/Qwen3-4B\ndist_config:\n  name: fsdp2\n"
                                          << "LLaMA-Factory v1 config";
         QTest::newRow("torchtune-ppo") << "ppo.yaml"

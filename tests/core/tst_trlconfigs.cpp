@@ -78,6 +78,35 @@ private slots:
         QCOMPARE(at(sleep.scenario, "train.grpo.vllm_gpu_memory_utilization"), json(0.5));
     }
 
+    void rewardConfigIsARewardModel()
+    {
+        // RewardConfig f2cd577 (trl/trainer/reward_config.py): max_length 1024, bf16 and
+        // gradient checkpointing on by default; center_rewards_coefficient is its own field.
+        const TrainImport in = importTrainConfig(
+            "model_name_or_path: Qwen/Qwen2.5-0.5B-Instruct\ncenter_rewards_coefficient: 0.01\n"
+            "per_device_train_batch_size: 8\nuse_peft: true\nlora_r: 32\n",
+            "reward.yaml");
+        QCOMPARE(in.format, TrainConfigFormat::Trl);
+        QCOMPARE(at(in.scenario, "train.objective"), json("reward"));
+        QCOMPARE(at(in.scenario, "train.micro_batch"), json(8));
+        QCOMPARE(at(in.scenario, "train.seq_len"), json(1024));
+        QCOMPARE(at(in.scenario, "train.gradient_checkpointing"), json("full"));
+        QCOMPARE(at(in.scenario, "train.method"), json("lora"));
+        // Axolotl's reward_model runs the same RewardTrainer (one label).
+        const TrainImport axolotl = importTrainConfig(
+            "base_model: Qwen/Qwen2.5-0.5B\nreward_model: true\nnum_labels: 1\nsequence_len: 2048\nmicro_batch_size: 2\n",
+            "rm.yml");
+        QCOMPARE(at(axolotl.scenario, "train.objective"), json("reward"));
+        QCOMPARE(at(axolotl.scenario, "train.micro_batch"), json(2));
+        std::string labels = refusal("base_model: x/y\nreward_model: true\nnum_labels: 2\n", "rm.yml");
+        QVERIFY2(labels.find("num_labels") != std::string::npos, labels.c_str());
+        labels = refusal("base_model: x/y\nprocess_reward_model: true\n", "prm.yml");
+        QVERIFY2(labels.find("process_reward_model") != std::string::npos, labels.c_str());
+        // GKD (the student generates on-policy) is refused by name.
+        const std::string m = refusal("lmbda: 0.5\nteacher_model_name_or_path: Qwen/Qwen2-1.5B\n", "gkd.yaml");
+        QVERIFY2(m.find("TRL GKDConfig") != std::string::npos, m.c_str());
+    }
+
     void refusesWhatTrlRefuses()
     {
         std::string m = refusal("use_vllm: true\nuse_peft: true\nload_in_8bit: true\n", "g.yaml");

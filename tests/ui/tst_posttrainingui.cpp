@@ -6,11 +6,14 @@
 #include "controls/posttraininggroup.h"
 #include "document/scenariomodel.h"
 #include "window/mainwindow.h"
+#include "model/architecture.h"
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QSettings>
+#include <QSpinBox>
+#include <QUndoStack>
 #include <QtTest>
 
 using namespace headroom;
@@ -71,6 +74,55 @@ private slots:
         // Inference: the group is hidden.
         w.model()->apply(QStringLiteral("serve"), [](Scenario &s) { s.task = Task::Inference; });
         QVERIFY(!group->isVisibleTo(&w));
+    }
+
+    void ppoDistillationAndRewardOneUndoStepEach()
+    {
+        MainWindow w;
+        w.model()->apply(QStringLiteral("start"), [](Scenario &s) {
+            s = Scenario{};
+            s.model = builtinCatalog().findModel("llama-3.2-1b")->arch;
+            s.train.method = Method::Full;
+            s.train.seqLen = 1024;
+            s.gpus = {"h100-80gb"};
+        });
+        auto *group = w.controls()->findChild<PostTrainingGroup *>();
+        QVERIFY(group);
+        QUndoStack *undo = w.model()->undoStack();
+        const int start = undo->count();
+        QVERIFY(!group->responseLength()->isVisibleTo(&w));
+        choose(group->objective(), int(Objective::Ppo));
+        QCOMPARE(undo->count(), start + 1);
+        QVERIFY(group->responseLength()->isVisibleTo(&w));
+        QVERIFY(!group->teacher()->isVisibleTo(&w));
+        group->responseLength()->setValue(100);
+        QCOMPARE(w.model()->scenario().train.ppo.responseLength, 100u);
+        QCOMPARE(undo->count(), start + 2);
+        // Four models in the GPU: more weights than SFT.
+        QVERIFY(w.model()->estimate().bytes(ConsumerId::Weights) > 0);
+
+        choose(group->objective(), int(Objective::Distillation));
+        QCOMPARE(undo->count(), start + 3);
+        QVERIFY(group->teacher()->isVisibleTo(&w));
+        QVERIFY(!group->responseLength()->isVisibleTo(&w));
+        // Until a teacher is chosen it is the student itself (same vocabulary).
+        QCOMPARE(w.model()->scenario().train.distillation.teacher.vocab, w.model()->scenario().model.vocab);
+        const std::uint64_t self = w.model()->estimate().bytes(ConsumerId::Weights);
+        const int index = group->teacher()->findData(QStringLiteral("llama-3.1-8b"));
+        QVERIFY(index >= 0);
+        group->teacher()->setCurrentIndex(index);
+        emit group->teacher()->activated(index);
+        QCOMPARE(undo->count(), start + 4);
+        QCOMPARE(w.model()->scenario().train.distillation.teacher.preset, std::string("llama-3.1-8b"));
+        // The 8B teacher (8,030,261,248 x 2 B) in place of the 1B student's copy.
+        const std::uint64_t student = std::uint64_t(countParams(w.model()->scenario().model).total) * 2;
+        QCOMPARE(w.model()->estimate().bytes(ConsumerId::Weights), self - student + 8'030'261'248ull * 2);
+        undo->undo();
+        QCOMPARE(w.model()->estimate().bytes(ConsumerId::Weights), self);
+
+        choose(group->objective(), int(Objective::Reward));
+        QVERIFY(!group->teacher()->isVisibleTo(&w));
+        QCOMPARE(w.model()->scenario().train.objective, Objective::Reward);
     }
 };
 

@@ -4,6 +4,7 @@
 #include "controls/formwidgets.h"
 
 #include "document/scenariomodel.h"
+#include "scenario/catalog.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -44,7 +45,10 @@ PostTrainingGroup::PostTrainingGroup(ScenarioModel *model, QWidget *parent)
                                        {{Objective::Sft, tr("SFT (next-token prediction)")},
                                         {Objective::Dpo, tr("DPO (pairs, frozen reference)")},
                                         {Objective::Preference, tr("ORPO / SimPO / CPO (pairs, no reference)")},
-                                        {Objective::Grpo, tr("GRPO (online RL with generation)")}});
+                                        {Objective::Grpo, tr("GRPO (online RL with generation)")},
+                                        {Objective::Ppo, tr("PPO (policy, reference, reward and value models)")},
+                                        {Objective::Distillation, tr("Distillation (a frozen teacher's logits)")},
+                                        {Objective::Reward, tr("Reward model (pairs, one score per sequence)")}});
     layout->addRow(tr("&Objective"), m_objective);
 
     m_completion = new QSpinBox(this);
@@ -90,6 +94,27 @@ PostTrainingGroup::PostTrainingGroup(ScenarioModel *model, QWidget *parent)
     m_maxModelLen->setToolTip(tr("TRL vllm_max_model_length: vLLM must hold one sequence this long; "
                                  "unset, the model's maximum position."));
     layout->addRow(tr("vLLM max &length"), m_maxModelLen);
+    m_response = new QSpinBox(this);
+    m_response->setAccessibleName(tr("PPO response length"));
+    m_response->setRange(1, 1 << 24);
+    m_response->setToolTip(tr("TRL PPOConfig response_length: the sequence length is the query and the response."));
+    layout->addRow(tr("&Response tokens"), m_response);
+    m_rolloutBatch = new QSpinBox(this);
+    m_rolloutBatch->setAccessibleName(tr("PPO rollout chunk"));
+    m_rolloutBatch->setRange(1, 1 << 20);
+    m_rolloutBatch->setToolTip(tr("TRL local_rollout_forward_batch_size: queries generated and scored at once."));
+    layout->addRow(tr("Rollout &chunk"), m_rolloutBatch);
+    m_teacher = new QComboBox(this);
+    m_teacher->setAccessibleName(tr("Teacher model"));
+    m_teacher->setToolTip(tr("The frozen teacher (torchtune teacher_model). It must share the student's vocabulary."));
+    for (const ModelPreset &preset : builtinCatalog().models)
+        m_teacher->addItem(QString::fromStdString(preset.name), QString::fromStdString(preset.id));
+    layout->addRow(tr("&Teacher"), m_teacher);
+    m_teacherDType = enumCombo<DType>(this, tr("Teacher dtype"),
+                                      {{DType::BF16, tr("bf16")}, {DType::FP16, tr("fp16")}, {DType::FP32, tr("fp32")}});
+    layout->addRow(tr("Teacher &dtype"), m_teacherDType);
+    m_ppoRows = {m_response, m_rolloutBatch};
+    m_teacherRows = {m_teacher, m_teacherDType};
     m_grpoRows = {m_completion, m_generations, m_beta, m_rollout, m_utilization, m_sleep, m_maxModelLen};
     m_vllmRows = {m_utilization, m_sleep, m_maxModelLen};
 
@@ -97,6 +122,12 @@ PostTrainingGroup::PostTrainingGroup(ScenarioModel *model, QWidget *parent)
         const Objective objective = comboValue<Objective>(m_objective);
         m_model->apply(tr("Objective %1").arg(m_objective->currentText()), [objective](Scenario &s) {
             s.train.objective = objective;
+            if (objective == Objective::Ppo && s.train.ppo.responseLength >= s.train.seqLen)
+                s.train.ppo.responseLength = std::max<std::uint32_t>(1, s.train.seqLen / 2);
+            // A teacher must share the student's vocabulary: until one is chosen, the student's own.
+            if (objective == Objective::Distillation && (s.train.distillation.teacher == ModelArch{} ||
+                                                         s.train.distillation.teacher.vocab != s.model.vocab))
+                s.train.distillation.teacher = s.model;
             if (objective == Objective::Grpo && s.train.grpo.completionLength >= s.train.seqLen)
                 s.train.grpo.completionLength = std::max<std::uint32_t>(1, s.train.seqLen / 2);
             // TRL refuses a generation batch that num_generations does not divide: keep a divisor.
@@ -140,6 +171,30 @@ PostTrainingGroup::PostTrainingGroup(ScenarioModel *model, QWidget *parent)
         m_model->apply(tr("vLLM max length"),
                        [value](Scenario &s) { s.train.grpo.vllmMaxModelLen = static_cast<std::uint32_t>(value); }, 405);
     });
+    connect(m_response, &QSpinBox::valueChanged, this, [this](int value) {
+        m_model->apply(tr("Response length"), [value](Scenario &s) {
+            s.train.ppo.responseLength = static_cast<std::uint32_t>(
+                std::clamp<std::int64_t>(value, 1, std::max<std::int64_t>(1, std::int64_t(s.train.seqLen) - 1)));
+        }, 406);
+    });
+    connect(m_rolloutBatch, &QSpinBox::valueChanged, this, [this](int value) {
+        m_model->apply(tr("Rollout chunk"),
+                       [value](Scenario &s) { s.train.ppo.rolloutBatch = static_cast<std::uint32_t>(value); }, 407);
+    });
+    connect(m_teacher, &QComboBox::activated, this, [this] {
+        const std::string id = m_teacher->currentData().toString().toStdString();
+        const ModelPreset *preset = builtinCatalog().findModel(id);
+        if (!preset)
+            return;
+        const ModelArch arch = preset->arch;
+        m_model->apply(tr("Teacher %1").arg(m_teacher->currentText()),
+                       [arch](Scenario &s) { s.train.distillation.teacher = arch; });
+    });
+    connect(m_teacherDType, &QComboBox::activated, this, [this] {
+        const DType dtype = comboValue<DType>(m_teacherDType);
+        m_model->apply(tr("Teacher dtype %1").arg(m_teacherDType->currentText()),
+                       [dtype](Scenario &s) { s.train.distillation.teacherDType = dtype; });
+    });
     connect(m_model, &ScenarioModel::changed, this, &PostTrainingGroup::refresh);
     refresh();
 }
@@ -155,6 +210,18 @@ void PostTrainingGroup::refresh()
         form(this)->setRowVisible(row, grpo);
     for (QWidget *row : m_vllmRows)
         form(this)->setRowVisible(row, colocated);
+    for (QWidget *row : m_ppoRows)
+        form(this)->setRowVisible(row, s.train.objective == Objective::Ppo);
+    for (QWidget *row : m_teacherRows)
+        form(this)->setRowVisible(row, s.train.objective == Objective::Distillation);
+    setShown(m_response, int(s.train.ppo.responseLength));
+    setShown(m_rolloutBatch, int(s.train.ppo.rolloutBatch));
+    setComboValue(m_teacherDType, s.train.distillation.teacherDType);
+    {
+        const QSignalBlocker block(m_teacher);
+        m_teacher->setCurrentIndex(
+            m_teacher->findData(QString::fromStdString(s.train.distillation.teacher.preset)));
+    }
     const GrpoConfig &g = s.train.grpo;
     setShown(m_completion, int(g.completionLength));
     setShown(m_generations, int(g.numGenerations));

@@ -14,9 +14,10 @@ namespace headroom {
 
 class ScenarioModel;
 
-/// What the training optimises (train.objective: SFT, DPO, reference-free preference, GRPO) and,
-/// for GRPO, its generation: completions, the reference model's beta, and the engine (vLLM
-/// colocated with its memory share and sleep mode, a vLLM server, or generate()).
+/// What the training optimises (train.objective: SFT, DPO, reference-free preference, GRPO, PPO,
+/// distillation, reward model) and, for GRPO, its generation: completions, the reference model's
+/// beta, and the engine (vLLM colocated with its memory share and sleep mode, a vLLM server, or
+/// generate()); for PPO its response length and rollout chunk; for distillation the teacher.
 class PostTrainingGroup : public QGroupBox
 {
     Q_OBJECT
@@ -27,6 +28,10 @@ public:
     QComboBox *rollout() const { return m_rollout; }
     QDoubleSpinBox *utilization() const { return m_utilization; }
     QCheckBox *sleep() const { return m_sleep; }
+    QSpinBox *responseLength() const { return m_response; }
+    QSpinBox *rolloutBatch() const { return m_rolloutBatch; }
+    QComboBox *teacher() const { return m_teacher; }
+    QComboBox *teacherDType() const { return m_teacherDType; }
 
     /// Shows the model's state without emitting edits.
     void refresh();
@@ -41,7 +46,13 @@ private:
     QDoubleSpinBox *m_utilization = nullptr;
     QCheckBox *m_sleep = nullptr;
     QSpinBox *m_maxModelLen = nullptr;
+    QSpinBox *m_response = nullptr;
+    QSpinBox *m_rolloutBatch = nullptr;
+    QComboBox *m_teacher = nullptr;
+    QComboBox *m_teacherDType = nullptr;
     std::vector<QWidget *> m_grpoRows;
+    std::vector<QWidget *> m_ppoRows;
+    std::vector<QWidget *> m_teacherRows;
     std::vector<QWidget *> m_vllmRows;
 };
 
