@@ -41,7 +41,7 @@ constexpr StoredBand kBands[] = {
     {"", "inference", "", 16, 36, 31},
 };
 constexpr const char *kFrameworks[] = {"accelerate", "axolotl", "deepspeed", "hf_generate", "hf_transformers", "litgpt", "torchtitan", "torchtune"};
-constexpr const char *kOptimizers[] = {"adafactor", "adamw", "adamw_8bit", "none", "paged_adamw", "paged_adamw_8bit"};
+constexpr const char *kOptimizers[] = {"adafactor", "adamw", "adamw_4bit", "adamw_8bit", "galore_adamw8bit", "none", "paged_adamw", "paged_adamw_8bit"};
 constexpr const char *kArchitectures[] = {"full_attention", "moe", "sliding_attention"};
 // END GENERATED BANDS
 
