@@ -18,26 +18,30 @@ namespace {
 constexpr StoredBand kBands[] = {
     {"hf_transformers", "full", "allocated", 38, 81, 12},
     {"litgpt", "full", "allocated", 120, 6, 17},
-    {"hf_transformers", "full", "reserved", 2, 2, 0},
+    {"torchtune", "full", "allocated", 28, 4, 75},
+    {"hf_transformers", "full", "reserved", 44, 12, 50},
+    {"torchtune", "full", "reserved", 3, 1, 0},
     {"hf_transformers", "full", "device", 20, 7, 57},
     {"litgpt", "lora", "allocated", 18, 8, 38},
-    {"hf_transformers", "lora", "reserved", 12, 9, 0},
+    {"hf_transformers", "lora", "reserved", 12, 21, 19},
     {"litgpt", "qlora", "allocated", 23, 13, 100},
+    {"hf_transformers", "qlora", "reserved", 47, 9, 100},
     {"hf_generate", "inference", "allocated", 16, 36, 31},
-    {"", "full", "allocated", 41, 87, 13},
-    {"", "full", "reserved", 2, 2, 0},
+    {"", "full", "allocated", 41, 91, 15},
+    {"", "full", "reserved", 44, 13, 46},
     {"", "full", "device", 20, 7, 57},
     {"", "lora", "allocated", 18, 8, 38},
-    {"", "lora", "reserved", 12, 9, 0},
+    {"", "lora", "reserved", 12, 21, 19},
     {"", "qlora", "allocated", 23, 13, 100},
+    {"", "qlora", "reserved", 47, 9, 100},
     {"", "inference", "allocated", 16, 36, 31},
-    {"", "full", "", 41, 96, 16},
-    {"", "lora", "", 12, 17, 18},
-    {"", "qlora", "", 23, 13, 100},
+    {"", "full", "", 41, 111, 22},
+    {"", "lora", "", 14, 29, 24},
+    {"", "qlora", "", 47, 22, 100},
     {"", "inference", "", 16, 36, 31},
 };
 constexpr const char *kFrameworks[] = {"accelerate", "axolotl", "deepspeed", "hf_generate", "hf_transformers", "litgpt", "torchtitan", "torchtune"};
-constexpr const char *kOptimizers[] = {"adafactor", "adamw", "adamw_8bit", "none", "paged_adamw", "paged_adamw_8bit"};
+constexpr const char *kOptimizers[] = {"adafactor", "adamw", "adamw_4bit", "adamw_8bit", "galore_adamw8bit", "none", "paged_adamw", "paged_adamw_8bit"};
 constexpr const char *kArchitectures[] = {"full_attention", "moe", "sliding_attention"};
 // END GENERATED BANDS
 

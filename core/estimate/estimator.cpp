@@ -417,6 +417,9 @@ Estimate Estimator::run()
     e.totalParams = c.model.total;
     e.activeParams = c.model.active;
     e.rankRole = c.share.role;
+    if (s.task == Task::Train && s.train.loss == TrainLoss::Classification && !m.tiedEmbeddings && !m.rough)
+        throw ScenarioError("train.loss", "classification with an untied lm_head: the model block counts a "
+                                          "vocabulary x hidden head the classification model does not have");
     if (s.task == Task::Train) {
         // One GPU holds the whole model: its count is the rank's.
         if (c.parallel.gpus == 1 && c.share.role == RankRole::Only) {

@@ -23,6 +23,7 @@ bool optimName(const std::string &optim, std::string &optimizer, std::string &im
         {"adamw_torch_8bit", "adamw_8bit", ""},    {"sgd", "sgd", ""},
         {"lion_32bit", "lion", ""},                {"lion_8bit", "lion", ""},
         {"adamw_anyprecision", "adamw", "foreach"},
+        {"adamw_torch_4bit", "adamw_4bit", ""},
     };
     for (const Row &row : rows)
         if (optim == row.name) {

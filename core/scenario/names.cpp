@@ -21,7 +21,10 @@ HEADROOM_ENUM_TABLE(Optimizer, {Optimizer::AdamW, "adamw"}, {Optimizer::AdamW8bi
                     {Optimizer::PagedAdamW8bit, "paged_adamw_8bit"}, {Optimizer::Sgd, "sgd"},
                     {Optimizer::SgdMomentum, "sgd_momentum"}, {Optimizer::Adafactor, "adafactor"},
                     {Optimizer::Lion, "lion"}, {Optimizer::None, "none"},
-                    {Optimizer::PagedAdamW, "paged_adamw"})
+                    {Optimizer::PagedAdamW, "paged_adamw"}, {Optimizer::AdamW4bit, "adamw_4bit"},
+                    {Optimizer::GaloreAdamW, "galore_adamw"}, {Optimizer::GaloreAdamW8bit, "galore_adamw8bit"})
+HEADROOM_ENUM_TABLE(TrainLoss, {TrainLoss::Lm, "lm"}, {TrainLoss::Classification, "classification"},
+                    {TrainLoss::LogitsSum, "logits_sum"})
 HEADROOM_ENUM_TABLE(Objective, {Objective::Sft, "sft"}, {Objective::Dpo, "dpo"}, {Objective::Preference, "preference"},
                    {Objective::Grpo, "grpo"}, {Objective::Ppo, "ppo"}, {Objective::Distillation, "distillation"},
                    {Objective::Reward, "reward"})

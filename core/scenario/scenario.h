@@ -22,7 +22,8 @@ bool isQuantized(DType dtype);
 
 enum class Task { Train, Inference };
 enum class Method { Full, Lora, Qlora };
-enum class Optimizer { AdamW, AdamW8bit, PagedAdamW8bit, Sgd, SgdMomentum, Adafactor, Lion, None, PagedAdamW };
+enum class Optimizer { AdamW, AdamW8bit, PagedAdamW8bit, Sgd, SgdMomentum, Adafactor, Lion, None, PagedAdamW,
+                       AdamW4bit, GaloreAdamW, GaloreAdamW8bit };
 /// Selective: attention scores only (Megatron); SelectiveOp: torchtitan's op-level policy.
 enum class Checkpointing { None, Full, Selective, SelectiveOp };
 /// What the loss trains for: supervised next-token prediction (sft), or a preference pair
@@ -34,6 +35,10 @@ enum class Checkpointing { None, Full, Selective, SelectiveOp };
 /// knowledge_distillation recipes); reward: a reward model (sequence-classification head with one
 /// label) trained on chosen and rejected sequences (TRL RewardTrainer).
 enum class Objective { Sft, Dpo, Preference, Grpo, Ppo, Distillation, Reward };
+/// What backward starts from: the language-model cross-entropy over the vocabulary (lm), a
+/// sequence-classification head's loss (classification: no vocabulary logits), or a benchmark's
+/// `logits.sum().backward()` (logits_sum: the logits and their gradient, no log-softmax).
+enum class TrainLoss { Lm, Classification, LogitsSum };
 /// What generates a GRPO run's completions: vLLM in the trainer's process on the same GPUs
 /// (TRL vllm_mode colocate), a vLLM server on other GPUs (vllm_mode server), or the policy's
 /// own generate() (use_vllm false).
@@ -292,6 +297,9 @@ struct TrainConfig
     Optimizer optimizer = Optimizer::AdamW;
     bool optimizerInBackward = false;
     OptimizerImpl optimizerImpl = OptimizerImpl::Auto;
+    /// GaLore's projection rank (galore_adamw, galore_adamw8bit): the attention and MLP matrices
+    /// keep their Adam states at rank x the longer side (GaLore's `rank`, HF `optim_args` rank).
+    std::uint32_t galoreRank = 128;
     bool masterWeights = false;
     GradDType gradDType = GradDType::Auto;
     Checkpointing checkpointing = Checkpointing::None;
@@ -304,6 +312,7 @@ struct TrainConfig
     /// sft: micro_batch sequences; dpo / preference: micro_batch pairs (2 x micro_batch
     /// sequences through the model), dpo with a frozen reference model (full fine-tuning).
     Objective objective = Objective::Sft;
+    TrainLoss loss = TrainLoss::Lm;
     GrpoConfig grpo; ///< objective grpo only
     PpoConfig ppo;   ///< objective ppo only
     DistillationConfig distillation; ///< objective distillation only

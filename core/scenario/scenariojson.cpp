@@ -177,12 +177,19 @@ TrainConfig readTrain(const json *node, const Catalog &catalog, const ConfigReso
     train.optimizer = r.choice("optimizer", train.optimizer);
     train.optimizerInBackward = r.boolean("optimizer_in_backward", train.optimizerInBackward);
     train.optimizerImpl = r.choice("optimizer_impl", train.optimizerImpl);
+    if (r.has("galore_rank") && train.optimizer != Optimizer::GaloreAdamW && train.optimizer != Optimizer::GaloreAdamW8bit)
+        throw ScenarioError("train.galore_rank", "applies only with train.optimizer galore_adamw or galore_adamw8bit");
+    train.galoreRank = readCount(r, "galore_rank", 1 << 16, train.galoreRank);
     train.offloadActivations = r.boolean("offload_activations", train.offloadActivations);
     train.compile = r.boolean("compile", train.compile);
     train.masterWeights = r.boolean("master_weights", train.masterWeights);
     train.gradDType = r.choice("grad_dtype", train.gradDType);
     train.checkpointing = r.choice("gradient_checkpointing", train.checkpointing);
     train.objective = r.choice("objective", train.objective);
+    train.loss = r.choice("loss", train.loss);
+    if (train.loss != TrainLoss::Lm && train.objective != Objective::Sft)
+        throw ScenarioError("train.loss", "applies only with train.objective sft (DPO, preference and GRPO "
+                                          "losses read the vocabulary log-probabilities)");
     if (const json *grpo = r.child("grpo")) {
         if (train.objective != Objective::Grpo)
             throw ScenarioError("train.grpo", "applies only with train.objective grpo");
@@ -501,6 +508,10 @@ json scenarioToJson(const Scenario &s)
         {"gpus", s.gpus}};
     if (s.train.objective != Objective::Sft)
         doc["train"]["objective"] = enumName(s.train.objective);
+    if (s.train.loss != TrainLoss::Lm)
+        doc["train"]["loss"] = enumName(s.train.loss);
+    if (s.train.optimizer == Optimizer::GaloreAdamW || s.train.optimizer == Optimizer::GaloreAdamW8bit)
+        doc["train"]["galore_rank"] = s.train.galoreRank;
     if (s.train.objective == Objective::Grpo) {
         const GrpoConfig &g = s.train.grpo;
         json grpo = {{"num_generations", g.numGenerations},

@@ -58,6 +58,9 @@ std::string optimizerText(Optimizer optimizer)
     case Optimizer::Adafactor: return "Adafactor";
     case Optimizer::Lion: return "Lion";
     case Optimizer::None: return "no optimizer step";
+    case Optimizer::AdamW4bit: return "4-bit AdamW";
+    case Optimizer::GaloreAdamW: return "GaLore AdamW";
+    case Optimizer::GaloreAdamW8bit: return "8-bit GaLore AdamW";
     }
     return {};
 }

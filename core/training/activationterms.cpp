@@ -253,6 +253,12 @@ LossPhases lossPhases(const EstimateContext &c)
                 {2 * a, a, rows, 0, "GRPO: the saved log-softmax, the logits' gradient and one sequence's "
                                     "log-softmax gradient"}};
     }
+    if (s.task == Task::Train && s.train.loss == TrainLoss::LogitsSum)
+        // loss = outputs.logits.sum(); loss.backward() (the Transformers SDPA benchmark scripts):
+        // no log-softmax; the outputs keep the logits, and SumBackward's expanded gradient is
+        // materialized for the lm_head's matmul (a reshape of a stride-0 view copies).
+        return {{a, 0, 1, 0, "the logits the outputs hold (loss = logits.sum())"},
+                {2 * a, 0, 1, 0, "the logits and the materialized gradient of their sum"}};
     Loss loss = s.kernels.loss;
     if (autocast && loss == Loss::StandardNoUpcast)
         loss = Loss::Standard;
@@ -417,8 +423,14 @@ Term logitsTerm(const EstimateContext &c)
     }
     if (s.train.objective == Objective::Reward)
         return rewardScores(c);
+    if (s.train.loss == TrainLoss::Classification) {
+        if (formulas)
+            term.notes.push_back("Sequence-classification head: its logits are batch x labels, no "
+                                 "vocabulary logits or log-softmax.");
+        return term;
+    }
     const LossPhases loss = lossPhases(c);
-    if (s.kernels.loss == Loss::Fused)
+    if (s.kernels.loss == Loss::Fused && s.train.loss == TrainLoss::Lm)
         return fusedLossTerm(c, false);
     term = combine(lossTerm(c, loss.forward), distillationLogits(c, false), formulas);
     if (formulas) {
@@ -437,7 +449,9 @@ Term lossBackwardTerm(const EstimateContext &c, const Term &forwardLogits)
         return forwardLogits; // the loss runs on the last pipeline stage
     if (c.s.train.objective == Objective::Reward)
         return rewardScores(c);
-    if (c.s.kernels.loss == Loss::Fused)
+    if (c.s.train.loss == TrainLoss::Classification)
+        return forwardLogits; // no vocabulary logits
+    if (c.s.kernels.loss == Loss::Fused && c.s.train.loss == TrainLoss::Lm)
         return fusedLossTerm(c, true);
     const LossPhases loss = lossPhases(c);
     const bool distillation = c.s.train.objective == Objective::Distillation;

@@ -4,6 +4,7 @@
 
 #include "scenario/checked.h"
 #include "scenario/names.h"
+#include "scenario/scenariojson.h"
 #include "scenario/units.h"
 
 #include <algorithm>
@@ -453,6 +454,58 @@ Term gradientsTerm(const EstimateContext &c, GradientsAlive alive)
 
 namespace {
 
+/// Adam state of `count` values: 8-bit codes with an fp32 absmax per 2048 values (bitsandbytes), or two `dtype` values.
+std::uint64_t adamStates(std::uint64_t count, bool eightBit, DType dtype)
+{
+    if (eightBit)
+        return addChecked(mulChecked(count, 2, "optimizer state"), ceilDiv(count, 2048) * 8, "optimizer state");
+    return mulChecked(count, 2 * byteSize(dtype), "optimizer state");
+}
+
+/// GaLore (jiaweizzhao/GaLore galore_torch/galore_projector.py, GaLoreProjector.project): each
+/// attention and MLP matrix m x n keeps its Adam states on the projected gradient, rank x max(m, n)
+/// (the shorter side is projected: `right` when m >= n), and its projection matrix, rank x
+/// min(m, n), in the parameter's dtype (get_orthogonal_matrix casts the SVD factor back); every
+/// other parameter (embeddings, lm_head, norms) keeps full Adam states (torchrun_main.py: the
+/// `attn`/`mlp` modules are GaLore's, the rest the plain Adam8bit / AdamW).
+std::uint64_t galoreStateBytes(const EstimateContext &c, std::uint64_t count, std::string *what)
+{
+    const ModelArch &m = c.m;
+    const TrainableParams &t = c.trainable;
+    const bool eightBit = c.s.train.optimizer == Optimizer::GaloreAdamW8bit;
+    const std::uint64_t rank = c.s.train.galoreRank;
+    std::uint64_t projected = 0, projections = 0, covered = 0;
+    for (const MatrixShape &shape : matrixShapes(m)) {
+        if (shape.group == MatrixGroup::LmHead)
+            continue;
+        const std::uint64_t shorter = std::min(shape.inFeatures, shape.outFeatures);
+        const std::uint64_t longer = std::max(shape.inFeatures, shape.outFeatures);
+        const std::uint64_t r = std::min(rank, shorter);
+        projected = addChecked(projected, mulChecked(r * longer, shape.copies, "optimizer state"), "optimizer state");
+        projections = addChecked(projections, mulChecked(r * shorter, shape.copies, "optimizer state"), "optimizer state");
+        covered = addChecked(covered, mulChecked(shape.inFeatures * shape.outFeatures, shape.copies, "optimizer state"),
+                             "optimizer state");
+    }
+    const std::uint64_t total = c.model.total ? c.model.total : count;
+    const std::uint64_t rest = total > covered ? total - covered : 0;
+    // This part's share of the model (a pipeline stage, a tensor shard).
+    auto share = [&](std::uint64_t v) { return total && count != total ? ceilDiv(mulChecked(v, count, "optimizer state"), total) : v; };
+    projected = share(projected);
+    projections = share(projections);
+    const std::uint64_t restHere = share(rest);
+    const std::uint64_t bytes = addChecked(
+        addChecked(adamStates(projected, eightBit, t.stateDType), adamStates(restHere, eightBit, t.stateDType),
+                   "optimizer state"),
+        mulChecked(projections, byteSize(t.dtype), "optimizer state"), "optimizer state");
+    if (what) {
+        const std::string per = eightBit ? " x 2 states x 1 B (8-bit, + absmax)" : " x 2 states x " + perValue(t.stateDType);
+        *what = "GaLore rank " + n(rank) + ": " + n(projected) + " projected values" + per + " + " + n(projections) +
+                " projection values x " + perValue(t.dtype) + " + " + n(restHere) +
+                " embedding/head/norm params" + per;
+    }
+    return bytes;
+}
+
 /// Optimizer state of `count` trainable parameters, with its formula.
 std::uint64_t stateBytes(const EstimateContext &c, std::uint64_t count, std::string *what)
 {
@@ -479,6 +532,18 @@ std::uint64_t stateBytes(const EstimateContext &c, std::uint64_t count, std::str
                     " blocks of 2048 x 2 x 4 B (fp32 absmax)";
         return addChecked(mulChecked(count, 2, "optimizer state"), blocks * 8, "optimizer state");
     }
+    case Optimizer::AdamW4bit: {
+        // torchao AdamW4bit (torchao/optim/subclass_4bit.py, OptimState4bit.zeros): two 4-bit
+        // codes per byte and one fp32 scale per block of 128 values, for each of the two states.
+        const std::uint64_t blocks = ceilDiv(count, 128);
+        if (what)
+            *what = params + " x 2 states x 0.5 B (4-bit) + " + n(blocks) +
+                    " blocks of 128 x 2 x 4 B (fp32 scale)";
+        return addChecked(count, blocks * 8, "optimizer state");
+    }
+    case Optimizer::GaloreAdamW:
+    case Optimizer::GaloreAdamW8bit:
+        return galoreStateBytes(c, count, what);
     case Optimizer::Sgd:
     case Optimizer::None:
         if (what)
@@ -520,6 +585,10 @@ Term optimizerStateTerm(const EstimateContext &c)
 {
     const TrainableParams &t = c.trainable;
     Term term;
+    if ((c.s.train.optimizer == Optimizer::GaloreAdamW || c.s.train.optimizer == Optimizer::GaloreAdamW8bit) &&
+        c.s.train.method != Method::Full)
+        throw ScenarioError("train.optimizer", "GaLore projects the gradients of full-rank weights: it applies to "
+                                               "train.method full, not to LoRA adapters");
     const bool sharded = c.parallel.shards(ShardLevel::OptimizerState);
     std::string what;
     const std::uint64_t experts = std::min(t.experts, t.count);
@@ -545,6 +614,34 @@ Term optimizerTemporariesTerm(const EstimateContext &c)
     const Scenario &s = c.s;
     const TrainableParams &t = c.trainable;
     Term term;
+    if ((s.train.optimizer == Optimizer::GaloreAdamW || s.train.optimizer == Optimizer::GaloreAdamW8bit) &&
+        !s.parallel.offloadOptimizer && t.count) {
+        // GaLore steps one matrix at a time (galore_torch/adamw8bit.py, step): it clones the
+        // weight (`p.saved_data = p.data.clone()`), projects the update back to m x n, and at the
+        // first step (and every update_proj_gap) takes torch.linalg.svd(full_matrices=False) of
+        // the fp32 gradient: an fp32 copy, U (m x k) and Vh (k x n), k = min(m, n).
+        std::uint64_t worst = 0;
+        std::string shapeText;
+        for (const MatrixShape &shape : matrixShapes(c.m)) {
+            if (shape.group == MatrixGroup::LmHead)
+                continue;
+            const std::uint64_t mn = shape.inFeatures * shape.outFeatures;
+            const std::uint64_t k = std::min(shape.inFeatures, shape.outFeatures);
+            const std::uint64_t bytes = addChecked(mulChecked(mn, 2 * byteSize(t.dtype), "optimizer temporaries"),
+                                                   mulChecked(mn + k * (shape.inFeatures + shape.outFeatures), 4,
+                                                              "optimizer temporaries"),
+                                                   "optimizer temporaries");
+            if (bytes > worst) {
+                worst = bytes;
+                shapeText = n(shape.outFeatures) + " x " + n(shape.inFeatures);
+            }
+        }
+        term.bytes = worst;
+        if (c.formulas && worst)
+            term.expression = "the largest GaLore matrix (" + shapeText + "): weight clone + update in " +
+                              perValue(t.dtype) + ", fp32 copy + SVD factors (GaLore step)";
+        return term;
+    }
     // torch.optim's foreach path makes temporaries the size of one state; fused and
     // bitsandbytes kernels do not.
     const bool foreach = s.train.optimizerImpl == OptimizerImpl::Auto

@@ -279,7 +279,9 @@ QWidget *ControlPanel::buildTrainingGroup()
         {{Optimizer::AdamW, tr("AdamW")}, {Optimizer::AdamW8bit, tr("AdamW 8-bit")},
          {Optimizer::PagedAdamW8bit, tr("Paged AdamW 8-bit")}, {Optimizer::Sgd, tr("SGD")},
          {Optimizer::SgdMomentum, tr("SGD with momentum")}, {Optimizer::Adafactor, tr("Adafactor")},
-         {Optimizer::Lion, tr("Lion")}, {Optimizer::None, tr("None (forward + backward only)")}});
+         {Optimizer::Lion, tr("Lion")}, {Optimizer::AdamW4bit, tr("4-bit AdamW (torchao)")},
+         {Optimizer::GaloreAdamW, tr("GaLore AdamW")}, {Optimizer::GaloreAdamW8bit, tr("GaLore 8-bit AdamW")},
+         {Optimizer::None, tr("None (forward + backward only)")}});
     connect(m_optimizer, &QComboBox::activated, this, [this] {
         const auto value = comboValue<Optimizer>(m_optimizer);
         m_model->apply(tr("Change optimizer"), [value](Scenario &s) { s.train.optimizer = value; });
