@@ -54,6 +54,12 @@ private slots:
         QCOMPARE(std::size_t(view.source()->rowCount()), expectedRows(Engine::LlamaCpp));
         QCOMPARE(std::size_t(view.proxy()->rowCount()), expectedRows(Engine::LlamaCpp));
         QCOMPARE(view.rows().size(), expectedRows(Engine::LlamaCpp));
+        // HEADROOM_SCREENSHOT=file.png: the view at 1280x720, to look at.
+        if (const QString shot = qEnvironmentVariable("HEADROOM_SCREENSHOT"); !shot.isEmpty()) {
+            view.resize(1280, 720);
+            QCoreApplication::processEvents();
+            QVERIFY(view.grab().save(shot));
+        }
 
         // A click on the Peak header sorts by the peak in bytes, ascending, again descending.
         QHeaderView *header = view.table()->horizontalHeader();

@@ -174,6 +174,11 @@ FitsView::FitsView(ScenarioModel *model, QWidget *parent) : QDialog(parent), m_m
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     QPushButton *open = buttons->addButton(tr("&Open as scenario"), QDialogButtonBox::ActionRole);
     layout->addWidget(buttons);
+    // Enter belongs to the table (it opens the row): no button takes it as the default.
+    for (QPushButton *button : buttons->findChildren<QPushButton *>()) {
+        button->setAutoDefault(false);
+        button->setDefault(false);
+    }
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(open, &QPushButton::clicked, this, [this] {
         if (m_table->currentIndex().isValid())
