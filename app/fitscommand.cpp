@@ -149,7 +149,7 @@ int runFits(const QStringList &arguments)
               << '\n';
         } else if (format == QLatin1String("csv")) {
             o << "model,format,checkpoint,verdict,weight_bytes,context,concurrency,max_context,max_concurrency,"
-                 "n_gpu_layers,n_cpu_moe,peak_bytes,host_bytes,flags\r\n";
+                 "n_gpu_layers,n_cpu_moe,peak_bytes,host_bytes,flags\n";
             for (const FitsRow &row : rows) {
                 const QStringList fields{csvField(q(row.model)),
                                          csvField(q(row.format.name)),
@@ -165,7 +165,7 @@ int runFits(const QStringList &arguments)
                                          QString::number(row.peakBytes),
                                          QString::number(row.hostBytes),
                                          csvField(q(joined(row.flags)))};
-                o << fields.join(QLatin1Char(',')) << "\r\n";
+                o << fields.join(QLatin1Char(',')) << '\n';
             }
         } else {
             const Gpu *gpu = builtinCatalog().findGpu(options.gpu);

@@ -112,9 +112,9 @@ private slots:
         const Run run = runHeadroom({QStringLiteral("fits"), QStringLiteral("--gpu"), QStringLiteral("rtx-4090"),
                                      QStringLiteral("--format=csv")});
         QCOMPARE(run.exitCode, 0);
-        // RFC 4180: CRLF after every record, one header line.
-        QVERIFY(run.out.endsWith(QLatin1String("\r\n")));
-        const QStringList lines = run.out.split(QStringLiteral("\r\n"), Qt::SkipEmptyParts);
+        // RFC 4180 quoting, one header line; records end in LF (the terminal output escapes a CR).
+        QVERIFY(run.out.endsWith(QLatin1Char('\n')) && !run.out.contains(QLatin1Char('\r')));
+        const QStringList lines = run.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
         const QString header = QStringLiteral("model,format,checkpoint,verdict,weight_bytes,context,concurrency,max_context,"
                                               "max_concurrency,n_gpu_layers,n_cpu_moe,peak_bytes,host_bytes,flags");
         QCOMPARE(lines.first(), header);
