@@ -18,6 +18,7 @@
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QTableView>
+#include <QUndoStack>
 #include <QtTest>
 
 using namespace headroom;
