@@ -314,7 +314,7 @@ void FitsView::updateStatus()
     std::size_t fit = 0;
     for (const FitsRow &row : m_rows)
         fit += row.fits ? 1 : 0;
-    m_status->setText(tr("%1 of %2 rows shown; %3 fit").arg(m_proxy->rowCount()).arg(m_rows.size()).arg(fit));
+    m_status->setText(tr("%1 of %2 rows shown; %3 run on this machine (layers or experts in CPU RAM count)").arg(m_proxy->rowCount()).arg(m_rows.size()).arg(fit));
 }
 
 const FitsRow *FitsView::rowAt(int proxyRow) const
