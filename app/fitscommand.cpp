@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// `headroom fits --gpu ID [--ram-gib N] [--context T] [--engine llama_cpp] [--target-mib 1024]
-//  [--format text|json|csv]`: every catalog model in every common GGUF file type on one GPU.
+// `headroom fits --gpu ID [--ram-gib N] [--context T] [--concurrency C] [--engine
+//  llama_cpp|vllm|sglang] [--target-mib 1024] [--format text|json|csv]`: every catalog model in
+// every weight format the engine serves, on one GPU (core/serving/machinefits.h).
 #include "servingcommands.h"
 
 #include "cli.h"
@@ -8,31 +9,70 @@
 #include "displaytext.h"
 #include "io/inputpolicy.h"
 #include "scenario/names.h"
-#include "serving/llamacppfits.h"
+#include "serving/machinefits.h"
 
 #include <QCoreApplication>
 #include <nlohmann/json.hpp>
 
 namespace headroom::cli {
 
+namespace {
+
+/// One CSV field as RFC 4180 writes it: quoted when it holds a comma, a quote or a line break,
+/// its quotes doubled.
+QString csvField(const QString &text)
+{
+    if (!text.contains(QLatin1Char(',')) && !text.contains(QLatin1Char('"')) && !text.contains(QLatin1Char('\n')) &&
+        !text.contains(QLatin1Char('\r')))
+        return text;
+    QString quoted = text;
+    quoted.replace(QLatin1Char('"'), QStringLiteral("\"\""));
+    return QLatin1Char('"') + quoted + QLatin1Char('"');
+}
+
+std::string joined(const std::vector<std::string> &flags)
+{
+    std::string text;
+    for (const std::string &flag : flags)
+        text += (text.empty() ? "" : " ") + flag;
+    return text;
+}
+
+/// The largest concurrency, "256+" when the search stopped at its cap.
+QString concurrencyText(const FitsRow &row)
+{
+    return QString::number(row.maxConcurrency) + (row.maxConcurrency >= row.concurrencyCap ? QStringLiteral("+") : QString());
+}
+
+} // namespace
+
 CommandHelp fitsHelp()
 {
     return {QStringLiteral("fits"),
-            tr("what fits a GPU: every catalog model x GGUF file type, planned for llama.cpp"),
-            tr("Every catalog model in every common GGUF file type (bf16, Q8_0, Q6_K, Q5_K_M, Q4_K_M, "
-               "Q3_K_M, IQ2_M) on one GPU, planned as `headroom fit` plans one: the verdict, the layers "
-               "and expert offload the plan needs, and the memory it uses."),
-            tr("headroom fits --gpu ID [--ram-gib N] [--context T] [--engine llama_cpp] [--target-mib 1024] "
-               "[--format text|json|csv] [--unit GiB|GB]"),
+            tr("what fits a GPU: every catalog model x weight format, for llama.cpp, vLLM or SGLang"),
+            tr("Every catalog model in every common weight format on one GPU: for llama.cpp the GGUF file "
+               "types BF16, Q8_0, Q6_K, Q5_K_M, Q4_K_M, Q3_K_M, IQ2_M (and MXFP4_MOE for an mxfp4 checkpoint), "
+               "planned as `headroom fit` plans one; for vLLM and SGLang bf16, fp8 and the checkpoint's own "
+               "format, from the engine's serving estimate. Each row has the verdict for --concurrency "
+               "sequences of --context tokens, the largest context and the largest concurrency that fit "
+               "(searched with the estimator, the row's GPU layers and expert offload kept), the expert "
+               "offload needed (--n-cpu-moe) and the peak on the GPU. A concurrency ending in + reached the "
+               "engine's limit (llama.cpp's 256 sequences)."),
+            tr("headroom fits --gpu ID [--ram-gib N] [--context T] [--concurrency C] "
+               "[--engine llama_cpp|vllm|sglang] [--target-mib 1024] [--format text|json|csv] [--unit GiB|GB]"),
             {},
             {QCommandLineOption(QStringLiteral("gpu"), tr("A catalog GPU id, e.g. rtx-4090."), QStringLiteral("id")),
              QCommandLineOption(QStringLiteral("ram-gib"), tr("The machine's RAM."), QStringLiteral("N")),
-             QCommandLineOption(QStringLiteral("context"), tr("The context (-c), default 4096."), QStringLiteral("T"),
-                                QStringLiteral("4096")),
-             QCommandLineOption(QStringLiteral("engine"), tr("llama_cpp (the only one modelled here)."),
+             QCommandLineOption(QStringLiteral("context"), tr("Tokens per sequence (-c, max_model_len), default 4096."),
+                                QStringLiteral("T"), QStringLiteral("4096")),
+             QCommandLineOption(QStringLiteral("concurrency"),
+                                tr("Sequences at once (n_parallel, max_num_seqs), default 1."), QStringLiteral("C"),
+                                QStringLiteral("1")),
+             QCommandLineOption(QStringLiteral("engine"), tr("llama_cpp (default), vllm or sglang."),
                                 QStringLiteral("engine"), QStringLiteral("llama_cpp")),
-             QCommandLineOption(QStringLiteral("target-mib"), tr("Memory to leave free on the GPU (default 1024)."),
-                                QStringLiteral("MiB"), QStringLiteral("1024")),
+             QCommandLineOption(QStringLiteral("target-mib"),
+                                tr("llama.cpp: memory to leave free on the GPU (default 1024)."), QStringLiteral("MiB"),
+                                QStringLiteral("1024")),
              QCommandLineOption(QStringLiteral("format"), tr("text, json or csv."), QStringLiteral("format"),
                                 QStringLiteral("text")),
              unitOption()}};
@@ -47,14 +87,20 @@ int runFits(const QStringList &arguments)
     const QString format = parser.value(QStringLiteral("format"));
     if (format != QLatin1String("text") && format != QLatin1String("json") && format != QLatin1String("csv"))
         return fail(tr("--format: must be text, json or csv (got %1)").arg(q(quoteText(format.toStdString()))));
-    if (parser.value(QStringLiteral("engine")) != QLatin1String("llama_cpp"))
-        return fail(tr("--engine: only llama_cpp is planned here (got %1); vllm and sglang are not modelled yet")
-                        .arg(q(quoteText(parser.value(QStringLiteral("engine")).toStdString()))));
+    FitsOptions options;
+    const QString engine = parser.value(QStringLiteral("engine"));
+    if (engine == QLatin1String("llama_cpp"))
+        options.engine = Engine::LlamaCpp;
+    else if (engine == QLatin1String("vllm"))
+        options.engine = Engine::Vllm;
+    else if (engine == QLatin1String("sglang"))
+        options.engine = Engine::Sglang;
+    else
+        return fail(tr("--engine: must be llama_cpp, vllm or sglang (got %1)").arg(q(quoteText(engine.toStdString()))));
     const QStringList gpus = parser.values(QStringLiteral("gpu"));
     if (gpus.size() != 1)
         return fail(gpus.isEmpty() ? tr("usage: %1").arg(help.usage)
                                    : tr("--gpu: one GPU; several devices (tensor_split) are not modelled yet"));
-    LlamaFitsOptions options;
     options.gpu = gpus.front().toStdString();
     if (!builtinCatalog().findGpu(options.gpu))
         return fail(tr("--gpu: %1 is not a catalog GPU").arg(q(quotedText(options.gpu))));
@@ -68,6 +114,15 @@ int runFits(const QStringList &arguments)
     if (!ok || context < 1 || context > 16777216)
         return fail(tr("--context: must be a whole number from 1 to 16,777,216"));
     options.context = context;
+    const uint concurrency = parser.value(QStringLiteral("concurrency")).toUInt(&ok);
+    const uint maxConcurrency = options.engine == Engine::LlamaCpp ? kLlamaMaxSeq : kFitsMaxSeqs;
+    if (!ok || concurrency < 1 || concurrency > maxConcurrency)
+        return fail(options.engine == Engine::LlamaCpp
+                        ? tr("--concurrency: must be a whole number from 1 to 256 (llama.cpp's LLAMA_MAX_SEQ)")
+                        : tr("--concurrency: must be a whole number from 1 to %1").arg(maxConcurrency));
+    if (std::uint64_t(context) * concurrency > 16777216)
+        return fail(tr("--context x --concurrency: at most 16,777,216 tokens"));
+    options.concurrency = concurrency;
     const double target = parser.value(QStringLiteral("target-mib")).toDouble(&ok);
     if (!ok || !(target >= 0) || target > 1e7)
         return fail(tr("--target-mib: must be a number from 0 to 10,000,000"));
@@ -76,40 +131,71 @@ int runFits(const QStringList &arguments)
     if (!parseUnit(parser.value(QStringLiteral("unit")), unit))
         return ExitBadInput;
     try {
-        const std::vector<LlamaFitsRow> rows = llamaFitsMatrix(builtinCatalog(), options);
-        auto flags = [](const LlamaFitsRow &row) {
-            std::string text;
-            for (const std::string &flag : row.plan.flags)
-                text += (text.empty() ? "" : " ") + flag;
-            return text;
-        };
+        const std::vector<FitsRow> rows = fitsMatrix(builtinCatalog(), options);
         QTextStream &o = out();
         if (format == QLatin1String("json")) {
             nlohmann::json list = nlohmann::json::array();
-            for (const LlamaFitsRow &row : rows)
-                list.push_back({{"model", row.model}, {"format", enumName(row.format)}, {"verdict", row.verdict},
-                                {"weight_bytes", row.weightBytes}, {"n_ctx", row.plan.nCtx},
-                                {"n_gpu_layers", row.plan.nGpuLayers}, {"n_cpu_moe", row.plan.nCpuMoe},
-                                {"device_bytes", row.plan.deviceBytes}, {"host_bytes", row.plan.hostBytes},
-                                {"flags", flags(row)}});
-            o << q(nlohmann::json{{"gpu", options.gpu}, {"engine", "llama_cpp"}, {"rows", list}}.dump(2)) << '\n';
+            for (const FitsRow &row : rows)
+                list.push_back({{"model", row.model}, {"format", row.format.name}, {"checkpoint", row.format.checkpoint},
+                                {"verdict", row.verdict}, {"fits", row.fits}, {"weight_bytes", row.weightBytes},
+                                {"context", row.context}, {"concurrency", row.concurrency},
+                                {"max_context", row.maxContext}, {"max_concurrency", row.maxConcurrency},
+                                {"concurrency_cap", row.concurrencyCap}, {"n_gpu_layers", row.nGpuLayers},
+                                {"n_cpu_moe", row.nCpuMoe}, {"peak_bytes", row.peakBytes},
+                                {"host_bytes", row.hostBytes}, {"flags", joined(row.flags)}});
+            o << q(nlohmann::json{{"gpu", options.gpu}, {"engine", engine.toStdString()}, {"context", options.context},
+                                  {"concurrency", options.concurrency}, {"rows", list}}
+                       .dump(2))
+              << '\n';
         } else if (format == QLatin1String("csv")) {
-            o << "model,format,verdict,weight_bytes,n_ctx,n_gpu_layers,n_cpu_moe,device_bytes,host_bytes,flags\n";
-            for (const LlamaFitsRow &row : rows)
-                o << q(row.model) << ',' << enumName(row.format) << ",\"" << q(row.verdict) << "\"," << row.weightBytes << ','
-                  << row.plan.nCtx << ',' << row.plan.nGpuLayers << ',' << row.plan.nCpuMoe << ','
-                  << row.plan.deviceBytes << ',' << row.plan.hostBytes << ",\"" << q(flags(row)) << "\"\n";
+            o << "model,format,checkpoint,verdict,weight_bytes,context,concurrency,max_context,max_concurrency,"
+                 "n_gpu_layers,n_cpu_moe,peak_bytes,host_bytes,flags\n";
+            for (const FitsRow &row : rows) {
+                const QStringList fields{csvField(q(row.model)),
+                                         csvField(q(row.format.name)),
+                                         row.format.checkpoint ? QStringLiteral("true") : QStringLiteral("false"),
+                                         csvField(q(row.verdict)),
+                                         QString::number(row.weightBytes),
+                                         QString::number(row.context),
+                                         QString::number(row.concurrency),
+                                         QString::number(row.maxContext),
+                                         QString::number(row.maxConcurrency),
+                                         QString::number(row.nGpuLayers),
+                                         QString::number(row.nCpuMoe),
+                                         QString::number(row.peakBytes),
+                                         QString::number(row.hostBytes),
+                                         csvField(q(joined(row.flags)))};
+                o << fields.join(QLatin1Char(',')) << '\n';
+            }
         } else {
             const Gpu *gpu = builtinCatalog().findGpu(options.gpu);
-            o << tr("llama.cpp on %1, n_ctx %2, leaving %3 free:")
-                     .arg(gpuLabel(q(gpu->name), gpu->capacityBytes(), unit))
-                     .arg(options.context)
-                     .arg(bytesText(options.targetBytes, unit))
-              << '\n';
-            for (const LlamaFitsRow &row : rows)
-                o << "  " << q(row.model).leftJustified(20) << ' ' << QString::fromLatin1(enumName(row.format)).leftJustified(8)
+            const QString load = options.concurrency == 1
+                                     ? tr("1 sequence of %1 tokens").arg(options.context)
+                                     : tr("%1 sequences of %2 tokens").arg(options.concurrency).arg(options.context);
+            if (options.engine == Engine::LlamaCpp)
+                o << tr("llama.cpp on %1, %2, leaving %3 free:")
+                         .arg(gpuLabel(q(gpu->name), gpu->capacityBytes(), unit), load, bytesText(options.targetBytes, unit))
+                  << '\n';
+            else
+                o << tr("%1 on %2, %3:").arg(engine == QLatin1String("vllm") ? QStringLiteral("vLLM") : QStringLiteral("SGLang"),
+                                             gpuLabel(q(gpu->name), gpu->capacityBytes(), unit), load)
+                  << '\n';
+            o << "  " << tr("model").leftJustified(20) << ' ' << tr("format").leftJustified(9) << ' '
+              << tr("weights").rightJustified(11) << "  " << tr("verdict").leftJustified(26) << ' '
+              << tr("max ctx").rightJustified(9) << ' ' << tr("max seqs").rightJustified(8) << ' '
+              << tr("cpu-moe").rightJustified(7) << ' ' << tr("peak").rightJustified(11) << "  " << tr("flags") << '\n';
+            for (const FitsRow &row : rows)
+                o << "  " << q(row.model).leftJustified(20) << ' '
+                  << (q(row.format.name) + (row.format.checkpoint ? QStringLiteral("*") : QString())).leftJustified(9)
                   << ' ' << bytesText(row.weightBytes, unit).rightJustified(11) << "  " << q(row.verdict).leftJustified(26)
-                  << ' ' << q(flags(row)) << '\n';
+                  << ' ' << QString::number(row.maxContext).rightJustified(9) << ' '
+                  << concurrencyText(row).rightJustified(8) << ' ' << QString::number(row.nCpuMoe).rightJustified(7)
+                  << ' ' << bytesText(row.peakBytes, unit).rightJustified(11) << "  " << q(joined(row.flags)) << '\n';
+            o << tr("* the checkpoint's own format; max ctx: tokens per sequence at %1 at once; max seqs: "
+                    "sequences of %2 tokens")
+                     .arg(options.concurrency)
+                     .arg(options.context)
+              << '\n';
         }
         o.flush();
         return ExitOk;

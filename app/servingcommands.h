@@ -13,7 +13,7 @@ namespace headroom::cli {
 int runSolve(const QStringList &arguments);
 /// `headroom fit FILE --gpu ID [--ram-gib N] [--target-mib 1024] [--format text|json]`
 int runFit(const QStringList &arguments);
-/// `headroom fits --gpu ID [--ram-gib N] [--context T] [--format text|json|csv]`
+/// `headroom fits --gpu ID [--ram-gib N] [--context T] [--concurrency C] [--engine E] [--format text|json|csv]`
 int runFits(const QStringList &arguments);
 /// `headroom frontier FILE [--gpu ID]... [--tensor 1,2,4] [--contiguous] [--format text|json|csv]`
 int runFrontier(const QStringList &arguments);

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
+#include <utility>
 
 namespace headroom {
 
@@ -263,7 +265,25 @@ std::vector<MatrixShape> matrixShapes(const ModelArch &arch)
     return shapes;
 }
 
+namespace {
+ParamCounts countParamsOnce(const ModelArch &arch);
+} // namespace
+
 ParamCounts countParams(const ModelArch &arch)
+{
+    // The searches (solve, fits) estimate one model many times: the last count is kept, per
+    // thread (a pure function of the architecture).
+    thread_local std::optional<std::pair<ModelArch, ParamCounts>> last;
+    if (last && last->first == arch)
+        return last->second;
+    const ParamCounts counts = countParamsOnce(arch);
+    last.emplace(arch, counts);
+    return counts;
+}
+
+namespace {
+
+ParamCounts countParamsOnce(const ModelArch &arch)
 {
     ParamCounts counts;
     const std::uint64_t hidden = u(arch.hidden);
@@ -396,5 +416,7 @@ ParamCounts countParams(const ModelArch &arch)
     }
     return counts;
 }
+
+} // namespace
 
 } // namespace headroom

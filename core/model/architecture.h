@@ -44,6 +44,7 @@ struct ParamCounts
     std::uint64_t linearMixer = 0; ///< linear-attention and Mamba-2 layers' matrices (in attentionLinear too)
     std::uint64_t vision = 0;      ///< the vision encoder and projector (in smallTensors: kept 16-bit)
     std::uint64_t mtp = 0;         ///< multi-token-prediction layers: in the checkpoint, not in `total`
+    bool operator==(const ParamCounts &) const = default;
 };
 
 /// The weight matrices of the model (the lm_head last, even when tied), with their shapes.

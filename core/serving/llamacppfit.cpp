@@ -62,7 +62,7 @@ LlamaFitPlan planOverDevices(const Scenario &input, const LlamaFitOptions &optio
 
 bool llamaFitsWith(const Scenario &s, std::uint64_t targetBytes, Estimate *out)
 {
-    const Estimate e = estimate(s);
+    const Estimate e = estimate(s, Detail::BytesOnly); // bytes only: the plan prints no formulas
     const Gpu *gpu = targetGpu(s);
     bool fits = false;
     for (const GpuFit &g : e.gpus)

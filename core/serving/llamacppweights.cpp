@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 
 namespace headroom {
 
@@ -361,7 +362,31 @@ std::vector<LlamaTensor> tensorsOf(const ModelArch &m, const ParamCounts &p, std
 
 } // namespace
 
+namespace {
+LlamaWeights llamaWeightsOnce(const ModelArch &m, const ParamCounts &params, GgufType type);
+} // namespace
+
 LlamaWeights llamaWeights(const ModelArch &m, const ParamCounts &params, GgufType type)
+{
+    // A fit or a search estimates one file many times: the last one is kept, per thread.
+    struct Last
+    {
+        ModelArch arch;
+        ParamCounts params;
+        GgufType type;
+        LlamaWeights weights;
+    };
+    thread_local std::optional<Last> last;
+    if (last && last->type == type && last->params == params && last->arch == m)
+        return last->weights;
+    LlamaWeights w = llamaWeightsOnce(m, params, type);
+    last = Last{m, params, type, w};
+    return w;
+}
+
+namespace {
+
+LlamaWeights llamaWeightsOnce(const ModelArch &m, const ParamCounts &params, GgufType type)
 {
     LlamaWeights w;
     w.tensors = tensorsOf(m, params, w.notes);
@@ -421,5 +446,7 @@ LlamaWeights llamaWeights(const ModelArch &m, const ParamCounts &params, GgufTyp
         w.notes.push_back(std::string(enumName(type)) + " is made with an importance matrix (llama-quantize needs one)");
     return w;
 }
+
+} // namespace
 
 } // namespace headroom

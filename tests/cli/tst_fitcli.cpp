@@ -7,6 +7,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -87,22 +88,110 @@ private slots:
         QVERIFY(text.out.contains(QLatin1String(" on each device")));
     }
 
+    /// The fields of one RFC 4180 record (quoted fields, doubled quotes).
+    static QStringList csvRecord(const QString &line)
+    {
+        QStringList fields{QString()};
+        bool quoted = false;
+        for (int i = 0; i < line.size(); ++i) {
+            const QChar c = line[i];
+            if (quoted && c == QLatin1Char('"') && i + 1 < line.size() && line[i + 1] == QLatin1Char('"'))
+                fields.last() += line[++i];
+            else if (c == QLatin1Char('"'))
+                quoted = !quoted;
+            else if (c == QLatin1Char(',') && !quoted)
+                fields.append(QString());
+            else
+                fields.last() += c;
+        }
+        return fields;
+    }
+
     void fitsListsEveryModelAndFormat()
     {
         const Run run = runHeadroom({QStringLiteral("fits"), QStringLiteral("--gpu"), QStringLiteral("rtx-4090"),
                                      QStringLiteral("--format=csv")});
         QCOMPARE(run.exitCode, 0);
+        // RFC 4180 quoting, one header line; records end in LF (the terminal output escapes a CR).
+        QVERIFY(run.out.endsWith(QLatin1Char('\n')) && !run.out.contains(QLatin1Char('\r')));
         const QStringList lines = run.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
-        QVERIFY(lines.size() > 7 * 50);
-        QCOMPARE((lines.size() - 1) % 7, 0); // the header, then 7 file types per model
-        // Llama 3 8B Q4_K_M (4,912,898,048 B, tst_llamacpp) fits a 24 GB card whole; Mixtral
-        // 8x7B Q4_K_M keeps its layers on the GPU with some experts in CPU RAM.
-        QVERIFY2(run.out.contains(QLatin1String("llama-3-8b,q4_k_m,\"fits\",4912898048,4096,33,0,")), qPrintable(run.out.left(2000)));
-        QVERIFY(run.out.contains(QLatin1String("mixtral-8x7b,q4_k_m,\"fits, experts in CPU RAM\"")));
-        const Run vllm = runHeadroom({QStringLiteral("fits"), QStringLiteral("--gpu"), QStringLiteral("rtx-4090"),
-                                      QStringLiteral("--engine"), QStringLiteral("vllm")});
-        QCOMPARE(vllm.exitCode, 2);
-        QVERIFY(vllm.err.contains(QLatin1String("not modelled yet")));
+        const QString header = QStringLiteral("model,format,checkpoint,verdict,weight_bytes,context,concurrency,max_context,"
+                                              "max_concurrency,n_gpu_layers,n_cpu_moe,peak_bytes,host_bytes,flags");
+        QCOMPARE(lines.first(), header);
+        const QStringList columns = header.split(QLatin1Char(','));
+        QMap<QString, QStringList> byModel;
+        QMap<QString, QStringList> rows; // "model format" -> fields
+        for (int i = 1; i < lines.size(); ++i) {
+            const QStringList fields = csvRecord(lines[i]);
+            QCOMPARE(fields.size(), columns.size());
+            byModel[fields[0]] << fields[1];
+            rows[fields[0] + QLatin1Char(' ') + fields[1]] = fields;
+        }
+        QVERIFY(byModel.size() > 50);
+        // Every model in the 7 file types; MXFP4_MOE only for a checkpoint stored in mxfp4.
+        const QStringList seven{QStringLiteral("BF16"),   QStringLiteral("Q8_0"),   QStringLiteral("Q6_K"),
+                                QStringLiteral("Q5_K_M"), QStringLiteral("Q4_K_M"), QStringLiteral("Q3_K_M"),
+                                QStringLiteral("IQ2_M")};
+        for (auto it = byModel.cbegin(); it != byModel.cend(); ++it) {
+            QStringList types = it.value();
+            if (types.size() == 8) {
+                QCOMPARE(types.takeLast(), QStringLiteral("MXFP4_MOE"));
+                QCOMPARE(rows[it.key() + QStringLiteral(" MXFP4_MOE")][2], QStringLiteral("true"));
+            }
+            QCOMPARE(types, seven);
+        }
+        QVERIFY(rows.contains(QStringLiteral("gpt-oss-20b MXFP4_MOE")));
+        // Llama 3 8B Q4_K_M (4,912,898,048 B, tst_llamacpp) fits a 24 GB card whole (-ngl 33);
+        // Mixtral 8x7B Q4_K_M keeps its layers on the GPU with some experts in CPU RAM, and its
+        // verdict, holding a comma, is quoted.
+        const QStringList llama = rows[QStringLiteral("llama-3-8b Q4_K_M")];
+        QCOMPARE(llama[3], QStringLiteral("fits"));
+        QCOMPARE(llama[4], QStringLiteral("4912898048"));
+        QCOMPARE(llama[9], QStringLiteral("33"));
+        QCOMPARE(llama[10], QStringLiteral("0"));
+        QVERIFY(llama[7].toUInt() >= 4096); // the largest context is at least the one asked
+        QVERIFY(run.out.contains(QLatin1String("mixtral-8x7b,Q4_K_M,false,\"fits, experts in CPU RAM\",")));
+        QVERIFY(rows[QStringLiteral("mixtral-8x7b Q4_K_M")][10].toUInt() > 0);
+    }
+
+    void fitsForVllmAndSglang()
+    {
+        const Run run = runHeadroom({QStringLiteral("fits"), QStringLiteral("--gpu"), QStringLiteral("h100-80gb"),
+                                     QStringLiteral("--engine"), QStringLiteral("vllm"), QStringLiteral("--context"),
+                                     QStringLiteral("8192"), QStringLiteral("--concurrency"), QStringLiteral("4"),
+                                     QStringLiteral("--format=json")});
+        QCOMPARE(run.exitCode, 0);
+        const QJsonObject doc = QJsonDocument::fromJson(run.out.toUtf8()).object();
+        QCOMPARE(doc.value(QLatin1String("engine")).toString(), QStringLiteral("vllm"));
+        bool sawOwn = false;
+        for (const QJsonValue &value : doc.value(QLatin1String("rows")).toArray()) {
+            const QJsonObject row = value.toObject();
+            const QString format = row.value(QLatin1String("format")).toString();
+            QVERIFY2(format == QLatin1String("bf16") || format == QLatin1String("fp8") || row.value(QLatin1String("checkpoint")).toBool(),
+                     qPrintable(format));
+            QCOMPARE(row.value(QLatin1String("n_cpu_moe")).toInt(), 0); // no expert offload in vLLM
+            if (row.value(QLatin1String("model")).toString() == QLatin1String("gpt-oss-20b") && format == QLatin1String("mxfp4"))
+                sawOwn = true;
+            if (row.value(QLatin1String("model")).toString() == QLatin1String("llama-3-8b") && format == QLatin1String("bf16")) {
+                // 16 GB of bf16 weights in 0.9 x 80 GB: 4 sequences of 8192 fit, and more.
+                QCOMPARE(row.value(QLatin1String("verdict")).toString(), QStringLiteral("fits"));
+                QVERIFY(row.value(QLatin1String("max_concurrency")).toInt() > 4);
+                QCOMPARE(row.value(QLatin1String("flags")).toString(), QStringLiteral("--max-model-len 8192 --max-num-seqs 4"));
+            }
+        }
+        QVERIFY(sawOwn);
+        const Run sglang = runHeadroom({QStringLiteral("fits"), QStringLiteral("--gpu"), QStringLiteral("h100-80gb"),
+                                        QStringLiteral("--engine"), QStringLiteral("sglang")});
+        QCOMPARE(sglang.exitCode, 0);
+        QVERIFY2(sglang.out.startsWith(QLatin1String("SGLang on ")), qPrintable(sglang.out.left(200)));
+        const Run bad = runHeadroom({QStringLiteral("fits"), QStringLiteral("--gpu"), QStringLiteral("rtx-4090"),
+                                     QStringLiteral("--engine"), QStringLiteral("tgi")});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY(bad.err.contains(QLatin1String("--engine: must be llama_cpp, vllm or sglang")));
+        const Run many = runHeadroom({QStringLiteral("fits"), QStringLiteral("--gpu"), QStringLiteral("rtx-4090"),
+                                      QStringLiteral("--concurrency"), QStringLiteral("300")});
+        QCOMPARE(many.exitCode, 2);
+        QVERIFY(many.err.contains(QLatin1String("LLAMA_MAX_SEQ")));
     }
 
     void badInputExitsTwo_data()

@@ -20,6 +20,7 @@
 #include "classroom/presenterview.h"
 #include "scenario/scenariojson.h"
 #include "document/scenariomodel.h"
+#include "classroom/fitsview.h"
 #include "classroom/frontierview.h"
 #include "classroom/sweepview.h"
 #include "controls/solvepanel.h"
@@ -356,6 +357,12 @@ void MainWindow::buildMenus()
     controls->setShortcut(Qt::CTRL | Qt::Key_Backslash);
     connect(controls, &QAction::toggled, m_controlsScroll, &QWidget::setVisible);
     view->addSeparator();
+    view->addAction(tr("What fits my &machine..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M), this, [this] {
+        fits()->show();
+        fits()->raise();
+        fits()->activateWindow();
+    });
+    view->addSeparator();
     QAction *present = view->addAction(tr("&Presenter mode"), this, [this] { presenter()->toggle(); });
     present->setShortcuts({QKeySequence(Qt::Key_F5), QKeySequence(Qt::Key_F11)});
 
@@ -425,6 +432,13 @@ AdvisorView *MainWindow::advisor()
     if (!m_advisor)
         m_advisor = new AdvisorView(m_model, this);
     return m_advisor;
+}
+
+FitsView *MainWindow::fits()
+{
+    if (!m_fits)
+        m_fits = new FitsView(m_model, this);
+    return m_fits;
 }
 
 FrontierView *MainWindow::frontier()

@@ -18,6 +18,7 @@ class BudgetChart;
 class BreakdownView;
 class ControlPanel;
 class DocumentController;
+class FitsView;
 class FrontierView;
 class SolvePanel;
 class LessonController;
@@ -55,6 +56,8 @@ public:
 
     /// Concurrency x context for serving (made on first use).
     FrontierView *frontier();
+    /// View > What fits my machine: every catalog model x format on one GPU (made on first use).
+    FitsView *fits();
     /// The exact limits of the scenario on one GPU: the Solve panel, in its dock (made on first
     /// use; hidden until asked for).
     SolvePanel *solvePanel();
@@ -107,6 +110,7 @@ private:
     QAction *m_solveAction = nullptr; ///< shows or hides the Solve dock
     bool m_painted = false;           ///< the chart has painted its first frame
     FrontierView *m_frontier = nullptr;
+    FitsView *m_fits = nullptr;
     SolvePanel *m_solvePanel = nullptr;
     QSplitter *m_mainSplitter;
     QSplitter *m_rightSplitter;
