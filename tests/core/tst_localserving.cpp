@@ -32,11 +32,11 @@ constexpr std::uint64_t kBlock = 122'716'160, kBump = 16'220'160, kEmbd = 295'50
 // 1 x 128,256 x f32.
 constexpr std::uint64_t kKvLayer = 16'777'216, kLogits = 128'256ull * 4;
 // Block 31's tensors up to ffn_down in the file's order (by name): attn_k 4,096 x 1,024 q4_K
-// (144 B per 256) 2,359,296, attn_norm 4,096 f32 16,384, attn_output and attn_q 4,096 x 4,096
-// q4_K 9,437,184 each, attn_v in q6_K (210 B per 256) 3,440,640, ffn_down 14,336 x 4,096 q6_K
-// 48,168,960.
+// (144 B per 256) 2,359,296, attn_norm (the block's two norms, 2 x 4,096 f32) 32,768, attn_output
+// and attn_q 4,096 x 4,096 q4_K 9,437,184 each, attn_v in q6_K (210 B per 256) 3,440,640,
+// ffn_down 14,336 x 4,096 q6_K 48,168,960.
 constexpr std::uint64_t kFfnDown31 = 48'168'960;
-constexpr std::uint64_t kBlock31ToFfnDown = 2'359'296 + 16'384 + 9'437'184 + 9'437'184 + 3'440'640 + kFfnDown31;
+constexpr std::uint64_t kBlock31ToFfnDown = 2'359'296 + 32'768 + 9'437'184 + 9'437'184 + 3'440'640 + kFfnDown31;
 
 Scenario ollama(const std::string &serving, const std::string &gpus = R"("rtx-4090")",
                 const std::string &model = "llama-3.1-8b")
@@ -122,7 +122,7 @@ private slots:
         const Scenario s = llama(R"(, "override_tensor": ["blk\\.31\\.ffn_down=CPU"], "load_mode": "mmap+mlock")");
         const Estimate e = estimate(s);
         const LlamaHostWeights &h = e.serving->hostLoad;
-        const std::uint64_t mapped = kEmbd + 31 * kBlock + 15 * kBump + kBlock31ToFfnDown; // 4,415,864,832
+        const std::uint64_t mapped = kEmbd + 31 * kBlock + 15 * kBump + kBlock31ToFfnDown; // 4,415,881,216
         QCOMPARE(h.cpuBytes, kEmbd + kFfnDown31);
         QCOMPARE(h.mappedBytes, mapped);
         QCOMPARE(h.mappedOffloadedBytes, mapped - kEmbd - kFfnDown31);
@@ -152,7 +152,7 @@ private slots:
         // An RTX 4090 reports 23.65 GiB to CUDA: 32,768 for Llama 3.1 8B (131,072 positions);
         // llama-server gets -c 32768 -np 1, and the automatic batch for 32,768 tokens is 1,024
         // (over 4,096, not over 32,768).
-        const ServingConfig &one = *ollama("").serving;
+        const ServingConfig one = *ollama("").serving;
         QCOMPARE(one.engine, Engine::LlamaCpp);
         QCOMPARE(one.nCtx, 32768u);
         QCOMPARE(one.nParallel, 1u);
@@ -163,12 +163,12 @@ private slots:
         QCOMPARE(one.loadMode, LlamaLoadMode::Mmap);
         QCOMPARE(one.nGpuLayers, -1);
         // 1 GiB of OLLAMA_GPU_OVERHEAD leaves 22.65 GiB: 4,096, batch 512.
-        const ServingConfig &less = *ollama(R"(, "gpu_overhead_bytes": 1073741824)").serving;
+        const ServingConfig less = *ollama(R"(, "gpu_overhead_bytes": 1073741824)").serving;
         QCOMPARE(less.nCtx, 4096u);
         QCOMPARE(less.nBatch, 512u);
         // Two RTX 3090s (23.58 GiB each, 47.16 together): 262,144, past the model's 131,072, so
         // 131,072; llama-server splits by free memory over both.
-        const ServingConfig &two = *ollama("", R"("rtx-3090", "rtx-3090")").serving;
+        const ServingConfig two = *ollama("", R"("rtx-3090", "rtx-3090")").serving;
         QCOMPARE(two.nCtx, 131072u);
         QCOMPARE(two.nBatch, 2048u);
         QVERIFY(two.tensorSplit == (std::vector<double>{0, 0}));
@@ -180,13 +180,13 @@ private slots:
     {
         // num_ctx 8,192 x OLLAMA_NUM_PARALLEL 4: -c 32768 -np 4, batch 1,024; 5 slots: 40,960
         // tokens, batch 2,048.
-        const ServingConfig &four = *ollama(R"(, "num_ctx": 8192, "num_parallel": 4)").serving;
+        const ServingConfig four = *ollama(R"(, "num_ctx": 8192, "num_parallel": 4)").serving;
         QCOMPARE(four.nCtx, 32768u);
         QCOMPARE(four.nParallel, 4u);
         QCOMPARE(four.nBatch, 1024u);
         QCOMPARE(ollama(R"(, "num_ctx": 8192, "num_parallel": 5)").serving->nBatch, 2048u);
         // OLLAMA_KV_CACHE_TYPE sets K and V; num_gpu is -ngl; num_batch -b and -ub.
-        const ServingConfig &q8 = *ollama(R"(, "kv_cache_type": "q8_0", "num_gpu": 20, "num_batch": 256)").serving;
+        const ServingConfig q8 = *ollama(R"(, "kv_cache_type": "q8_0", "num_gpu": 20, "num_batch": 256)").serving;
         QCOMPARE(q8.cacheTypeK, EngineKvType::Q8_0);
         QCOMPARE(q8.cacheTypeV, EngineKvType::Q8_0);
         QCOMPARE(q8.nGpuLayers, 20);
