@@ -221,6 +221,20 @@ void printText(const Scenario &scenario, const Estimate &e, Unit unit)
                                 .arg(bytesText(m.ramBytes, unit), bytesText(m.bytes - m.ramBytes, unit))
               << '\n';
     }
+    if (const auto &u = e.unified) {
+        o << tr("Unified memory (%1 of RAM): GPU %2 of its %3 limit%4, CPU side %5, together %6: %7")
+                 .arg(bytesText(u->totalBytes, unit), bytesText(u->gpuBytes, unit), bytesText(u->gpuLimitBytes, unit),
+                      u->wiredLimit ? tr(" (iogpu.wired_limit_mb)") : QString(), bytesText(u->hostBytes, unit),
+                      bytesText(u->poolBytes, unit), u->fits ? tr("fits") : tr("does not fit"))
+          << '\n';
+        o << "  " << tr("the operating system and the CPU side have %1 the GPU cannot take").arg(bytesText(u->osBytes, unit));
+        if (u->zeroCopy)
+            o << tr("; mmap: the GPU's weights are the mapped file's pages, counted once");
+        else if (u->pageCacheBytes)
+            o << tr("; mmap: %1 of the file stays in the page cache besides the GPU's copy (reclaimable)")
+                     .arg(bytesText(u->pageCacheBytes, unit));
+        o << '\n';
+    }
     if (e.activeParams && e.activeParams != e.totalParams)
         o << (scenario.model.moeLayers() > 0
                   ? tr("Active parameters per token: %1 of %2 (mixture of experts; the input embedding left out)")

@@ -79,6 +79,18 @@ void printServingFigures(QTextStream &o, const ServingFigures &f, Unit unit)
       << '\n';
     if (f.hostBytes)
         o << "  " << tr("in CPU RAM: %1").arg(bytesText(f.hostBytes, unit)) << '\n';
+    if (f.engine == Engine::LlamaCpp && f.hostLoad.cpuBytes) {
+        const LlamaHostWeights &h = f.hostLoad;
+        const bool mapped = h.mode == LlamaLoadMode::Mmap || h.mode == LlamaLoadMode::MmapMlock;
+        o << "  "
+          << (mapped ? tr("load mode %1: CPU weights %2 in the page cache (mapped %3, of them %4 copied to a GPU), "
+                          "locked %5")
+                           .arg(q(enumName(h.mode)), bytesText(h.cpuBytes, unit), bytesText(h.mappedBytes, unit),
+                                bytesText(h.mappedOffloadedBytes, unit), bytesText(h.lockedBytes, unit))
+                     : tr("load mode %1: CPU weights %2 in anonymous memory, locked %3")
+                           .arg(q(enumName(h.mode)), bytesText(h.anonymousBytes, unit), bytesText(h.lockedBytes, unit)))
+          << '\n';
+    }
     for (const LlamaDevice &d : f.devices) {
         const Gpu *card = builtinCatalog().findGpu(d.gpuId);
         o << "  " << tr("CUDA%1 %2 (share %3, %4 blocks%5): weights %6, KV cache %7, compute %8, context %9 = %10 of %11: %12")

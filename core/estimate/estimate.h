@@ -108,6 +108,24 @@ struct HostMachine
     bool operator==(const HostMachine &) const = default;
 };
 
+/// Unified memory (a catalog GPU with "unified": true): the GPU and the CPU side in one pool,
+/// the machine's RAM (core/estimate/unifiedmemory.h).
+struct UnifiedPool
+{
+    std::string gpuId;
+    std::uint64_t totalBytes = 0;    ///< the machine's RAM
+    std::uint64_t gpuLimitBytes = 0; ///< what the GPU may take: the wired limit, else the catalog capacity
+    bool wiredLimit = false;         ///< gpuLimitBytes is host.wired_limit_mb
+    std::uint64_t osBytes = 0;       ///< total - GPU limit: the operating system's and the CPU side's
+    std::uint64_t gpuBytes = 0;      ///< the GPU's peak
+    std::uint64_t hostBytes = 0;     ///< the CPU side (llama.cpp's CPU weights, cache, buffers)
+    std::uint64_t pageCacheBytes = 0; ///< mmap'ed weights copied to the GPU, still in the page cache (reclaimable)
+    bool zeroCopy = false;           ///< Metal with mmap: the GPU's weights are the mapped file's pages
+    std::uint64_t poolBytes = 0;     ///< GPU + CPU side
+    bool fits = true;                ///< GPU <= its limit and the pool <= the RAM
+    bool operator==(const UnifiedPool &) const = default;
+};
+
 /// What the core computed for one scenario, per GPU (the busiest where they differ).
 struct Estimate
 {
@@ -121,6 +139,7 @@ struct Estimate
     std::uint64_t hostBytes = 0; ///< offloaded to CPU RAM, per GPU
     std::vector<Consumer> host;  ///< what is in CPU RAM, by consumer (per GPU)
     HostMachine hostMachine;     ///< the same for one whole machine, against its RAM
+    std::optional<UnifiedPool> unified; ///< a unified-memory GPU: the one pool
     RankRole rankRole = RankRole::Only; ///< the rank this estimate describes
     std::vector<RankPeak> ranks; ///< every kind of rank when they differ (pipeline stages)
     bool rough = false;

@@ -46,6 +46,17 @@ json servingFiguresCore(const ServingFigures &f);
 json servingFiguresToJson(const ServingFigures &f)
 {
     json doc = servingFiguresCore(f);
+    if (f.engine == Engine::LlamaCpp) { // the weights in CPU RAM by load mode
+        const LlamaHostWeights &h = f.hostLoad;
+        doc["load"] = {{"load_mode", enumName(h.mode)},
+                       {"cpu_weights_bytes", h.cpuBytes},
+                       {"mapped_bytes", h.mappedBytes},
+                       {"mapped_offloaded_bytes", h.mappedOffloadedBytes},
+                       {"anonymous_bytes", h.anonymousBytes},
+                       {"locked_bytes", h.lockedBytes},
+                       {"required_bytes", h.requiredBytes},
+                       {"load_page_cache_bytes", h.loadPageCacheBytes}};
+    }
     if (!f.devices.empty()) { // llama.cpp with tensor_split: one entry per device, and the host
         json devices = json::array();
         for (const LlamaDevice &d : f.devices)
@@ -179,6 +190,18 @@ json estimateToJson(const Estimate &e, Unit unit)
                                {"bytes", e.hostMachine.bytes},
                                {"ram_bytes", e.hostMachine.ramBytes},
                                {"fits", e.hostMachine.fits}};
+    if (const auto &u = e.unified)
+        doc["unified_memory"] = {{"gpu", u->gpuId},
+                                 {"total_bytes", u->totalBytes},
+                                 {"gpu_limit_bytes", u->gpuLimitBytes},
+                                 {"wired_limit", u->wiredLimit},
+                                 {"os_bytes", u->osBytes},
+                                 {"gpu_bytes", u->gpuBytes},
+                                 {"host_bytes", u->hostBytes},
+                                 {"page_cache_bytes", u->pageCacheBytes},
+                                 {"zero_copy", u->zeroCopy},
+                                 {"pool_bytes", u->poolBytes},
+                                 {"fits", u->fits}};
     if (!e.ranks.empty()) {
         json ranks = json::array();
         for (const RankPeak &r : e.ranks) {

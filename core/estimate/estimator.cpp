@@ -2,6 +2,7 @@
 // Phase assembly: which consumers are alive at the busiest moment of each phase, the peak,
 // and the fit against each GPU. The consumers themselves are computed in modelstate.cpp,
 // activationterms.cpp and runtimeterms.cpp; the parallelism algebra is in parallel.cpp.
+#include "estimate/unifiedmemory.h"
 #include "estimate/estimate.h"
 
 #include "training/activations.h"
@@ -557,7 +558,7 @@ Estimate Estimator::run()
         GpuFit fit;
         fit.id = gpu->id;
         fit.name = gpu->name;
-        fit.capacityBytes = gpu->capacityBytes();
+        fit.capacityBytes = gpuVisibleBytes(s, *gpu); // a unified GPU: its wired limit when set
         fit.fits = e.peak.deviceBytes <= fit.capacityBytes;
         fit.headroomBytes = static_cast<std::int64_t>(fit.capacityBytes) -
                             static_cast<std::int64_t>(e.peak.deviceBytes);
@@ -685,6 +686,7 @@ Estimate estimate(const Scenario &scenario, Detail detail, const Catalog &catalo
                      ? detail::hfGenerateEstimate(scenario, detail, catalog, estimateRanks)
                      : estimateRanks(scenario, detail, catalog);
     e.hostMachine = hostMachine(scenario, e, catalog);
+    applyUnifiedPool(scenario, e, catalog);
     return e;
 }
 

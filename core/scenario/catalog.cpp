@@ -154,6 +154,11 @@ Gpu parseGpu(const json &entry)
     gpu.vendor = field<std::string>(entry, "vendor", where);
     gpu.gpuClass = field<std::string>(entry, "class", where);
     gpu.source = field<std::string>(entry, "source", where);
+    if (entry.contains("unified")) {
+        if (!entry.at("unified").is_boolean())
+            throw std::runtime_error(where + ": key \"unified\" must be true or false");
+        gpu.unified = entry.at("unified").get<bool>();
+    }
     return gpu;
 }
 

@@ -44,6 +44,9 @@ struct Gpu
     std::string vendor;
     std::string gpuClass;
     std::string source;
+    /// The GPU shares the machine's RAM (Apple M-series, DGX Spark, Ryzen AI Max): gpus.json
+    /// "unified": true; capacity is the GPU-visible share (docs/serving.md, "Unified memory").
+    bool unified = false;
 
     std::uint64_t capacityBytes() const { return capacityMiB * 1024ull * 1024ull; }
 };

@@ -406,6 +406,9 @@ struct HostConfig
     double ramGiB = 0; ///< RAM of one machine; 0 = not given (the catalog machine's, if any)
     std::uint32_t gpusPerMachine = 0; ///< 0 = the machine's GPUs (at most parallel.gpus), else min(gpus, 8)
     std::string machine; ///< a catalog machine id (Catalog::machines); empty = none
+    /// A unified-memory GPU's limit (macOS `sysctl iogpu.wired_limit_mb`, MiB); 0 = the default
+    /// working-set limit (the catalog capacity).
+    std::uint32_t wiredLimitMiB = 0;
     bool operator==(const HostConfig &) const = default;
 };
 

@@ -365,6 +365,7 @@ Scenario readScenarioDocument(const json &doc, const Catalog &catalog,
         s.host.ramGiB = r.number("ram_gib", 0, 1 << 24, s.host.ramGiB, false);
         s.host.gpusPerMachine = static_cast<std::uint32_t>(r.integer("gpus_per_machine", 0, 1024, s.host.gpusPerMachine));
         s.host.machine = r.text("machine", "");
+        s.host.wiredLimitMiB = static_cast<std::uint32_t>(r.integer("wired_limit_mb", 0, 1 << 24, 0));
         r.finish();
         if (!s.host.machine.empty() && !catalog.findMachine(s.host.machine)) {
             std::vector<std::string> ids;
@@ -506,6 +507,8 @@ json scenarioToJson(const Scenario &s)
           {"workspace_mib", s.overhead.workspaceMiB}}},
         {"host", {{"ram_gib", s.host.ramGiB}, {"gpus_per_machine", s.host.gpusPerMachine}}},
         {"gpus", s.gpus}};
+    if (s.host.wiredLimitMiB)
+        doc["host"]["wired_limit_mb"] = s.host.wiredLimitMiB;
     if (s.train.objective != Objective::Sft)
         doc["train"]["objective"] = enumName(s.train.objective);
     if (s.train.loss != TrainLoss::Lm)

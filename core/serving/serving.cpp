@@ -41,6 +41,9 @@ HEADROOM_SERVING_ENUM(GgufType, {GgufType::F32, "f32"}, {GgufType::F16, "f16"},
                       {GgufType::Mxfp4_Moe, "mxfp4_moe"})
 HEADROOM_SERVING_ENUM(LlamaSplitMode, {LlamaSplitMode::Layer, "layer"}, {LlamaSplitMode::Row, "row"},
                       {LlamaSplitMode::None, "none"})
+HEADROOM_SERVING_ENUM(LlamaLoadMode, {LlamaLoadMode::Mmap, "mmap"}, {LlamaLoadMode::None, "none"},
+                      {LlamaLoadMode::Mlock, "mlock"}, {LlamaLoadMode::MmapMlock, "mmap+mlock"},
+                      {LlamaLoadMode::Dio, "dio"})
 HEADROOM_SERVING_ENUM(Sampler, {Sampler::Auto, "auto"}, {Sampler::Pytorch, "pytorch"},
                       {Sampler::Flashinfer, "flashinfer"}, {Sampler::Triton, "triton"})
 HEADROOM_SERVING_ENUM(UsageContext, {UsageContext::Server, "server"},

@@ -47,6 +47,12 @@ struct LlamaFileBytes
 /// rows over the devices (row), or the main GPU alone (none).
 enum class LlamaSplitMode { Layer, Row, None };
 
+/// How llama.cpp loads the weights (`--load-mode`, src/llama-model-loader.cpp; before it the
+/// flags --no-mmap, --mlock, --direct-io): mapped from the file (the CPU tensors live in the page
+/// cache), read into anonymous buffers (none), either of them pinned (mlock), or read with direct
+/// I/O past the page cache (dio).
+enum class LlamaLoadMode { Mmap, None, Mlock, MmapMlock, Dio };
+
 /// vLLM's top-k/top-p sampler: the release's default (auto: PyTorch's sort before 0.17, the
 /// Triton pivot kernel from 0.17 for batches of 8 rows or more), PyTorch's sort-based one,
 /// FlashInfer's kernels (its log line "Using FlashInfer for top-p & top-k sampling") or the
@@ -78,6 +84,24 @@ struct ServingRequests
     /// Sequences of each class: floor(share x concurrency), the remainder to the first classes.
     std::vector<std::uint64_t> counts() const;
     bool operator==(const ServingRequests &) const = default;
+};
+
+/// Ollama (`engine: "ollama"`): its settings as its API options and environment name them, kept
+/// as given (and written back so); the llama.cpp settings of the section are derived from them as
+/// Ollama launches llama-server (core/serving/servingollama.cpp, docs/serving.md "Ollama").
+struct OllamaConfig
+{
+    std::optional<std::uint32_t> numCtx;  ///< num_ctx (OLLAMA_CONTEXT_LENGTH); absent: by total VRAM
+    std::uint32_t numParallel = 1;        ///< OLLAMA_NUM_PARALLEL
+    std::optional<std::int32_t> numGpu;   ///< num_gpu (-ngl); absent or -1: llama-server's own
+    std::optional<std::uint32_t> numBatch; ///< num_batch (-b and -ub); absent: by context
+    std::optional<bool> flashAttention;   ///< OLLAMA_FLASH_ATTENTION; absent: auto (on)
+    EngineKvType kvCacheType = EngineKvType::F16; ///< OLLAMA_KV_CACHE_TYPE (K and V)
+    std::uint64_t gpuOverheadBytes = 0;   ///< OLLAMA_GPU_OVERHEAD, per GPU
+    std::optional<bool> useMmap;          ///< use_mmap; absent: Ollama's rule
+    std::optional<std::uint32_t> mainGpu; ///< main_gpu: --split-mode none --main-gpu N
+    std::vector<std::string> notes;       ///< how each llama.cpp setting was derived
+    bool operator==(const OllamaConfig &) const = default;
 };
 
 /// The engine and its settings. 0 (or an empty optional) means "the engine's default".
@@ -133,6 +157,10 @@ struct ServingConfig
     std::vector<double> tensorSplit;
     LlamaSplitMode splitMode = LlamaSplitMode::Layer; ///< --split-mode
     std::uint32_t mainGpu = 0; ///< --main-gpu: the device of split_mode none (an index into the devices)
+    LlamaLoadMode loadMode = LlamaLoadMode::Mmap; ///< --load-mode (llama.cpp's default: mmap)
+    /// engine "ollama": llama.cpp as Ollama starts it (engine stays LlamaCpp; the settings above
+    /// derived from these).
+    std::optional<OllamaConfig> ollama;
 
     // Hugging Face generate()
     HfCacheImpl cacheImplementation = HfCacheImpl::Dynamic;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "serving/llamacpphost.h"
 #include "serving/serving.h"
 
 #include <cstdint>
@@ -79,6 +80,8 @@ struct ServingFigures
     std::uint64_t hostKvCacheBytes = 0;
     std::uint64_t hostBufferBytes = 0;
     bool pipelineParallel = false; ///< llama.cpp's scheduler keeps 4 copies of the split inputs
+    /// llama.cpp: the weights in CPU RAM by load mode (mapped, anonymous, locked).
+    LlamaHostWeights hostLoad;
     std::vector<std::string> notes;    ///< what the engine would print, and what it rests on
     bool operator==(const ServingFigures &) const = default;
 };

@@ -7,7 +7,9 @@
 #include "scenario/names.h"
 #include "io/inputpolicy.h"
 #include "scenario/objectreader.h"
+#include "serving/servingollama.h"
 
+#include <algorithm>
 #include <cmath>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
@@ -61,11 +63,24 @@ const EngineKey kEngineKeys[] = {
     {"tensor_split", {Engine::LlamaCpp}},
     {"split_mode", {Engine::LlamaCpp}},
     {"main_gpu", {Engine::LlamaCpp}},
+    {"load_mode", {Engine::LlamaCpp}},
     {"cache_implementation", {Engine::HfGenerate}},
     {"cache_nbits", {Engine::HfGenerate}},
     {"residual_length", {Engine::HfGenerate}},
     {"q_group_size", {Engine::HfGenerate}},
 };
+
+/// The keys of engine "ollama" (Ollama's own names; weight_type as llama_cpp's).
+const char *const kOllamaKeys[] = {"num_ctx",          "num_parallel", "num_gpu",  "num_batch", "flash_attention",
+                                   "kv_cache_type",    "gpu_overhead_bytes", "use_mmap", "main_gpu", "weight_type"};
+
+bool ollamaReads(const std::string &key)
+{
+    return std::find(std::begin(kOllamaKeys), std::end(kOllamaKeys), key) != std::end(kOllamaKeys);
+}
+
+/// Engine "ollama": its options as given, the llama.cpp settings derived (servingollama.cpp).
+void readOllama(ObjectReader &r, ServingConfig &c, const Scenario &s);
 
 bool engineReads(const EngineKey &entry, Engine engine)
 {
@@ -238,13 +253,29 @@ ServingConfig servingFromJson(const json &node, const Scenario &s)
     ServingConfig c;
     if (!r.has("engine"))
         throw ScenarioError("serving.engine", "is required: one of " + enumChoices<Engine>());
-    c.engine = r.choice("engine", c.engine);
-    for (const auto &item : node.items())
+    const bool ollama = node.at("engine").is_string() && node.at("engine").get<std::string>() == "ollama";
+    if (ollama) { // llama.cpp as Ollama starts it
+        r.text("engine", "ollama");
+        c.engine = Engine::LlamaCpp;
+    }
+    else if (node.at("engine").is_string() && !enumFromName<Engine>(node.at("engine").get<std::string>()))
+        throw ScenarioError("serving.engine", "must be one of " + enumChoices<Engine>() + ", ollama (got " +
+                                                  quotedText(node.at("engine").get<std::string>()) + ")");
+    else
+        c.engine = r.choice("engine", c.engine);
+    for (const auto &item : node.items()) {
+        if (ollama && ollamaReads(item.key()))
+            continue;
         for (const EngineKey &entry : kEngineKeys)
-            if (item.key() == entry.key && !engineReads(entry, c.engine))
+            if (item.key() == entry.key && (ollama || !engineReads(entry, c.engine)))
                 throw ScenarioError("serving." + item.key(),
-                                    "applies to engine " + engineList(entry) +
-                                        " only (this section's engine is " + enumName(c.engine) + ")");
+                                    "applies to engine " + engineList(entry) + " only (this section's engine is " +
+                                        (ollama ? std::string("ollama") : enumName(c.engine)) + ")");
+        if (!ollama && ollamaReads(item.key()) && item.key() != "weight_type" && item.key() != "main_gpu")
+            throw ScenarioError("serving." + item.key(),
+                                "applies to engine ollama only (this section's engine is " +
+                                    std::string(enumName(c.engine)) + ")");
+    }
 
     c.version = r.text("version", c.version);
     if (c.version.size() > 64)
@@ -294,6 +325,10 @@ ServingConfig servingFromJson(const json &node, const Scenario &s)
             c.totalGpuMemoryGiB = r.number("total_gpu_memory_gib", 0.1, 1e6, 0, false);
         break;
     case Engine::LlamaCpp: {
+        if (ollama) {
+            readOllama(r, c, s);
+            break;
+        }
         c.nCtx = count(r, "n_ctx", 1, kMaxTokens, c.nCtx);
         c.nBatch = count(r, "n_batch", 1, kMaxTokens, c.nBatch);
         c.nUbatch = count(r, "n_ubatch", 1, kMaxTokens, c.nUbatch);
@@ -332,6 +367,7 @@ ServingConfig servingFromJson(const json &node, const Scenario &s)
         // split_mode none keeps the main GPU alone: its buffer is CUDA<main_gpu>.
         const bool none = c.splitMode == LlamaSplitMode::None;
         c.overrideTensor = readOverrides(r, none ? c.mainGpu : 0, none ? 1 : devices);
+        c.loadMode = r.choice("load_mode", c.loadMode);
         break;
     }
     case Engine::HfGenerate:
@@ -352,6 +388,37 @@ ServingConfig servingFromJson(const json &node, const Scenario &s)
     return c;
 }
 
+namespace {
+
+void readOllama(ObjectReader &r, ServingConfig &c, const Scenario &s)
+{
+    OllamaConfig o;
+    if (r.has("num_ctx"))
+        o.numCtx = count(r, "num_ctx", 1, kMaxTokens, 4096);
+    o.numParallel = count(r, "num_parallel", 1, 4096, o.numParallel);
+    if (r.has("num_gpu"))
+        o.numGpu = static_cast<std::int32_t>(r.integer("num_gpu", -1, 1'000'000, -1));
+    if (r.has("num_batch"))
+        o.numBatch = count(r, "num_batch", 1, kMaxTokens, 512);
+    if (r.has("flash_attention"))
+        o.flashAttention = r.boolean("flash_attention", true);
+    o.kvCacheType = readKvType(r, "kv_cache_type", o.kvCacheType,
+                               {EngineKvType::F32, EngineKvType::F16, EngineKvType::Bf16, EngineKvType::Q8_0,
+                                EngineKvType::Q5_1, EngineKvType::Q5_0, EngineKvType::Q4_1, EngineKvType::Q4_0,
+                                EngineKvType::Iq4Nl});
+    o.gpuOverheadBytes = static_cast<std::uint64_t>(r.integer("gpu_overhead_bytes", 0, std::int64_t(1) << 50, 0));
+    if (r.has("use_mmap"))
+        o.useMmap = r.boolean("use_mmap", true);
+    if (r.has("main_gpu"))
+        o.mainGpu = count(r, "main_gpu", 0, 15, 0);
+    // Ollama's library tags are Q4_K_M unless a tag names another type.
+    c.weightType = readWeightType(r, GgufType::Q4_K_M);
+    c.ollama = o;
+    applyOllama(c, s);
+}
+
+} // namespace
+
 json servingToJson(const ServingConfig &c)
 {
     json requests = {{"concurrency", c.requests.concurrency}};
@@ -366,9 +433,31 @@ json servingToJson(const ServingConfig &c)
                            {"output_tokens", kind.outputTokens}});
         requests["mix"] = mix;
     }
-    json doc = {{"engine", enumName(c.engine)}};
+    json doc = {{"engine", c.ollama ? "ollama" : enumName(c.engine)}};
     if (!c.version.empty())
         doc["version"] = c.version;
+    if (c.ollama) { // Ollama's options as given
+        const OllamaConfig &o = *c.ollama;
+        doc.update({{"num_parallel", o.numParallel},
+                    {"kv_cache_type", enumName(o.kvCacheType)},
+                    {"weight_type", enumName(c.weightType)}});
+        if (o.numCtx)
+            doc["num_ctx"] = *o.numCtx;
+        if (o.numGpu)
+            doc["num_gpu"] = *o.numGpu;
+        if (o.numBatch)
+            doc["num_batch"] = *o.numBatch;
+        if (o.flashAttention)
+            doc["flash_attention"] = *o.flashAttention;
+        if (o.gpuOverheadBytes)
+            doc["gpu_overhead_bytes"] = o.gpuOverheadBytes;
+        if (o.useMmap)
+            doc["use_mmap"] = *o.useMmap;
+        if (o.mainGpu)
+            doc["main_gpu"] = *o.mainGpu;
+        doc["requests"] = requests;
+        return doc;
+    }
     switch (c.engine) {
     case Engine::Vllm:
         doc.update({{"gpu_memory_utilization", c.gpuMemoryUtilization},
@@ -426,6 +515,8 @@ json servingToJson(const ServingConfig &c)
             doc["split_mode"] = enumName(c.splitMode);
             doc["main_gpu"] = c.mainGpu;
         }
+        if (c.loadMode != LlamaLoadMode::Mmap)
+            doc["load_mode"] = enumName(c.loadMode);
         break;
     case Engine::HfGenerate:
         doc.update({{"max_model_len", c.maxModelLen},

@@ -7,6 +7,7 @@
 #include "serving/servingengines.h"
 
 #include "serving/llamacppdevices.h"
+#include "serving/llamacpphost.h"
 #include "serving/llamacppweights.h"
 #include "training/overhead.h"
 
@@ -172,8 +173,8 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
     // -ot rules (llama_model::load_tensors: the first rule whose regex_search matches a tensor's
     // name picks its buffer; --n-cpu-moe's own rules come after the user's, common/arg.cpp).
     const bool overrides = !cfg.overrideTensor.empty() && !fromFile;
-    if (overrides) {
-        std::vector<std::pair<std::regex, int>> rules; // regex, device (-1: CPU)
+    std::vector<std::pair<std::regex, int>> rules; // regex, device (-1: CPU)
+    if (overrides)
         for (const std::string &rule : cfg.overrideTensor) {
             const std::size_t eq = rule.rfind('=');
             const std::string buffer = rule.substr(eq + 1);
@@ -183,24 +184,24 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
                     device = int(d);
             rules.emplace_back(std::regex(rule.substr(0, eq)), device);
         }
+    // The device of one tensor (-1: the CPU): its layer's, unless a rule or --n-cpu-moe moves it.
+    auto tensorDevice = [&](const LlamaTensor &t) {
+        const std::string name = t.layer >= 0 ? "blk." + std::to_string(t.layer) + "." + t.name : std::string(t.name);
+        int device = t.layer >= 0 ? layerDevice[std::size_t(t.layer)]
+                                  : (t.role != LlamaTensorRole::TokenEmbd ? outputDevice : -1);
+        for (const auto &[regex, to] : rules)
+            if (std::regex_search(name, regex))
+                return to;
+        if (t.experts && std::uint64_t(t.layer) < cpuMoeLayers)
+            device = -1;
+        return device;
+    };
+    if (overrides) {
         std::fill(devWeights.begin(), devWeights.end(), 0);
         expertsOnCpu = 0;
-        for (const LlamaTensor &t : lw.tensors) {
-            const std::string name = t.layer >= 0 ? "blk." + std::to_string(t.layer) + "." + t.name : std::string(t.name);
-            int device = t.layer >= 0 ? layerDevice[std::size_t(t.layer)]
-                                      : (t.role != LlamaTensorRole::TokenEmbd ? outputDevice : -1);
-            bool matched = false;
-            for (const auto &[regex, to] : rules)
-                if (std::regex_search(name, regex)) {
-                    device = to;
-                    matched = true;
-                    break;
-                }
-            if (!matched && t.experts && std::uint64_t(t.layer) < cpuMoeLayers)
-                device = -1;
-            if (device >= 0)
+        for (const LlamaTensor &t : lw.tensors)
+            if (const int device = tensorDevice(t); device >= 0)
                 devWeights[std::size_t(device)] = addChecked(devWeights[std::size_t(device)], t.bytes, "weights");
-        }
         if (m.tiedEmbeddings && outputOnGpu) // the output layer's copy of token_embd
             devWeights[std::size_t(outputDevice)] =
                 addChecked(devWeights[std::size_t(outputDevice)], lw.embeddingBytes, "weights");
@@ -225,6 +226,28 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
     std::uint64_t typicalLayer = 0;
     for (const std::uint64_t b : lw.layerBytes)
         typicalLayer = std::max(typicalLayer, b);
+
+    // The load mode (--load-mode): which of the file's pages stay mapped, which are anonymous,
+    // which are locked (llamacpphost.h). The tensors in the file's order, each CPU or not.
+    std::vector<LlamaFileTensor> fileTensors;
+    if (!fromFile) {
+        for (const LlamaTensor &t : lw.tensors)
+            fileTensors.push_back({t.layer, t.name, t.bytes, tensorDevice(t) < 0});
+    } else { // a GGUF file's blocks: each block's experts after its other tensors
+        std::uint64_t parts = addChecked(lw.outputBytes, lw.embeddingBytes, "weights");
+        fileTensors.push_back({-1, "output", lw.outputBytes, !outputOnGpu});
+        fileTensors.push_back({-1, "token_embd", lw.embeddingBytes, true});
+        for (std::uint64_t i = 0; i < layers; ++i) {
+            const int il = int(i);
+            const bool onCpu = layerDevice[i] < 0;
+            fileTensors.push_back({il, "a", lw.layerBytes[i] - lw.expertBytes[i], onCpu});
+            fileTensors.push_back({il, "z_exps", lw.expertBytes[i], onCpu || i < cpuMoeLayers});
+            parts = addChecked(parts, lw.layerBytes[i], "weights");
+        }
+        if (lw.totalBytes > parts) // tensors of no block and no role (rope_freqs): with the CPU's
+            fileTensors.push_back({-1, "rope_freqs", lw.totalBytes - parts, true});
+    }
+    const LlamaHostWeights hostLoad = llamaHostWeights(std::move(fileTensors), cfg.loadMode);
 
     // The cache: n_ctx cells, padded, K and V in their own types, on each layer's device
     // (llama_kv_cache: the buffer type of model.dev_layer(il) unless --no-kv-offload).
@@ -286,8 +309,9 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
             devCompute[d] = addChecked(std::max({attention, ffn, int(d) == outputDevice ? logitsAll : 0}), residual,
                                        "compute buffer");
     const std::uint64_t hostBuffers = productChecked("output buffer", cfg.nParallel, std::uint64_t(m.vocab), 4);
-    out.hostBytes = addChecked(addChecked(hostWeights, hostKv, "host memory"), hostBuffers, "host memory");
+    out.hostBytes = addChecked(addChecked(hostLoad.requiredBytes, hostKv, "host memory"), hostBuffers, "host memory");
     f.hostBytes = out.hostBytes;
+    f.hostLoad = hostLoad;
 
     // Every device's total, and the tightest (least headroom) for the figures and the chart.
     std::size_t tight = 0;
@@ -313,7 +337,7 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
         f.deviceTotalBytes = cudaTotalBytes(main.gpuId, g ? g->capacityBytes() : main.capacityBytes);
         f.budgetBytes = f.deviceTotalBytes;
         f.devices = devs;
-        f.hostWeightsBytes = hostWeights;
+        f.hostWeightsBytes = hostLoad.requiredBytes;
         f.hostKvCacheBytes = hostKv;
         f.hostBufferBytes = hostBuffers;
         // llama_context: pipeline parallelism (the scheduler's GGML_SCHED_MAX_COPIES = 4 copies of
@@ -389,6 +413,34 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
                                 ": " + types + " (" + formatBytes(fileBytes, Unit::GiB) + " in all).");
         for (const std::string &note : lw.notes)
             weights.notes.push_back(note);
+        const auto gib = [](std::uint64_t b) { return formatBytes(b, Unit::GiB); };
+        switch (cfg.loadMode) {
+        case LlamaLoadMode::Mmap:
+        case LlamaLoadMode::MmapMlock:
+            weights.notes.push_back(
+                std::string("load_mode ") + enumName(cfg.loadMode) + ": the CPU tensors (" + gib(hostLoad.cpuBytes) +
+                ") are the file's pages in the page cache, counted once; the mapping left after load spans " +
+                gib(hostLoad.mappedBytes) + ", of which " + gib(hostLoad.mappedOffloadedBytes) +
+                " are tensors copied to a GPU (their pages stay while mapped, reclaimable" +
+                (cfg.loadMode == LlamaLoadMode::MmapMlock ? "; mlock pins the whole range: " + gib(hostLoad.lockedBytes) +
+                                                                " locked, counted in CPU RAM)"
+                                                          : ")") +
+                "; the whole file (" + gib(hostLoad.loadPageCacheBytes) + ") passes through the page cache at load");
+            break;
+        case LlamaLoadMode::None:
+        case LlamaLoadMode::Mlock:
+        case LlamaLoadMode::Dio:
+            weights.notes.push_back(
+                std::string("load_mode ") + enumName(cfg.loadMode) + ": the CPU tensors are read into anonymous buffers (" +
+                gib(hostLoad.anonymousBytes) + (cfg.loadMode == LlamaLoadMode::Mlock ? ", locked" : "") +
+                "); GPU tensors are staged through small pinned buffers" +
+                (cfg.loadMode == LlamaLoadMode::Dio ? ", direct I/O past the page cache"
+                                                    : "; the file's pages pass through the page cache (reclaimable)"));
+            break;
+        }
+        if (hostLoad.lockedBytes)
+            weights.notes.push_back("mlock needs RLIMIT_MEMLOCK (ulimit -l) of at least " + gib(hostLoad.lockedBytes) +
+                                    "; llama.cpp warns and runs unlocked otherwise");
         if (overrides)
             weights.notes.push_back("override_tensor: " + n(cfg.overrideTensor.size()) +
                                     " -ot rule(s) applied to the tensors' names, in order");
@@ -404,6 +456,9 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
                             n(residual) + " B (n_ubatch " + n(ub) + ", f32)";
         buffer.notes.push_back("llama.cpp's compute buffer: the worst-case graph for n_ubatch tokens, "
                                "tensors reused as the graph allocator allows.");
+        if (cfg.ollama)
+            for (const std::string &note : cfg.ollama->notes)
+                f.notes.push_back("Ollama: " + note);
         f.notes.push_back("offloaded " + n(offload) + "/" + n(layers + 1) + " layers to GPU");
         for (const LlamaDevice &d : devs) {
             const std::string name = "CUDA" + n(d.index);

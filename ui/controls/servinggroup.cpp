@@ -6,6 +6,8 @@
 #include "controls/sliderfield.h"
 #include "document/scenariomodel.h"
 #include "scenario/names.h"
+#include "scenario/scenariojson.h"
+#include "serving/servingollama.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -24,6 +26,7 @@ namespace {
 enum Key { KeyUtilization = 101, KeyConcurrency, KeyPrompt, KeyOutput };
 
 constexpr int kNone = -1;
+constexpr int kOllama = 100; ///< llama.cpp as Ollama starts it (engine llama_cpp with cfg.ollama)
 
 /// The serving section, created with the engine's defaults when the scenario has none.
 ServingConfig &serving(Scenario &s)
@@ -59,6 +62,7 @@ ServingGroup::ServingGroup(ScenarioModel *model, QWidget *parent)
     m_engine->addItem(QStringLiteral("vLLM"), int(Engine::Vllm));
     m_engine->addItem(QStringLiteral("SGLang"), int(Engine::Sglang));
     m_engine->addItem(QStringLiteral("llama.cpp"), int(Engine::LlamaCpp));
+    m_engine->addItem(QStringLiteral("Ollama"), kOllama);
     m_engine->addItem(tr("Hugging Face generate()"), int(Engine::HfGenerate));
     layout->addWidget(row(tr("&Engine"), m_engine, this));
     connect(m_engine, &QComboBox::activated, this, [this] {
@@ -69,6 +73,18 @@ ServingGroup::ServingGroup(ScenarioModel *model, QWidget *parent)
                 return;
             }
             ServingConfig &cfg = serving(s);
+            if (engine == kOllama) { // Ollama's defaults, mapped onto llama.cpp (servingollama.h)
+                cfg.engine = Engine::LlamaCpp;
+                cfg.ollama = OllamaConfig{};
+                cfg.weightType = GgufType::Q4_K_M;
+                try {
+                    applyOllama(cfg, s);
+                } catch (const ScenarioError &) { // no catalog GPU to take the defaults from
+                    cfg.ollama.reset();
+                }
+                return;
+            }
+            cfg.ollama.reset();
             cfg.engine = Engine(engine);
             if (cfg.engine == Engine::HfGenerate)
                 cfg.maxModelLen = 0;
@@ -81,7 +97,8 @@ ServingGroup::ServingGroup(ScenarioModel *model, QWidget *parent)
         layout->addWidget(widget);
         m_engineRows.push_back({widget, std::move(engines)});
     };
-    const std::vector<int> all{int(Engine::Vllm), int(Engine::Sglang), int(Engine::LlamaCpp), int(Engine::HfGenerate)};
+    const std::vector<int> all{int(Engine::Vllm), int(Engine::Sglang), int(Engine::LlamaCpp), int(Engine::HfGenerate),
+                               kOllama};
     m_concurrency = slider(tr("Concurrent se&quences"), 1, 4096, true, KeyConcurrency,
                            [](Scenario &s, double v) { serving(s).requests.concurrency = std::uint32_t(v); });
     add(m_concurrency, all);
@@ -184,7 +201,7 @@ ServingGroup::ServingGroup(ScenarioModel *model, QWidget *parent)
         auto type = GgufType(m_weightType->currentData().toInt());
         m_model->apply(tr("Change the GGUF weight type"), [type](Scenario &s) { serving(s).weightType = type; });
     });
-    add(row(tr("GGUF weights"), m_weightType, this), {int(Engine::LlamaCpp)});
+    add(row(tr("GGUF weights"), m_weightType, this), {int(Engine::LlamaCpp), kOllama});
 
     m_hfCache = new QComboBox(this);
     m_hfCache->setAccessibleName(tr("generate() cache"));
@@ -235,7 +252,7 @@ void ServingGroup::refresh()
 {
     const Scenario &s = m_model->scenario();
     setVisible(s.task == Task::Inference);
-    const int engine = s.serving ? int(s.serving->engine) : kNone;
+    const int engine = !s.serving ? kNone : s.serving->ollama ? kOllama : int(s.serving->engine);
     {
         const QSignalBlocker block(m_engine);
         m_engine->setCurrentIndex(m_engine->findData(engine));
