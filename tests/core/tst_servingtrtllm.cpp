@@ -121,7 +121,7 @@ private slots:
     // max_tokens are set (to 0.8 and 860308) ... The smaller value will be used", then
     // "[MemUsageChange] Allocated 52.51 GiB for max tokens in paged KV cache (860320)":
     // ceil(860,308 / 32) = 26,885 blocks = 860,320 tokens x 65,536 B (32 layers x 8 heads x 128
-    // x 2 x 1 B) = 56,381,562,880 B = 52.51 GiB.
+    // x 2 x 1 B) = 56,381,931,520 B = 52.51 GiB.
     void publishedMaxTokensCap()
     {
         const Estimate e = estimate(scenarioFrom(R"({"task": "inference", "model": {"preset": "llama-3.1-8b"},
@@ -132,7 +132,7 @@ private slots:
         QCOMPARE(f.kvBytesPerToken, 65536ull);
         QCOMPARE(f.blocks, 26885ull);
         QCOMPARE(f.kvCacheTokens, 860320ull);
-        QCOMPARE(f.kvCacheBytes, 56381562880ull);
+        QCOMPARE(f.kvCacheBytes, 56381931520ull);
         QVERIFY2(mentions(f.notes, "Allocated 52.51 GiB for max tokens in paged KV cache (860320)."), describe(e));
         // Without the cap the fraction's pool is larger: the cap is what binds.
         const Estimate free = estimate(scenarioFrom(R"({"task": "inference", "model": {"preset": "llama-3.1-8b"},
