@@ -15,14 +15,16 @@ QString servingHeadline(const Scenario &scenario, const Estimate &e, bool twoLin
     if (scenario.task != Task::Inference || !scenario.serving || !e.serving)
         return {};
     const Engine engine = scenario.serving->engine;
-    if (engine != Engine::Vllm && engine != Engine::Sglang)
+    if (engine != Engine::Vllm && engine != Engine::Sglang && engine != Engine::Trtllm)
         return {};
     const ServingFigures &f = *e.serving;
     const Gpu *gpu = builtinCatalog().findGpu(f.gpuId);
     if (!gpu || !f.deviceTotalBytes)
         return {};
     const auto tr = [](const char *text) { return QCoreApplication::translate("serving", text); };
-    const QString name = engine == Engine::Vllm ? QStringLiteral("vLLM") : QStringLiteral("SGLang");
+    const QString name = engine == Engine::Vllm     ? QStringLiteral("vLLM")
+                         : engine == Engine::Sglang ? QStringLiteral("SGLang")
+                                                    : QStringLiteral("TensorRT-LLM");
     const QString gpuName = shortGpuName(QString::fromStdString(gpu->name));
     // The share of the device the engine takes (vLLM: gpu_memory_utilization of the CUDA total).
     const int percent = int(std::lround(100.0 * double(f.budgetBytes) / double(f.deviceTotalBytes)));

@@ -397,8 +397,13 @@ void Estimator::enginePhases(Estimate &e)
     case Engine::Vllm: engine = vllmPhases(c, *gpu); break;
     case Engine::Sglang: engine = sglangPhases(c, *gpu); break;
     case Engine::LlamaCpp: engine = llamaCppPhases(c, *gpu); break;
+    case Engine::Trtllm: engine = trtllmPhases(c, *gpu); break;
     case Engine::HfGenerate: return;
     }
+    for (std::string &warning : engine.warnings)
+        e.warnings.push_back(std::move(warning));
+    if (!engine.warnings.empty())
+        e.validated = false;
     Composition load;
     at(load, ConsumerId::Weights) = engine.profile[static_cast<std::size_t>(ConsumerId::Weights)];
     at(load, ConsumerId::QuantMetadata) = engine.profile[static_cast<std::size_t>(ConsumerId::QuantMetadata)];

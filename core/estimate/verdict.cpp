@@ -152,7 +152,8 @@ std::optional<PositionLimit> positionLimit(const Scenario &scenario)
         tokens = 0;
         for (const RequestClass &kind : scenario.serving->requests.classes)
             tokens = std::max<std::uint64_t>(tokens, kind.tokens());
-        if (scenario.serving->engine == Engine::Vllm || scenario.serving->engine == Engine::Sglang)
+        if (scenario.serving->engine == Engine::Vllm || scenario.serving->engine == Engine::Sglang ||
+            scenario.serving->engine == Engine::Trtllm)
             tokens = std::max<std::uint64_t>(tokens, scenario.serving->maxModelLen);
         tokens = std::min<std::uint64_t>(tokens, UINT32_MAX);
     }

@@ -131,6 +131,8 @@ const char *engineDisplayName(Engine engine)
         return "SGLang";
     case Engine::LlamaCpp:
         return "llama.cpp";
+    case Engine::Trtllm:
+        return "TensorRT-LLM";
     }
     return "an engine";
 }

@@ -18,7 +18,10 @@ namespace headroom {
     }
 
 HEADROOM_SERVING_ENUM(Engine, {Engine::HfGenerate, "hf_generate"}, {Engine::Vllm, "vllm"},
-                      {Engine::Sglang, "sglang"}, {Engine::LlamaCpp, "llama_cpp"})
+                      {Engine::Sglang, "sglang"}, {Engine::LlamaCpp, "llama_cpp"},
+                      {Engine::Trtllm, "trtllm"})
+HEADROOM_SERVING_ENUM(TrtllmBackend, {TrtllmBackend::Auto, "auto"}, {TrtllmBackend::Pytorch, "pytorch"},
+                      {TrtllmBackend::Tensorrt, "tensorrt"})
 HEADROOM_SERVING_ENUM(EngineKvType, {EngineKvType::Auto, "auto"}, {EngineKvType::Fp8, "fp8"},
                       {EngineKvType::Fp8E4m3, "fp8_e4m3"}, {EngineKvType::Fp8E5m2, "fp8_e5m2"},
                       {EngineKvType::Nvfp4, "nvfp4"}, {EngineKvType::F32, "f32"},

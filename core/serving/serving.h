@@ -12,8 +12,13 @@
 
 namespace headroom {
 
-/// A serving engine; names as the framework key uses them (hf_generate, vllm, sglang, llama_cpp).
-enum class Engine { HfGenerate, Vllm, Sglang, LlamaCpp };
+/// A serving engine; names as the framework key uses them (hf_generate, vllm, sglang, llama_cpp,
+/// trtllm: TensorRT-LLM's trtllm-serve / LLM API).
+enum class Engine { HfGenerate, Vllm, Sglang, LlamaCpp, Trtllm };
+
+/// TensorRT-LLM's runtime: the PyTorch backend (the default from 1.0) or a built TensorRT
+/// engine (the default before 1.0); auto: by the version.
+enum class TrtllmBackend { Auto, Pytorch, Tensorrt };
 
 /// A KV cache value type as an engine names it: vLLM/SGLang `kv_cache_dtype` (auto = the model
 /// dtype, fp8*, nvfp4) and llama.cpp's ggml cache types (`-ctk`/`-ctv`).
@@ -125,6 +130,23 @@ struct ServingConfig
     std::optional<double> cudaGraphMiB;     ///< CUDA graph pool; default in docs
     std::optional<std::uint64_t> kvCacheMemoryBytes; ///< --kv-cache-memory (skips profiling)
     std::optional<double> totalGpuMemoryGiB; ///< what cudaMemGetInfo reports; default: table
+    bool enableLora = false;                ///< --enable-lora
+    std::uint32_t maxLoras = 1;             ///< --max-loras: GPU slots
+    std::uint32_t maxLoraRank = 16;         ///< --max-lora-rank: every slot's rank
+    std::uint32_t maxCpuLoras = 0;          ///< --max-cpu-loras (0: max_loras)
+    double cpuOffloadGb = 0;                ///< --cpu-offload-gb: GiB of weights in CPU RAM
+
+    // TensorRT-LLM (maxModelLen holds max_seq_len; kvCacheDtype auto, fp8 or nvfp4; nonTorchMiB,
+    // cudaGraphMiB and totalGpuMemoryGiB as for vLLM)
+    TrtllmBackend trtllmBackend = TrtllmBackend::Auto;
+    double freeGpuMemoryFraction = 0.9;      ///< KvCacheConfig.free_gpu_memory_fraction
+    std::uint32_t tokensPerBlock = 32;
+    std::uint32_t maxBatchSize = 2048;       ///< max_batch_size (max_num_requests)
+    std::uint32_t maxNumTokens = 8192;       ///< max_num_tokens: the warm-up forward's tokens
+    std::optional<std::uint64_t> maxTokens;  ///< KvCacheConfig.max_tokens: a cap on the pool
+    bool cudaGraph = true;                   ///< cuda_graph_config set (the 1.x default)
+    std::uint32_t cudaGraphMaxBatchSize = 128; ///< CudaGraphConfig.max_batch_size (0 there: 128)
+    bool cudaGraphPadding = false;           ///< CudaGraphConfig.enable_padding
 
     // SGLang
     double memFractionStatic = 0;           ///< 0: SGLang's default rule

@@ -9,6 +9,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
+#include <vector>
 
 namespace headroom::detail {
 
@@ -19,6 +21,7 @@ struct EnginePhases
     Composition profile;
     Composition serve;
     std::uint64_t hostBytes = 0;
+    std::vector<std::string> warnings; ///< what the engine's code does not size (the estimate's warnings)
 };
 
 /// The GPU the engine runs on: the scenario's first catalog GPU (nullptr when there is none).
@@ -32,6 +35,22 @@ KvValueType engineKvValueType(EngineKvType type, DType modelDType);
 EnginePhases vllmPhases(const EstimateContext &c, const Gpu &gpu);
 /// SGLang: mem_fraction_static x free memory before the weights, less the weights, is the pool.
 EnginePhases sglangPhases(const EstimateContext &c, const Gpu &gpu);
+/// vLLM's LoRA slots: values of one slot's A and B matrices in one layer on one tensor-parallel
+/// rank (qkv_proj, o_proj, gate_up_proj, down_proj at `rank`).
+std::uint64_t vllmLoraSlotElements(const ModelArch &m, std::uint64_t rank, std::uint64_t tensor);
+/// vLLM's LoRA slots on the GPU (max_loras x a slot at max_lora_rank); the CPU cache of
+/// max_cpu_loras adapters goes to `hostBytes`. Empty without enable_lora.
+Term vllmLoraTerm(const EstimateContext &c, std::uint64_t &hostBytes);
+/// --cpu-offload-gb: the weights' bytes vLLM keeps in CPU RAM (at most the weights).
+std::uint64_t vllmCpuOffloadBytes(const EstimateContext &c, std::uint64_t weightsBytes);
+
+/// TensorRT-LLM: free_gpu_memory_fraction x (total - the warm-up peak: weights, a max_num_tokens
+/// forward, memory outside torch, CUDA graphs), in tokens_per_block blocks, capped by max_tokens.
+EnginePhases trtllmPhases(const EstimateContext &c, const Gpu &gpu);
+/// Whether TensorRT-LLM runs its PyTorch backend (the default from 1.0) rather than an engine.
+bool trtllmPytorchBackend(const ServingConfig &cfg);
+/// The batch sizes TensorRT-LLM captures CUDA graphs for (none on the TensorRT engine path).
+std::vector<std::uint32_t> trtllmCudaGraphBatchSizes(const ServingConfig &cfg);
 /// llama.cpp: n_ctx cells of K and V for the offloaded layers, their weights, the compute buffer.
 EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu);
 

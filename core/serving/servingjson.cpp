@@ -32,18 +32,33 @@ struct EngineKey
 const EngineKey kEngineKeys[] = {
     {"gpu_memory_utilization", {Engine::Vllm}},
     {"max_model_len", {Engine::Vllm, Engine::Sglang, Engine::HfGenerate}},
+    {"backend", {Engine::Trtllm}},
+    {"free_gpu_memory_fraction", {Engine::Trtllm}},
+    {"tokens_per_block", {Engine::Trtllm}},
+    {"max_batch_size", {Engine::Trtllm}},
+    {"max_num_tokens", {Engine::Trtllm}},
+    {"max_seq_len", {Engine::Trtllm}},
+    {"max_tokens", {Engine::Trtllm}},
+    {"cuda_graph", {Engine::Trtllm}},
+    {"cuda_graph_max_batch_size", {Engine::Trtllm}},
+    {"cuda_graph_padding", {Engine::Trtllm}},
     {"max_num_seqs", {Engine::Vllm, Engine::Sglang}},
     {"max_num_batched_tokens", {Engine::Vllm}},
-    {"kv_cache_dtype", {Engine::Vllm, Engine::Sglang}},
+    {"kv_cache_dtype", {Engine::Vllm, Engine::Sglang, Engine::Trtllm}},
     {"block_size", {Engine::Vllm}},
     {"enforce_eager", {Engine::Vllm}},
     {"sampler", {Engine::Vllm}},
     {"usage_context", {Engine::Vllm}},
     {"v1_engine", {Engine::Vllm}},
-    {"non_torch_mib", {Engine::Vllm}},
-    {"cuda_graph_mib", {Engine::Vllm, Engine::Sglang}},
+    {"non_torch_mib", {Engine::Vllm, Engine::Trtllm}},
+    {"cuda_graph_mib", {Engine::Vllm, Engine::Sglang, Engine::Trtllm}},
     {"kv_cache_memory_bytes", {Engine::Vllm}},
-    {"total_gpu_memory_gib", {Engine::Vllm, Engine::Sglang}},
+    {"enable_lora", {Engine::Vllm}},
+    {"max_loras", {Engine::Vllm}},
+    {"max_lora_rank", {Engine::Vllm}},
+    {"max_cpu_loras", {Engine::Vllm}},
+    {"cpu_offload_gb", {Engine::Vllm}},
+    {"total_gpu_memory_gib", {Engine::Vllm, Engine::Sglang, Engine::Trtllm}},
     {"mem_fraction_static", {Engine::Sglang}},
     {"chunked_prefill_size", {Engine::Sglang}},
     {"page_size", {Engine::Sglang}},
@@ -239,6 +254,36 @@ GgufType readWeightType(ObjectReader &r, GgufType fallback)
                                                       ", any case) (got " + quotedText(text) + ")");
 }
 
+/// vLLM's LoRA slots and CPU offload (vllm/config/lora.py LoRAConfig's checks).
+void readVllmFeatures(ObjectReader &r, ServingConfig &c, const Scenario &s)
+{
+    c.enableLora = r.boolean("enable_lora", c.enableLora);
+    for (const char *key : {"max_loras", "max_lora_rank", "max_cpu_loras"})
+        if (r.has(key) && !c.enableLora)
+            throw ScenarioError(r.keyPath(key), "needs \"enable_lora\": true (vLLM's --enable-lora)");
+    c.maxLoras = count(r, "max_loras", 1, 4096, c.maxLoras);
+    c.maxLoraRank = count(r, "max_lora_rank", 1, 512, c.maxLoraRank);
+    bool rankOk = false;
+    for (std::uint32_t allowed : {1u, 8u, 16u, 32u, 64u, 128u, 256u, 320u, 512u})
+        rankOk = rankOk || c.maxLoraRank == allowed;
+    if (!rankOk)
+        throw ScenarioError(r.keyPath("max_lora_rank"), "must be one of 1, 8, 16, 32, 64, 128, 256, 320, 512 "
+                                                        "(vLLM's possible_max_ranks; got " +
+                                                            std::to_string(c.maxLoraRank) + ")");
+    c.maxCpuLoras = count(r, "max_cpu_loras", 0, 1 << 20, c.maxCpuLoras);
+    if (c.maxCpuLoras && c.maxCpuLoras < c.maxLoras)
+        throw ScenarioError(r.keyPath("max_cpu_loras"), "must be at least max_loras (" + std::to_string(c.maxLoras) +
+                                                            "), as vLLM requires");
+    const ModelArch &m = s.model;
+    bool attentionOnly = true;
+    for (LayerKind kind : m.layerKinds)
+        attentionOnly = attentionOnly && (kind == LayerKind::Full || kind == LayerKind::Sliding || kind == LayerKind::Chunked);
+    if (c.enableLora && (m.experts > 1 || m.kvLoraRank > 0 || !attentionOnly || m.gatedAttention))
+        throw ScenarioError(r.keyPath("enable_lora"), "LoRA slots are modelled for dense attention models only "
+                                                      "(this model has experts, latent attention or mixed layer kinds)");
+    c.cpuOffloadGb = r.number("cpu_offload_gb", 0, 1e6, c.cpuOffloadGb, false);
+}
+
 } // namespace
 
 ServingConfig servingFromJson(const json &node, const Scenario &s)
@@ -283,6 +328,9 @@ ServingConfig servingFromJson(const json &node, const Scenario &s)
     if (c.engine == Engine::Vllm && !c.version.empty() && !parseEngineVersion(c.version))
         throw ScenarioError("serving.version",
                             "must be a vLLM version such as \"0.10.1\" (got " + quotedText(c.version) + ")");
+    if (c.engine == Engine::Trtllm && !c.version.empty() && !parseEngineVersion(c.version))
+        throw ScenarioError("serving.version", "must be a TensorRT-LLM version such as \"1.0.0\" (got " +
+                                                   quotedText(c.version) + ")");
     const std::uint32_t longest = static_cast<std::uint32_t>(std::max(1, s.model.maxPositions));
     switch (c.engine) {
     case Engine::Vllm:
@@ -308,6 +356,7 @@ ServingConfig servingFromJson(const json &node, const Scenario &s)
                 static_cast<std::uint64_t>(r.integer("kv_cache_memory_bytes", 1, std::int64_t(1) << 62, 1));
         if (r.has("total_gpu_memory_gib"))
             c.totalGpuMemoryGiB = r.number("total_gpu_memory_gib", 0.1, 1e6, 0, false);
+        readVllmFeatures(r, c, s);
         break;
     case Engine::Sglang:
         c.maxModelLen = count(r, "max_model_len", 1, kMaxTokens, longest);
@@ -370,6 +419,28 @@ ServingConfig servingFromJson(const json &node, const Scenario &s)
         c.loadMode = r.choice("load_mode", c.loadMode);
         break;
     }
+    case Engine::Trtllm:
+        c.trtllmBackend = r.choice("backend", c.trtllmBackend);
+        // llm_args.py KvCacheConfig: ge=0, le=1; calculate_max_num_blocks asserts < 1.
+        c.freeGpuMemoryFraction = r.number("free_gpu_memory_fraction", 0.01, 0.99, c.freeGpuMemoryFraction, false);
+        c.tokensPerBlock = count(r, "tokens_per_block", 1, 4096, c.tokensPerBlock);
+        c.maxBatchSize = count(r, "max_batch_size", 1, 1 << 20, c.maxBatchSize);
+        c.maxNumTokens = count(r, "max_num_tokens", 1, kMaxTokens, c.maxNumTokens);
+        c.maxModelLen = count(r, "max_seq_len", 1, kMaxTokens, longest);
+        if (r.has("max_tokens"))
+            c.maxTokens = static_cast<std::uint64_t>(r.integer("max_tokens", 1, std::int64_t(1) << 40, 1));
+        c.kvCacheDtype = readKvType(r, "kv_cache_dtype", EngineKvType::Auto,
+                                    {EngineKvType::Auto, EngineKvType::Fp8, EngineKvType::Nvfp4});
+        c.cudaGraph = r.boolean("cuda_graph", c.cudaGraph);
+        c.cudaGraphMaxBatchSize = count(r, "cuda_graph_max_batch_size", 0, 1 << 20, c.cudaGraphMaxBatchSize);
+        c.cudaGraphPadding = r.boolean("cuda_graph_padding", c.cudaGraphPadding);
+        if (r.has("non_torch_mib"))
+            c.nonTorchMiB = r.number("non_torch_mib", 0, 1 << 20, 0, false);
+        if (r.has("cuda_graph_mib"))
+            c.cudaGraphMiB = r.number("cuda_graph_mib", 0, 1 << 20, 0, false);
+        if (r.has("total_gpu_memory_gib"))
+            c.totalGpuMemoryGiB = r.number("total_gpu_memory_gib", 0.1, 1e6, 0, false);
+        break;
     case Engine::HfGenerate:
         c.maxModelLen = count(r, "max_model_len", 0, kMaxTokens, 0);
         c.cacheImplementation = r.choice("cache_implementation", c.cacheImplementation);
@@ -477,6 +548,11 @@ json servingToJson(const ServingConfig &c)
             doc["cuda_graph_mib"] = *c.cudaGraphMiB;
         if (c.kvCacheMemoryBytes)
             doc["kv_cache_memory_bytes"] = *c.kvCacheMemoryBytes;
+        if (c.enableLora)
+            doc.update({{"enable_lora", true}, {"max_loras", c.maxLoras}, {"max_lora_rank", c.maxLoraRank},
+                        {"max_cpu_loras", c.maxCpuLoras}});
+        if (c.cpuOffloadGb > 0)
+            doc["cpu_offload_gb"] = c.cpuOffloadGb;
         if (c.totalGpuMemoryGiB)
             doc["total_gpu_memory_gib"] = *c.totalGpuMemoryGiB;
         break;
@@ -517,6 +593,26 @@ json servingToJson(const ServingConfig &c)
         }
         if (c.loadMode != LlamaLoadMode::Mmap)
             doc["load_mode"] = enumName(c.loadMode);
+        break;
+    case Engine::Trtllm:
+        doc.update({{"backend", enumName(c.trtllmBackend)},
+                    {"free_gpu_memory_fraction", c.freeGpuMemoryFraction},
+                    {"tokens_per_block", c.tokensPerBlock},
+                    {"max_batch_size", c.maxBatchSize},
+                    {"max_num_tokens", c.maxNumTokens},
+                    {"max_seq_len", c.maxModelLen},
+                    {"kv_cache_dtype", enumName(c.kvCacheDtype)},
+                    {"cuda_graph", c.cudaGraph},
+                    {"cuda_graph_max_batch_size", c.cudaGraphMaxBatchSize},
+                    {"cuda_graph_padding", c.cudaGraphPadding}});
+        if (c.maxTokens)
+            doc["max_tokens"] = *c.maxTokens;
+        if (c.nonTorchMiB)
+            doc["non_torch_mib"] = *c.nonTorchMiB;
+        if (c.cudaGraphMiB)
+            doc["cuda_graph_mib"] = *c.cudaGraphMiB;
+        if (c.totalGpuMemoryGiB)
+            doc["total_gpu_memory_gib"] = *c.totalGpuMemoryGiB;
         break;
     case Engine::HfGenerate:
         doc.update({{"max_model_len", c.maxModelLen},

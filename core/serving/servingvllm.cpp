@@ -293,6 +293,18 @@ EnginePhases vllmPhases(const EstimateContext &c, const Gpu &gpu)
             weights.notes.push_back("vLLM splits the vision encoder (" + n(m.visionParams) +
                                     " params) across the " + n(s.parallel.tensor) + " tensor-parallel ranks.");
     }
+    // --cpu-offload-gb keeps part of the weights in CPU RAM; LoRA slots load with the model.
+    const std::uint64_t offloaded = vllmCpuOffloadBytes(c, weights.bytes);
+    weights.bytes -= offloaded;
+    out.hostBytes = offloaded;
+    const Term lora = vllmLoraTerm(c, out.hostBytes);
+    weights.bytes = addChecked(weights.bytes, lora.bytes, "weights");
+    if (formulas && offloaded)
+        weights.expression += " - " + gib(offloaded) + " in CPU RAM (cpu_offload_gb)";
+    if (formulas && lora.bytes) {
+        weights.expression += " + " + lora.expression;
+        weights.notes.insert(weights.notes.end(), lora.notes.begin(), lora.notes.end());
+    }
     const Term metadata = quantMetadataTerm(c);
     f.weightsBytes = addChecked(weights.bytes, metadata.bytes, "weights");
 

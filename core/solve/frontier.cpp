@@ -66,10 +66,12 @@ FrontierPoint pointAt(const Scenario &s, const std::string &gpuId, std::uint64_t
     return p;
 }
 
-/// The engine's longest sequence, where it refuses longer requests (vLLM, SGLang); else 0.
+/// The engine's longest sequence, where it refuses longer requests (vLLM, SGLang, TensorRT-LLM's
+/// max_seq_len); else 0.
 std::uint64_t engineMaxModelLen(const Scenario &s)
 {
-    if (s.serving && (s.serving->engine == Engine::Vllm || s.serving->engine == Engine::Sglang))
+    if (s.serving && (s.serving->engine == Engine::Vllm || s.serving->engine == Engine::Sglang ||
+                      s.serving->engine == Engine::Trtllm))
         return s.serving->maxModelLen;
     return 0;
 }
@@ -129,7 +131,8 @@ Scenario withTokensPerSequence(const Scenario &scenario, std::uint64_t tokens)
     kind.promptTokens = static_cast<std::uint32_t>(tokens);
     kind.outputTokens = 0;
     cfg.requests.classes = {kind};
-    if ((cfg.engine == Engine::Vllm || cfg.engine == Engine::Sglang) && cfg.maxModelLen < tokens)
+    if ((cfg.engine == Engine::Vllm || cfg.engine == Engine::Sglang || cfg.engine == Engine::Trtllm) &&
+        cfg.maxModelLen < tokens)
         cfg.maxModelLen = static_cast<std::uint32_t>(tokens);
     if (cfg.engine == Engine::LlamaCpp)
         cfg.nCtx = static_cast<std::uint32_t>(std::min<std::uint64_t>(tokens * cfg.nParallel, kMaxTokens));
@@ -149,7 +152,8 @@ Frontier servingFrontier(const Scenario &scenario, const FrontierOptions &option
     std::vector<std::uint64_t> tokens = options.tokens;
     if (tokens.empty()) {
         std::uint64_t top = f.operatingTokens;
-        if (scenario.serving && (scenario.serving->engine == Engine::Vllm || scenario.serving->engine == Engine::Sglang))
+        if (scenario.serving && (scenario.serving->engine == Engine::Vllm || scenario.serving->engine == Engine::Sglang ||
+                                  scenario.serving->engine == Engine::Trtllm))
             top = std::max<std::uint64_t>(top, scenario.serving->maxModelLen);
         top = std::clamp<std::uint64_t>(top * 2, 1024, kMaxTokens);
         for (std::uint64_t t = 256; t <= top; t *= 2)

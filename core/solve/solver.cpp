@@ -521,7 +521,7 @@ Scenario withSolveValue(const Scenario &scenario, SolveFor what, std::uint64_t v
         } else {
             ServingConfig &cfg = *s.serving;
             uniformRequests(cfg, value);
-            if (cfg.engine == Engine::Vllm || cfg.engine == Engine::Sglang ||
+            if (cfg.engine == Engine::Vllm || cfg.engine == Engine::Sglang || cfg.engine == Engine::Trtllm ||
                 (cfg.engine == Engine::HfGenerate && cfg.maxModelLen))
                 cfg.maxModelLen = u32(value);
             if (cfg.engine == Engine::LlamaCpp)

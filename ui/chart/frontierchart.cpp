@@ -40,6 +40,7 @@ QString engineName(Engine engine)
     case Engine::Vllm: return QStringLiteral("vLLM");
     case Engine::Sglang: return QStringLiteral("SGLang");
     case Engine::LlamaCpp: return QStringLiteral("llama.cpp");
+    case Engine::Trtllm: return QStringLiteral("TensorRT-LLM");
     }
     return {};
 }

@@ -63,6 +63,7 @@ ServingGroup::ServingGroup(ScenarioModel *model, QWidget *parent)
     m_engine->addItem(QStringLiteral("SGLang"), int(Engine::Sglang));
     m_engine->addItem(QStringLiteral("llama.cpp"), int(Engine::LlamaCpp));
     m_engine->addItem(QStringLiteral("Ollama"), kOllama);
+    m_engine->addItem(QStringLiteral("TensorRT-LLM"), int(Engine::Trtllm));
     m_engine->addItem(tr("Hugging Face generate()"), int(Engine::HfGenerate));
     layout->addWidget(row(tr("&Engine"), m_engine, this));
     connect(m_engine, &QComboBox::activated, this, [this] {
@@ -98,7 +99,7 @@ ServingGroup::ServingGroup(ScenarioModel *model, QWidget *parent)
         m_engineRows.push_back({widget, std::move(engines)});
     };
     const std::vector<int> all{int(Engine::Vllm), int(Engine::Sglang), int(Engine::LlamaCpp), int(Engine::HfGenerate),
-                               kOllama};
+                               kOllama, int(Engine::Trtllm)};
     m_concurrency = slider(tr("Concurrent se&quences"), 1, 4096, true, KeyConcurrency,
                            [](Scenario &s, double v) { serving(s).requests.concurrency = std::uint32_t(v); });
     add(m_concurrency, all);
@@ -121,7 +122,7 @@ ServingGroup::ServingGroup(ScenarioModel *model, QWidget *parent)
     add(m_utilization, {int(Engine::Vllm)});
     m_maxModelLen = spin(QStringLiteral("max_model_len"), 1, 16 << 20,
                          [](Scenario &s, int v) { serving(s).maxModelLen = std::uint32_t(v); });
-    add(m_maxModelLen->parentWidget(), {int(Engine::Vllm), int(Engine::Sglang)});
+    add(m_maxModelLen->parentWidget(), {int(Engine::Vllm), int(Engine::Sglang), int(Engine::Trtllm)});
     m_maxNumSeqs = spin(tr("max_num_seqs (0 = default)"), 0, 1 << 20,
                         [](Scenario &s, int v) { serving(s).maxNumSeqs = std::uint32_t(v); });
     add(m_maxNumSeqs->parentWidget(), {int(Engine::Vllm), int(Engine::Sglang)});
@@ -142,9 +143,12 @@ ServingGroup::ServingGroup(ScenarioModel *model, QWidget *parent)
             cfg.kvCacheDtype = cfg.engine == Engine::Sglang && (type == EngineKvType::Fp8 || type == EngineKvType::Nvfp4)
                                    ? EngineKvType::Fp8E4m3
                                    : type;
+            // TensorRT-LLM names one fp8 format.
+            if (cfg.engine == Engine::Trtllm && (type == EngineKvType::Fp8E4m3 || type == EngineKvType::Fp8E5m2))
+                cfg.kvCacheDtype = EngineKvType::Fp8;
         });
     });
-    add(row(QStringLiteral("kv_cache_dtype"), m_kvDtype, this), {int(Engine::Vllm), int(Engine::Sglang)});
+    add(row(QStringLiteral("kv_cache_dtype"), m_kvDtype, this), {int(Engine::Vllm), int(Engine::Sglang), int(Engine::Trtllm)});
     m_blockSize = new QComboBox(this);
     m_blockSize->setAccessibleName(QStringLiteral("block_size"));
     for (int size : {8, 16, 32, 64, 128})
@@ -170,6 +174,19 @@ ServingGroup::ServingGroup(ScenarioModel *model, QWidget *parent)
         m_model->apply(tr("Change mem_fraction_static"), [v](Scenario &s) { serving(s).memFractionStatic = v < 0.01 ? 0 : v; });
     });
     add(row(QStringLiteral("mem_fraction_static"), m_fraction, this), {int(Engine::Sglang)});
+
+    m_freeFraction = new QDoubleSpinBox(this);
+    m_freeFraction->setRange(0.01, 0.99);
+    m_freeFraction->setDecimals(2);
+    m_freeFraction->setSingleStep(0.01);
+    m_freeFraction->setAccessibleName(QStringLiteral("free_gpu_memory_fraction"));
+    connect(m_freeFraction, &QDoubleSpinBox::valueChanged, this, [this](double v) {
+        m_model->apply(tr("Change free_gpu_memory_fraction"), [v](Scenario &s) { serving(s).freeGpuMemoryFraction = v; });
+    });
+    add(row(QStringLiteral("free_gpu_memory_fraction"), m_freeFraction, this), {int(Engine::Trtllm)});
+    m_maxBatchSize = spin(QStringLiteral("max_batch_size"), 1, 1 << 20,
+                          [](Scenario &s, int v) { serving(s).maxBatchSize = std::uint32_t(v); });
+    add(m_maxBatchSize->parentWidget(), {int(Engine::Trtllm)});
 
     m_nCtx = spin(tr("n_ctx (-c)"), 1, 16 << 20, [](Scenario &s, int v) {
         ServingConfig &cfg = serving(s);
@@ -279,6 +296,7 @@ void ServingGroup::refresh()
     setSpin(m_maxNumSeqs, int(cfg.maxNumSeqs));
     setSpin(m_batchedTokens, int(cfg.maxNumBatchedTokens));
     setSpin(m_nCtx, int(cfg.nCtx));
+    setSpin(m_maxBatchSize, int(cfg.maxBatchSize));
     setSpin(m_gpuLayers, cfg.nGpuLayers);
     for (auto [combo, value] : {std::pair{m_kvDtype, int(cfg.kvCacheDtype)}, std::pair{m_blockSize, int(cfg.blockSize)},
                                 std::pair{m_cacheTypes, int(cfg.cacheTypeK)}, std::pair{m_weightType, int(cfg.weightType)},
@@ -293,6 +311,10 @@ void ServingGroup::refresh()
     {
         const QSignalBlocker block(m_fraction);
         m_fraction->setValue(cfg.memFractionStatic);
+    }
+    {
+        const QSignalBlocker block(m_freeFraction);
+        m_freeFraction->setValue(cfg.freeGpuMemoryFraction);
     }
     const Estimate &e = m_model->estimate();
     if (!m_model->estimateError().isEmpty() || !e.serving) {

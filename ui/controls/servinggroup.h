@@ -52,6 +52,8 @@ private:
     QComboBox *m_blockSize;
     QCheckBox *m_eager;
     QDoubleSpinBox *m_fraction;
+    QDoubleSpinBox *m_freeFraction; ///< TensorRT-LLM's free_gpu_memory_fraction
+    QSpinBox *m_maxBatchSize;       ///< TensorRT-LLM's max_batch_size
     QSpinBox *m_nCtx;
     QSpinBox *m_gpuLayers;
     QComboBox *m_cacheTypes;
