@@ -7,6 +7,7 @@
 #include "controls/posttraininggroup.h"
 #include "controls/formwidgets.h"
 #include "controls/mygpubox.h"
+#include "controls/panelrows.h"
 #include "controls/parallelgroup.h"
 #include "scenario/names.h"
 #include "document/scenariomodel.h"
@@ -34,6 +35,8 @@
 
 namespace headroom {
 
+using namespace panelrows;
+
 namespace {
 
 /// Merge keys: consecutive edits of one control form one undo step.
@@ -47,30 +50,6 @@ void resetDerivedParams(ModelArch &model)
 {
     if (!model.rough)
         model.params.reset();
-}
-
-QGroupBox *group(const QString &title, QWidget *parent)
-{
-    auto *box = new QGroupBox(title, parent);
-    auto *layout = new QVBoxLayout(box);
-    layout->setSpacing(6);
-    return box;
-}
-
-void addRow(QGroupBox *box, QWidget *widget)
-{
-    static_cast<QVBoxLayout *>(box->layout())->addWidget(widget);
-}
-
-QWidget *labelled(const QString &label, QWidget *field, QWidget *parent)
-{
-    auto *row = new QWidget(parent);
-    auto *layout = new QFormLayout(row);
-    layout->setContentsMargins(0, 0, 0, 0);
-    auto *caption = new QLabel(label, row);
-    caption->setBuddy(field);
-    layout->addRow(caption, field);
-    return row;
 }
 
 /// Task choices shown in one combo: training methods and inference.
@@ -279,9 +258,8 @@ QWidget *ControlPanel::buildTrainingGroup()
         {{Optimizer::AdamW, tr("AdamW")}, {Optimizer::AdamW8bit, tr("AdamW 8-bit")},
          {Optimizer::PagedAdamW8bit, tr("Paged AdamW 8-bit")}, {Optimizer::Sgd, tr("SGD")},
          {Optimizer::SgdMomentum, tr("SGD with momentum")}, {Optimizer::Adafactor, tr("Adafactor")},
-         {Optimizer::Lion, tr("Lion")}, {Optimizer::AdamW4bit, tr("4-bit AdamW (torchao)")},
-         {Optimizer::GaloreAdamW, tr("GaLore AdamW")}, {Optimizer::GaloreAdamW8bit, tr("GaLore 8-bit AdamW")},
-         {Optimizer::None, tr("None (forward + backward only)")}});
+         {Optimizer::Lion, tr("Lion")}, {Optimizer::AdamW4bit, tr("4-bit AdamW (torchao)")}, {Optimizer::GaloreAdamW, tr("GaLore AdamW")},
+         {Optimizer::GaloreAdamW8bit, tr("GaLore 8-bit AdamW")}, {Optimizer::None, tr("None (forward + backward only)")}});
     connect(m_optimizer, &QComboBox::activated, this, [this] {
         const auto value = comboValue<Optimizer>(m_optimizer);
         m_model->apply(tr("Change optimizer"), [value](Scenario &s) { s.train.optimizer = value; });
@@ -521,49 +499,6 @@ QWidget *ControlPanel::buildGpuGroup()
     connect(m_unit, &QComboBox::activated, this, [this] { m_model->setUnit(comboValue<Unit>(m_unit)); });
     addRow(box, labelled(tr("U&nits"), m_unit, box));
     return box;
-}
-
-QWidget *ControlPanel::buildMeasuredGroup()
-{
-    QGroupBox *box = group(tr("Measured peak"), this);
-    m_measuredText = new QLineEdit(box);
-    m_measuredText->setAccessibleName(tr("Measured peak"));
-    m_measuredText->setPlaceholderText(tr("e.g. 21474836480 or 20.5 GB"));
-    // The clear button shows only over text, and its icon costs a theme lookup at start-up (a
-    // few per cent of the first frame): it is enabled with the first text.
-    connect(m_measuredText, &QLineEdit::textChanged, m_measuredText,
-            [field = m_measuredText] { field->setClearButtonEnabled(true); }, Qt::SingleShotConnection);
-    m_measuredText->setToolTip(tr("Paste what torch.cuda.max_memory_allocated() printed (bytes), "
-                                  "or type a size with its unit."));
-    m_measuredReading = enumCombo<Reading>(box, tr("Measured reading"),
-        {{Reading::Allocated, tr("max_memory_allocated()")},
-         {Reading::Reserved, tr("max_memory_reserved()")},
-         {Reading::Device, tr("nvidia-smi (with CUDA context)")}});
-    m_measuredComparison = plainText(new QLabel(box));
-    m_measuredComparison->setWordWrap(true);
-    m_measuredComparison->setAccessibleName(tr("Measured against estimated"));
-    connect(m_measuredText, &QLineEdit::textChanged, this, [this] { updateMeasured(); });
-    connect(m_measuredReading, &QComboBox::activated, this, [this] { updateMeasured(); });
-    addRow(box, labelled(tr("Meas&ured"), m_measuredText, box));
-    addRow(box, labelled(tr("Readin&g"), m_measuredReading, box));
-    addRow(box, m_measuredComparison);
-    return box;
-}
-
-void ControlPanel::updateMeasured()
-{
-    const QString text = m_measuredText->text().trimmed();
-    if (text.isEmpty()) {
-        m_model->setMeasured(std::nullopt);
-        return;
-    }
-    const auto bytes = parseMemoryText(text, m_model->unit());
-    if (!bytes) {
-        m_measuredComparison->setText(tr("Not a size: type bytes (22873276416) or a number with GB, GiB, MB or MiB."));
-        m_model->setMeasured(std::nullopt);
-        return;
-    }
-    m_model->setMeasured(Measurement{*bytes, comboValue<Reading>(m_measuredReading)});
 }
 
 void ControlPanel::refresh()

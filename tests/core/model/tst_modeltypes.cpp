@@ -153,7 +153,10 @@ class TestModelTypes : public QObject
                 QCOMPARE(countParams(renamed.arch).total, tested);
             } else {
                 QCOMPARE(how, QByteArray("suite"));
-                const QByteArray source = readSource(QStringLiteral("tests/core/") + what + QStringLiteral(".cpp"));
+                QByteArray source;
+                for (const char *folder : {"tests/core/", "tests/core/model/", "tests/core/serving/", "tests/core/training/"})
+                    if (source.isEmpty())
+                        source = readSource(QLatin1String(folder) + what + QStringLiteral(".cpp"));
                 QVERIFY2(source.contains(QByteArray("\"model_type\", \"") + type + '"') ||
                              source.contains(QByteArray("\"model_type\": \"") + type + '"') ||
                              source.contains(QByteArray("tiny(\"") + type + '"'),
