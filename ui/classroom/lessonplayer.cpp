@@ -34,10 +34,22 @@ void LessonPlayer::stop()
 
 QString LessonPlayer::captionText() const
 {
-    const LessonStep *step = currentStep();
-    if (!step)
+    return isActive() ? captionText(m_index) : QString();
+}
+
+QString LessonPlayer::captionText(int index) const
+{
+    if (!isActive() || index < 0 || index >= stepCount())
         return {};
-    return QString::fromStdString(expandCaption(step->caption, m_estimates.at(std::size_t(m_index)), m_model->unit()));
+    const LessonStep &step = m_lesson.steps[std::size_t(index)];
+    if (index == m_index)
+        return QString::fromStdString(expandCaption(step.caption, m_estimates.at(std::size_t(index)), m_model->unit()));
+    Estimate other; // a step not shown now: its caption as it will read (the estimator is pure)
+    try {
+        other = estimate(shownScenario(index));
+    } catch (const std::exception &) {
+    }
+    return QString::fromStdString(expandCaption(step.caption, other, m_model->unit()));
 }
 
 QString LessonPlayer::verdictText() const

@@ -34,6 +34,9 @@ public:
     /// The step's caption with its numbers filled in from the step's own estimate, in the
     /// model's unit (empty without a lesson).
     QString captionText() const;
+    /// Step `index`'s caption as it reads when that step is shown (the presenter sizes its
+    /// caption for the lesson's longest); empty out of range.
+    QString captionText(int index) const;
     /// The shown step's verdict on its target GPU, with its band ("fits H100 80GB SXM with 12.30 GiB
     /// to spare", "... may not fit: within the ±16% this estimate carries"); empty without a GPU.
     QString verdictText() const;

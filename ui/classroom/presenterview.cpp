@@ -42,7 +42,8 @@ void setLabelStyle(QLabel *label, double points, bool bold, const QColor &color)
 
 PresenterView::PresenterView(ScenarioModel *model, LessonPlayer *player, QWidget *parent)
     : QWidget(parent, Qt::Window), m_model(model), m_player(player), m_chart(new BudgetChart(this)),
-      m_title(plainText(new QLabel)), m_caption(plainText(new QLabel)), m_counter(new QLabel), m_hint(new QLabel)
+      m_title(plainText(new QLabel)), m_caption(plainText(new QLabel)), m_verdict(plainText(new QLabel)), m_counter(new QLabel),
+      m_hint(new QLabel)
 {
     setWindowTitle(tr("Headroom — presenter mode"));
     setFocusPolicy(Qt::StrongFocus);
@@ -54,7 +55,11 @@ PresenterView::PresenterView(ScenarioModel *model, LessonPlayer *player, QWidget
     m_title->setAccessibleName(tr("Lesson step title"));
     m_caption->setAccessibleName(tr("Lesson step caption"));
     m_counter->setAccessibleName(tr("Lesson step counter"));
+    m_verdict->setAccessibleName(tr("Lesson step verdict"));
     m_caption->setWordWrap(true);
+    // The verdict keeps one line whatever its length, so the chart above keeps its height (and
+    // its axis) from step to step; a longer verdict is cut at the window's edge.
+    m_verdict->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
     m_title->setWordWrap(true);
     m_counter->setAlignment(Qt::AlignRight | Qt::AlignTop);
     m_hint->setText(tr("→ next   ← previous   R back to the step   C controls   Esc leave"));
@@ -66,6 +71,7 @@ PresenterView::PresenterView(ScenarioModel *model, LessonPlayer *player, QWidget
     centre->addLayout(header);
     centre->addWidget(m_chartView, 1);
     centre->addWidget(m_caption);
+    centre->addWidget(m_verdict);
     centre->addWidget(m_hint);
     auto *layout = new QHBoxLayout(this);
     layout->addLayout(centre, 1);
@@ -130,6 +136,7 @@ void PresenterView::refresh()
     setLabelStyle(m_title, 16 * m_scale, true, foreground(dark));
     setLabelStyle(m_counter, 14 * m_scale, true, muted(dark));
     setLabelStyle(m_caption, 12 * m_scale, false, foreground(dark));
+    setLabelStyle(m_verdict, 10 * m_scale, true, foreground(dark));
     setLabelStyle(m_hint, 6 * m_scale, false, muted(dark));
 
     ChartData data = chartDataFor(*m_model);
@@ -137,7 +144,10 @@ void PresenterView::refresh()
     if (const LessonStep *step = m_player->currentStep()) {
         m_hint->setText(QString::fromStdString(m_player->lesson().title) + QStringLiteral("   \u00b7   ") + keys);
         m_title->setText(QString::fromStdString(step->title));
-        m_caption->setText(m_player->captionWithVerdict());
+        m_caption->setText(m_player->captionText());
+        reserveCaptionHeight();
+        const QString verdict = m_player->verdictText();
+        m_verdict->setText(verdict.isEmpty() ? QString() : tr("Verdict: %1").arg(verdict));
         QString counter = m_player->counterText();
         if (m_player->isModified())
             counter = tr("changed — R returns to the step\n%1").arg(counter);
@@ -146,9 +156,30 @@ void PresenterView::refresh()
         m_hint->setText(keys);
         m_title->setText(data.title);
         m_caption->setText(tr("No lesson open: the Lessons menu has some, or open your own."));
+        m_verdict->clear();
+        m_caption->setMinimumHeight(0);
         m_counter->clear();
     }
     m_chart->setData(data);
+}
+
+void PresenterView::reserveCaptionHeight()
+{
+    // Every step's caption gets the room of the lesson's longest, so the chart above keeps one
+    // height, and with it one axis, from step to step (a caption a line longer shrinks the chart
+    // and can move the axis to the next round number).
+    const int width = m_caption->width();
+    if (width <= 0)
+        return;
+    QLabel sizer;
+    sizer.setFont(m_caption->font());
+    sizer.setWordWrap(true);
+    int reserve = 0;
+    for (int step = 0; step < m_player->stepCount(); ++step) {
+        sizer.setText(m_player->captionText(step));
+        reserve = std::max(reserve, sizer.heightForWidth(width));
+    }
+    m_caption->setMinimumHeight(reserve);
 }
 
 void PresenterView::toggleControls()

@@ -35,6 +35,7 @@ public:
     BudgetChart *chart() const { return m_chart; }
     QLabel *titleLabel() const { return m_title; }
     QLabel *captionLabel() const { return m_caption; }
+    QLabel *verdictLabel() const { return m_verdict; }
     QLabel *counterLabel() const { return m_counter; }
     /// The side panel of controls (null until first shown with C).
     ControlPanel *controls() const { return m_controls; }
@@ -51,6 +52,7 @@ protected:
 private:
     void refresh();
     void applyScale();
+    void reserveCaptionHeight();
     void toggleControls();
 
     ScenarioModel *m_model;
@@ -59,6 +61,7 @@ private:
     QChartView *m_chartView;
     QLabel *m_title;
     QLabel *m_caption;
+    QLabel *m_verdict; ///< the step's verdict, one line under the caption
     QLabel *m_counter;
     QLabel *m_hint;
     ControlPanel *m_controls = nullptr;
