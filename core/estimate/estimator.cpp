@@ -410,7 +410,7 @@ void Estimator::enginePhases(Estimate &e)
     e.phases.push_back(finishPhase(PhaseId::Load, load));
     e.phases.push_back(finishPhase(PhaseId::Prefill, engine.profile));
     e.phases.push_back(finishPhase(PhaseId::Decode, engine.serve));
-    e.hostBytes = engine.hostBytes;
+    host = std::move(engine.host); // summed into e.hostBytes and e.host below
     e.serving = std::move(engine.figures);
 }
 

@@ -11,6 +11,7 @@
 #include "scenario/units.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 namespace headroom {
@@ -145,6 +146,14 @@ std::string scenarioTitle(const Scenario &s, const Catalog &catalog)
     const std::string compute = enumName(s.precision.compute);
     if (s.task == Task::Inference) {
         parts.push_back(s.serving ? std::string("served by ") + engineDisplayName(s.serving->engine) : "serving");
+        if (s.serving && s.serving->engine == Engine::LlamaCpp) {
+            // llama.cpp sizes the weights by its file type (or a GGUF file's own types), not by
+            // precision.weights: the title names what the estimate counts, as llama.cpp spells it.
+            std::string type = enumName(s.serving->weightType);
+            std::transform(type.begin(), type.end(), type.begin(), [](unsigned char ch) { return char(std::toupper(ch)); });
+            parts.push_back(s.serving->fileBytes ? std::string("the GGUF file's weights") : type + " weights");
+            return join(parts, " \u00b7 ");
+        }
         parts.push_back(weights + " weights");
         return join(parts, " \u00b7 ");
     }

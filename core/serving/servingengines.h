@@ -20,7 +20,9 @@ struct EnginePhases
     ServingFigures figures;
     Composition profile;
     Composition serve;
-    std::uint64_t hostBytes = 0;
+    /// What the engine keeps in CPU RAM, by consumer (llama.cpp's CPU weights, cache and output
+    /// buffer; vLLM's offloaded weights and LoRA adapter cache): the estimate's `host`.
+    Composition host;
     std::vector<std::string> warnings; ///< what the engine's code does not size (the estimate's warnings)
 };
 
@@ -39,7 +41,7 @@ EnginePhases sglangPhases(const EstimateContext &c, const Gpu &gpu);
 /// rank (qkv_proj, o_proj, gate_up_proj, down_proj at `rank`).
 std::uint64_t vllmLoraSlotElements(const ModelArch &m, std::uint64_t rank, std::uint64_t tensor);
 /// vLLM's LoRA slots on the GPU (max_loras x a slot at max_lora_rank); the CPU cache of
-/// max_cpu_loras adapters goes to `hostBytes`. Empty without enable_lora.
+/// max_cpu_loras adapters is added to `hostBytes`. Empty without enable_lora.
 Term vllmLoraTerm(const EstimateContext &c, std::uint64_t &hostBytes);
 /// --cpu-offload-gb: the weights' bytes vLLM keeps in CPU RAM (at most the weights).
 std::uint64_t vllmCpuOffloadBytes(const EstimateContext &c, std::uint64_t weightsBytes);

@@ -309,8 +309,16 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
             devCompute[d] = addChecked(std::max({attention, ffn, int(d) == outputDevice ? logitsAll : 0}), residual,
                                        "compute buffer");
     const std::uint64_t hostBuffers = productChecked("output buffer", cfg.nParallel, std::uint64_t(m.vocab), 4);
-    out.hostBytes = addChecked(addChecked(hostLoad.requiredBytes, hostKv, "host memory"), hostBuffers, "host memory");
-    f.hostBytes = out.hostBytes;
+    f.hostBytes = addChecked(addChecked(hostLoad.requiredBytes, hostKv, "host memory"), hostBuffers, "host memory");
+    at(out.host, ConsumerId::Weights).bytes = hostLoad.requiredBytes;
+    at(out.host, ConsumerId::KvCache).bytes = hostKv;
+    at(out.host, ConsumerId::Logits).bytes = hostBuffers;
+    if (c.formulas) {
+        at(out.host, ConsumerId::Weights).expression = "CPU tensors, load_mode " + std::string(enumName(cfg.loadMode));
+        at(out.host, ConsumerId::KvCache).expression = cfg.kvOffload ? "the KV cache of the layers left on the CPU"
+                                                                      : "every layer's KV cache (kv_offload false)";
+        at(out.host, ConsumerId::Logits).expression = "output buffer: n_parallel x vocabulary x 4 B";
+    }
     f.hostLoad = hostLoad;
 
     // Every device's total, and the tightest (least headroom) for the figures and the chart.

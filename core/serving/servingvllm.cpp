@@ -296,8 +296,12 @@ EnginePhases vllmPhases(const EstimateContext &c, const Gpu &gpu)
     // --cpu-offload-gb keeps part of the weights in CPU RAM; LoRA slots load with the model.
     const std::uint64_t offloaded = vllmCpuOffloadBytes(c, weights.bytes);
     weights.bytes -= offloaded;
-    out.hostBytes = offloaded;
-    const Term lora = vllmLoraTerm(c, out.hostBytes);
+    Term &host = at(out.host, ConsumerId::Weights);
+    host.bytes = offloaded;
+    const Term lora = vllmLoraTerm(c, host.bytes);
+    if (formulas && host.bytes)
+        host.expression = gib(offloaded) + " of weights (cpu_offload_gb)" +
+                          (host.bytes > offloaded ? " + " + gib(host.bytes - offloaded) + " LoRA adapters (max_cpu_loras)" : "");
     weights.bytes = addChecked(weights.bytes, lora.bytes, "weights");
     if (formulas && offloaded)
         weights.expression += " - " + gib(offloaded) + " in CPU RAM (cpu_offload_gb)";

@@ -93,6 +93,31 @@ private slots:
                  qPrintable(marks.join(QLatin1String(" | "))));
     }
 
+    void everyDeviceVerdictKnowsTheBand()
+    {
+        // Llama 3 70B Q4_K_M split evenly: each card has about 2.5 GiB spare of 21.5 GiB, inside
+        // the estimate's band, so each device's verdict says "may not fit", not only the
+        // tightest device's (whose bar carries the estimate).
+        ScenarioModel model;
+        model.assign(twoCards("llama-3-70b", "Q4_K_M", "[1, 1]"));
+        QVERIFY2(model.estimateError().isEmpty(), qPrintable(model.estimateError()));
+        const Estimate &e = model.estimate();
+        QVERIFY(e.errorBandPercent > 0);
+        BudgetChart chart;
+        chart.chart()->resize(1280, 720);
+        chart.setData(chartDataFor(model));
+        const QStringList marks = chart.fitMarks();
+        QCOMPARE(marks.size(), 3);
+        for (std::size_t i = 0; i < 2; ++i) {
+            const LlamaDevice &d = e.serving->devices[i];
+            QVERIFY(d.headroomBytes > 0);
+            const bool inBand = double(d.headroomBytes) < double(d.deviceBytes) * e.errorBandPercent / 100.0;
+            QVERIFY2(inBand, "the scenario must leave each device inside the band");
+            QVERIFY2(marks[int(i)].startsWith(QLatin1String("fits")) && marks[int(i)].contains(QLatin1String("may not fit")),
+                     qPrintable(marks.join(QLatin1String(" | "))));
+        }
+    }
+
     void fitForLlamaCppShowsTheFlags()
     {
         ScenarioModel model;

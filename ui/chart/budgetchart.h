@@ -49,6 +49,9 @@ struct ChartColumn
     CapacityLine ownLine;
     /// The verdict is about `ownLine`, not the target GPU (a llama.cpp device's own card).
     bool ownVerdict = false;
+    /// The band of an ownVerdict column without an estimate of its own (a device of a
+    /// multi-device estimate carries the estimate's): its verdict says "may not fit (\u00b1N%)" too.
+    int bandPercent = 0;
     int pin = -1; ///< the pin this bar shows (its index), or -1
     /// A measured figure drawn across this bar (a phase's peak from the probe); 0: none.
     std::uint64_t measuredBytes = 0;

@@ -119,7 +119,8 @@ std::vector<ChartColumn> deviceColumns(const Estimate &estimate, Unit unit)
         column.totalBytes = d.deviceBytes;
         column.ownLine = {name, d.capacityBytes, {}};
         column.ownVerdict = true;
-        column.note = QCoreApplication::translate("chart", "%n block(s)", nullptr, int(d.layers)) +
+        column.bandPercent = estimate.errorBandPercent;
+        column.note = (d.layers == 1 ? tr("1 block") : tr("%1 blocks").arg(d.layers)) +
                       (d.output ? tr(" + output") : QString());
         if (d.gpuId == f.gpuId && d.headroomBytes == std::int64_t(d.capacityBytes) - std::int64_t(estimate.peak.deviceBytes))
             column.estimate = &estimate; // the tightest device: its formulas are the estimate's

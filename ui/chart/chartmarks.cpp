@@ -68,7 +68,7 @@ QStringList verdictLines(const ChartData &data, const ChartColumn &column, doubl
     QStringList lines;
     for (const VerdictStyle style : {VerdictStyle::TwoLines, VerdictStyle::Compact, VerdictStyle::Tiny}) {
         // The verdict knows its band: a borderline column says "may not fit (±N%)".
-        const int band = column.estimate && !column.host ? column.estimate->errorBandPercent : 0;
+        const int band = column.host ? 0 : column.estimate ? column.estimate->errorBandPercent : column.bandPercent;
         lines = verdictText(name, headroom, data.unit, style, band, column.totalBytes).split(QLatin1Char('\n'));
         if (widest(lines, font) <= room)
             break;

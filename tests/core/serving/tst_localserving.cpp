@@ -6,6 +6,7 @@
 #include "testutil.h"
 
 #include "scenario/scenariojson.h"
+#include "scenario/scenariotitle.h"
 #include "serving/llamacpphost.h"
 #include "serving/servingollama.h"
 
@@ -107,6 +108,21 @@ private slots:
         QCOMPARE(h.mappedOffloadedBytes, std::uint64_t(0));
         // CPU RAM: the weights once (page cache), the CPU layers' cache, the output buffer.
         QCOMPARE(e.hostBytes, cpu + 16 * kKvLayer + kLogits);
+        // The same three by consumer, for the chart's CPU RAM bar and the JSON's "host".
+        const auto hostOf = [&](const Estimate &est, ConsumerId id) {
+            for (const Consumer &consumer : est.host)
+                if (consumer.id == id)
+                    return consumer.bytes;
+            return std::uint64_t(0);
+        };
+        QCOMPARE(e.host.size(), std::size_t(3));
+        QCOMPARE(hostOf(e, ConsumerId::Weights), cpu);
+        QCOMPARE(hostOf(e, ConsumerId::KvCache), 16 * kKvLayer);
+        QCOMPARE(hostOf(e, ConsumerId::Logits), kLogits);
+        // The title names the file type the weights are counted in, not precision.weights.
+        const std::string title = scenarioTitle(llama(R"(, "n_gpu_layers": 17)"));
+        QVERIFY2(title.find("llama.cpp \u00b7 Q4_K_M weights") != std::string::npos, title.c_str());
+        QVERIFY2(title.find("bf16") == std::string::npos, title.c_str());
         // --load-mode none: the same bytes, anonymous.
         const Estimate none = estimate(llama(R"(, "n_gpu_layers": 17, "load_mode": "none")"));
         QCOMPARE(none.serving->hostLoad.anonymousBytes, cpu);

@@ -76,6 +76,10 @@ private slots:
         const Estimate e = estimate(scenarioFrom(llama8bOn4090(R"(, "cpu_offload_gb": 4)")));
         QCOMPARE(e.serving->weightsBytes, 16060522496ull - 4294967296ull);
         QCOMPARE(e.hostBytes, 4294967296ull);
+        // In CPU RAM, by consumer: the offloaded weights (the chart's CPU RAM bar).
+        QCOMPARE(e.host.size(), std::size_t(1));
+        QCOMPARE(e.host.front().id, ConsumerId::Weights);
+        QCOMPARE(e.host.front().bytes, 4294967296ull);
         QVERIFY2(e.serving->blocks == 4618ull, describe(e));
         // More than the weights: all of them, no more.
         const Estimate all = estimate(scenarioFrom(llama8bOn4090(R"(, "cpu_offload_gb": 100)")));
