@@ -3,6 +3,7 @@
 //   headroom_screenshots OUTDIR [WIDTHxHEIGHT]   (the window's size; 1600x1000 by default)
 #include "chart/frontierchart.h"
 #include "classroom/advisorview.h"
+#include "classroom/fitsview.h"
 #include "classroom/frontierview.h"
 #include "controls/mygpubox.h"
 #include "controls/controlpanel.h"
@@ -22,6 +23,7 @@
 #include <QScrollArea>
 #include <QStandardPaths>
 #include <algorithm>
+#include <functional>
 #include <cstdio>
 
 using namespace headroom;
@@ -231,5 +233,39 @@ int main(int argc, char *argv[])
     }
     ok &= save(*frontier, out + QStringLiteral("/frontier.png"));
     frontier->hide();
+
+    // Issue 25: llama.cpp across an RTX 4090 + an RTX 3090 (a bar per device and the CPU RAM),
+    // then gpt-oss-120b on one RTX 4090 with 24 layers' experts in RAM (--n-cpu-moe 24).
+    const auto llamaCpp = [&](const char *preset, std::vector<std::string> gpus, double ramGiB,
+                              const std::function<void(ServingConfig &)> &edit) {
+        set(model, [&](Scenario &s) {
+            s = Scenario{};
+            s.task = Task::Inference;
+            s.model = builtinCatalog().findModel(preset)->arch;
+            s.gpus = gpus;
+            s.host.ramGiB = ramGiB;
+            ServingConfig cfg;
+            cfg.engine = Engine::LlamaCpp;
+            cfg.nCtx = 8192;
+            edit(cfg);
+            s.serving = cfg;
+        });
+    };
+    llamaCpp("llama-3-70b", {"rtx-4090", "rtx-3090"}, 64, [](ServingConfig &cfg) {
+        cfg.weightType = GgufType::Q4_K_M;
+        cfg.tensorSplit = {1, 1};
+    });
+    ok &= save(window, out + QStringLiteral("/llamacpp-two-devices.png"));
+    llamaCpp("gpt-oss-120b", {"rtx-4090"}, 96, [](ServingConfig &cfg) {
+        cfg.nCtx = 32768;
+        cfg.nCpuMoe = 24;
+    });
+    ok &= save(window, out + QStringLiteral("/llamacpp-expert-offload.png"));
+    FitsView *fits = window.fits();
+    fits->resize(std::min(1280, size.width()), std::min(720, size.height()));
+    fits->show();
+    QCoreApplication::processEvents();
+    ok &= save(*fits, out + QStringLiteral("/fits.png"));
+    fits->hide();
     return ok ? 0 : 1;
 }
