@@ -12,14 +12,20 @@ void sortLlamaFileOrder(std::vector<LlamaFileTensor> &tensors)
 {
     // weight_name_comparer compares the block numbers (-1 outside the blocks), then the names;
     // within one block the "blk.N." prefix is common, so the names without it order the same.
-    std::stable_sort(tensors.begin(), tensors.end(), [](const LlamaFileTensor &a, const LlamaFileTensor &b) {
+    const auto before = [](const LlamaFileTensor &a, const LlamaFileTensor &b) {
         return std::tie(a.layer, a.name) < std::tie(b.layer, b.name);
-    });
+    };
+    std::stable_sort(tensors.begin(), tensors.end(), before);
 }
 
 LlamaHostWeights llamaHostWeights(std::vector<LlamaFileTensor> tensors, LlamaLoadMode mode)
 {
     sortLlamaFileOrder(tensors);
+    return llamaHostWeightsInFileOrder(tensors, mode);
+}
+
+LlamaHostWeights llamaHostWeightsInFileOrder(const std::vector<LlamaFileTensor> &tensors, LlamaLoadMode mode)
+{
     LlamaHostWeights out;
     out.mode = mode;
     std::uint64_t file = 0;

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace headroom {
@@ -19,7 +20,7 @@ namespace headroom {
 struct LlamaFileTensor
 {
     int layer = -1;
-    std::string name;
+    std::string_view name; ///< a literal or the model's LlamaTensor name (outlives the call)
     std::uint64_t bytes = 0;
     bool cpu = false;
 };
@@ -49,5 +50,7 @@ void sortLlamaFileOrder(std::vector<LlamaFileTensor> &tensors);
 
 /// The host share of the weights for `tensors` (in any order) under `mode`.
 LlamaHostWeights llamaHostWeights(std::vector<LlamaFileTensor> tensors, LlamaLoadMode mode);
+/// The same for tensors already in the file's order (llamaWeights gives them so): no copy, no sort.
+LlamaHostWeights llamaHostWeightsInFileOrder(const std::vector<LlamaFileTensor> &tensors, LlamaLoadMode mode);
 
 } // namespace headroom

@@ -444,6 +444,12 @@ LlamaWeights llamaWeightsOnce(const ModelArch &m, const ParamCounts &params, Ggu
         w.notes.push_back("80 layers of width 8,192: llama-quantize's 70B rule (attn_v in q5_K) applies");
     if (r.imatrix)
         w.notes.push_back(std::string(enumName(type)) + " is made with an importance matrix (llama-quantize needs one)");
+    // In the file's order (llamacpphost.h sortLlamaFileOrder: outside the blocks first, then
+    // block by block, by name), typed above in the order llama-quantize meets them; the load
+    // mode's mapping walks them in this order for every estimate.
+    std::stable_sort(w.tensors.begin(), w.tensors.end(), [](const LlamaTensor &a, const LlamaTensor &b) {
+        return a.layer != b.layer ? a.layer < b.layer : std::string_view(a.name) < std::string_view(b.name);
+    });
     return w;
 }
 

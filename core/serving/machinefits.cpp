@@ -11,7 +11,11 @@
 #include "serving/llamacppfit.h"
 #include "serving/llamacppweights.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cctype>
+#include <exception>
+#include <thread>
 
 namespace headroom {
 
@@ -244,35 +248,74 @@ bool fitsAt(const FitsRow &row, std::uint32_t context, std::uint32_t concurrency
     }
 }
 
+namespace {
+
+/// One model's rows, a row per format; a format the estimator refuses is a row saying so.
+std::vector<FitsRow> modelRows(const ModelPreset &preset, const FitsOptions &options)
+{
+    Scenario base;
+    base.task = Task::Inference;
+    base.model = preset.arch;
+    base.model.preset = preset.id;
+    base.gpus = {options.gpu};
+    base.host.ramGiB = options.ramGiB;
+    std::vector<FitsRow> rows;
+    for (const FitsFormat &format : fitsFormats(options.engine, preset)) {
+        FitsRow row;
+        try {
+            row = options.engine == Engine::LlamaCpp ? llamaRow(base, preset, format, options)
+                                                     : detail::servingFitsRow(base, preset, format, options);
+            if (options.limits)
+                searchLimits(row, options.engine == Engine::LlamaCpp ? options.targetBytes : 0);
+        } catch (const ScenarioError &error) {
+            // Refused rather than guessed: the row says what the estimator does not model.
+            row = FitsRow{};
+            row.model = preset.id;
+            row.format = format;
+            row.engine = options.engine;
+            row.verdict = std::string("not modelled: ") + error.what();
+        }
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+} // namespace
+
 std::vector<FitsRow> fitsMatrix(const Catalog &catalog, const FitsOptions &options)
 {
     if (!catalog.findGpu(options.gpu))
         throw ScenarioError("gpu", "\"" + quoteText(options.gpu) + "\" is not a catalog GPU");
-    std::vector<FitsRow> rows;
-    for (const ModelPreset &preset : catalog.models) {
-        Scenario base;
-        base.task = Task::Inference;
-        base.model = preset.arch;
-        base.model.preset = preset.id;
-        base.gpus = {options.gpu};
-        base.host.ramGiB = options.ramGiB;
-        for (const FitsFormat &format : fitsFormats(options.engine, preset)) {
-            FitsRow row;
+    // The models are independent (the estimator is pure; its caches are per thread): they are
+    // shared out over the cores, and the rows joined in the catalog's order, so the answer is
+    // the same on any number of threads. An error other than a refusal is rethrown, the first
+    // model's first.
+    const std::size_t count = catalog.models.size();
+    std::vector<std::vector<FitsRow>> perModel(count);
+    std::vector<std::exception_ptr> errors(count);
+    std::atomic<std::size_t> next{0};
+    const auto work = [&] {
+        for (std::size_t i = next++; i < count; i = next++) {
             try {
-                row = options.engine == Engine::LlamaCpp ? llamaRow(base, preset, format, options)
-                                                         : detail::servingFitsRow(base, preset, format, options);
-                if (options.limits)
-                    searchLimits(row, options.engine == Engine::LlamaCpp ? options.targetBytes : 0);
-            } catch (const ScenarioError &error) {
-                // Refused rather than guessed: the row says what the estimator does not model.
-                row = FitsRow{};
-                row.model = preset.id;
-                row.format = format;
-                row.engine = options.engine;
-                row.verdict = std::string("not modelled: ") + error.what();
+                perModel[i] = modelRows(catalog.models[i], options);
+            } catch (...) {
+                errors[i] = std::current_exception();
             }
-            rows.push_back(std::move(row));
         }
+    };
+    const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads && t < count; ++t)
+        pool.emplace_back(work);
+    work();
+    for (std::thread &thread : pool)
+        thread.join();
+    std::vector<FitsRow> rows;
+    for (std::size_t i = 0; i < count; ++i) {
+        if (errors[i])
+            std::rethrow_exception(errors[i]);
+        for (FitsRow &row : perModel[i])
+            rows.push_back(std::move(row));
     }
     return rows;
 }

@@ -186,12 +186,14 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
         }
     // The device of one tensor (-1: the CPU): its layer's, unless a rule or --n-cpu-moe moves it.
     auto tensorDevice = [&](const LlamaTensor &t) {
-        const std::string name = t.layer >= 0 ? "blk." + std::to_string(t.layer) + "." + t.name : std::string(t.name);
         int device = t.layer >= 0 ? layerDevice[std::size_t(t.layer)]
                                   : (t.role != LlamaTensorRole::TokenEmbd ? outputDevice : -1);
-        for (const auto &[regex, to] : rules)
-            if (std::regex_search(name, regex))
-                return to;
+        if (!rules.empty()) {
+            const std::string name = t.layer >= 0 ? "blk." + std::to_string(t.layer) + "." + t.name : std::string(t.name);
+            for (const auto &[regex, to] : rules)
+                if (std::regex_search(name, regex))
+                    return to;
+        }
         if (t.experts && std::uint64_t(t.layer) < cpuMoeLayers)
             device = -1;
         return device;
@@ -229,7 +231,10 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
 
     // The load mode (--load-mode): which of the file's pages stay mapped, which are anonymous,
     // which are locked (llamacpphost.h). The tensors in the file's order, each CPU or not.
-    std::vector<LlamaFileTensor> fileTensors;
+    // Reused per thread: a search runs this estimate many times, and a fresh list of every
+    // tensor each time cost more than the rest of the estimate.
+    thread_local std::vector<LlamaFileTensor> fileTensors;
+    fileTensors.clear();
     if (!fromFile) {
         for (const LlamaTensor &t : lw.tensors)
             fileTensors.push_back({t.layer, t.name, t.bytes, tensorDevice(t) < 0});
@@ -247,7 +252,9 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
         if (lw.totalBytes > parts) // tensors of no block and no role (rope_freqs): with the CPU's
             fileTensors.push_back({-1, "rope_freqs", lw.totalBytes - parts, true});
     }
-    const LlamaHostWeights hostLoad = llamaHostWeights(std::move(fileTensors), cfg.loadMode);
+    // llamaWeights gives its tensors in the file's order; a GGUF file's blocks are sorted here.
+    const LlamaHostWeights hostLoad = fromFile ? llamaHostWeights(fileTensors, cfg.loadMode)
+                                               : llamaHostWeightsInFileOrder(fileTensors, cfg.loadMode);
 
     // The cache: n_ctx cells, padded, K and V in their own types, on each layer's device
     // (llama_kv_cache: the buffer type of model.dev_layer(il) unless --no-kv-offload).
