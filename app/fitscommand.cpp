@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// `headroom fits --gpu ID [--ram-gib N] [--context T] [--concurrency C] [--engine
+// `headroom fits --gpu ID [--gpu ID]... [--ram-gib N] [--context T] [--concurrency C] [--engine
 //  llama_cpp|vllm|sglang] [--target-mib 1024] [--format text|json|csv]`: every catalog model in
-// every weight format the engine serves, on one GPU (core/serving/machinefits.h).
+// every weight format the engine serves, on one GPU or (llama.cpp) several (core/serving/machinefits.h).
 #include "servingcommands.h"
 
 #include "cli.h"
@@ -58,10 +58,12 @@ CommandHelp fitsHelp()
                "(searched with the estimator, the row's GPU layers and expert offload kept), the expert "
                "offload needed (--n-cpu-moe) and the peak on the GPU. A concurrency ending in + reached the "
                "engine's limit (llama.cpp's 256 sequences)."),
-            tr("headroom fits --gpu ID [--ram-gib N] [--context T] [--concurrency C] "
+            tr("headroom fits --gpu ID [--gpu ID]... [--ram-gib N] [--context T] [--concurrency C] "
                "[--engine llama_cpp|vllm|sglang] [--target-mib 1024] [--format text|json|csv] [--unit GiB|GB]"),
             {},
-            {QCommandLineOption(QStringLiteral("gpu"), tr("A catalog GPU id, e.g. rtx-4090."), QStringLiteral("id")),
+            {QCommandLineOption(QStringLiteral("gpu"), tr("A catalog GPU id, e.g. rtx-4090; several (llama.cpp): the devices in order, CUDA0 first, "
+                                                                 "each row split over them by layer as `headroom fit` plans it."),
+                                QStringLiteral("id")),
              QCommandLineOption(QStringLiteral("ram-gib"), tr("The machine's RAM."), QStringLiteral("N")),
              QCommandLineOption(QStringLiteral("context"), tr("Tokens per sequence (-c, max_model_len), default 4096."),
                                 QStringLiteral("T"), QStringLiteral("4096")),
@@ -98,12 +100,19 @@ int runFits(const QStringList &arguments)
     else
         return fail(tr("--engine: must be llama_cpp, vllm or sglang (got %1)").arg(q(quoteText(engine.toStdString()))));
     const QStringList gpus = parser.values(QStringLiteral("gpu"));
-    if (gpus.size() != 1)
-        return fail(gpus.isEmpty() ? tr("usage: %1").arg(help.usage)
-                                   : tr("--gpu: one GPU; several devices (tensor_split) are not modelled yet"));
+    if (gpus.isEmpty())
+        return fail(tr("usage: %1").arg(help.usage));
+    if (gpus.size() > 1 && options.engine != Engine::LlamaCpp)
+        return fail(tr("--gpu: several GPUs are planned for llama.cpp only (vLLM and SGLang would need tensor "
+                       "parallelism, which fits does not plan)"));
+    if (gpus.size() > 16)
+        return fail(tr("--gpu: at most 16 devices"));
+    for (const QString &gpu : gpus)
+        if (!builtinCatalog().findGpu(gpu.toStdString()))
+            return fail(tr("--gpu: %1 is not a catalog GPU").arg(q(quotedText(gpu.toStdString()))));
     options.gpu = gpus.front().toStdString();
-    if (!builtinCatalog().findGpu(options.gpu))
-        return fail(tr("--gpu: %1 is not a catalog GPU").arg(q(quotedText(options.gpu))));
+    for (qsizetype i = 1; i < gpus.size(); ++i)
+        options.moreGpus.push_back(gpus[i].toStdString());
     bool ok = true;
     if (parser.isSet(QStringLiteral("ram-gib"))) {
         options.ramGiB = parser.value(QStringLiteral("ram-gib")).toDouble(&ok);
@@ -143,7 +152,10 @@ int runFits(const QStringList &arguments)
                                 {"concurrency_cap", row.concurrencyCap}, {"n_gpu_layers", row.nGpuLayers},
                                 {"n_cpu_moe", row.nCpuMoe}, {"peak_bytes", row.peakBytes},
                                 {"host_bytes", row.hostBytes}, {"flags", joined(row.flags)}});
-            o << q(nlohmann::json{{"gpu", options.gpu}, {"engine", engine.toStdString()}, {"context", options.context},
+            nlohmann::json devices = nlohmann::json::array({options.gpu});
+            for (const std::string &gpu : options.moreGpus)
+                devices.push_back(gpu);
+            o << q(nlohmann::json{{"gpu", options.gpu}, {"gpus", devices}, {"engine", engine.toStdString()}, {"context", options.context},
                                   {"concurrency", options.concurrency}, {"rows", list}}
                        .dump(2))
               << '\n';
@@ -169,12 +181,19 @@ int runFits(const QStringList &arguments)
             }
         } else {
             const Gpu *gpu = builtinCatalog().findGpu(options.gpu);
+            QString on = gpuLabel(q(gpu->name), gpu->capacityBytes(), unit);
+            for (const std::string &id : options.moreGpus) {
+                const Gpu *more = builtinCatalog().findGpu(id);
+                on += QStringLiteral(" + ") + gpuLabel(q(more->name), more->capacityBytes(), unit);
+            }
             const QString load = options.concurrency == 1
                                      ? tr("1 sequence of %1 tokens").arg(options.context)
                                      : tr("%1 sequences of %2 tokens").arg(options.concurrency).arg(options.context);
             if (options.engine == Engine::LlamaCpp)
-                o << tr("llama.cpp on %1, %2, leaving %3 free:")
-                         .arg(gpuLabel(q(gpu->name), gpu->capacityBytes(), unit), load, bytesText(options.targetBytes, unit))
+                o << (options.moreGpus.empty() ? tr("llama.cpp on %1, %2, leaving %3 free:")
+                                               : tr("llama.cpp on %1 (split by layer, the peak the tightest device's), "
+                                                    "%2, leaving %3 free on each:"))
+                         .arg(on, load, bytesText(options.targetBytes, unit))
                   << '\n';
             else
                 o << tr("%1 on %2, %3:").arg(engine == QLatin1String("vllm") ? QStringLiteral("vLLM") : QStringLiteral("SGLang"),

@@ -82,6 +82,7 @@ FitsRow llamaRow(const Scenario &base, const ModelPreset &preset, const FitsForm
     row.weightBytes = llamaWeights(s.model, countParams(s.model), *format.gguf).totalBytes;
     LlamaFitOptions fit;
     fit.targetBytes = options.targetBytes;
+    fit.devices = std::uint32_t(s.gpus.size());
     const LlamaFitPlan plan = planLlamaFit(s, fit);
     row.scenario = plan.scenario;
     row.nGpuLayers = plan.nGpuLayers;
@@ -89,8 +90,9 @@ FitsRow llamaRow(const Scenario &base, const ModelPreset &preset, const FitsForm
     row.flags = plan.flags;
     if (row.concurrency > 1)
         row.flags.push_back("-np " + std::to_string(row.concurrency));
-    row.peakBytes = plan.deviceBytes;
-    row.capacityBytes = targetGpu(s)->capacityBytes();
+    row.peakBytes = plan.deviceBytes; // several devices: the tightest one's
+    row.capacityBytes = fit.devices > 1 ? std::uint64_t(std::int64_t(plan.deviceBytes) + plan.freeBytes)
+                                        : targetGpu(s)->capacityBytes();
     row.hostBytes = plan.hostBytes;
     row.fits = plan.fits && plan.ramFits;
     const int all = s.model.layers + 1;
@@ -111,6 +113,12 @@ FitsRow llamaRow(const Scenario &base, const ModelPreset &preset, const FitsForm
 /// The GPU bytes of an estimate over the target (negative: short of it).
 std::int64_t spareBytes(const Estimate &e, const Scenario &s, std::uint64_t targetBytes)
 {
+    if (e.serving && !e.serving->devices.empty()) { // several devices: the tightest
+        std::int64_t least = INT64_MAX;
+        for (const LlamaDevice &d : e.serving->devices)
+            least = std::min(least, d.headroomBytes);
+        return least - std::int64_t(targetBytes);
+    }
     std::uint64_t bytes = 0, capacity = 0;
     deviceBytes(e, targetGpu(s)->id, bytes, capacity);
     return std::int64_t(capacity) - std::int64_t(bytes) - std::int64_t(targetBytes);
@@ -181,6 +189,12 @@ bool fitsWith(const Scenario &s, Engine engine, std::uint64_t targetBytes, Estim
     if (!e.hostMachine.fits || !e.serving)
         return false;
     const Gpu *gpu = targetGpu(s);
+    if (engine == Engine::LlamaCpp && !e.serving->devices.empty()) { // several devices: every one
+        for (const LlamaDevice &d : e.serving->devices)
+            if (d.headroomBytes < 0 || std::uint64_t(d.headroomBytes) < targetBytes)
+                return false;
+        return true;
+    }
     if (engine == Engine::LlamaCpp) {
         for (const GpuFit &g : e.gpus)
             if (gpu && g.id == gpu->id)
@@ -258,6 +272,7 @@ std::vector<FitsRow> modelRows(const ModelPreset &preset, const FitsOptions &opt
     base.model = preset.arch;
     base.model.preset = preset.id;
     base.gpus = {options.gpu};
+    base.gpus.insert(base.gpus.end(), options.moreGpus.begin(), options.moreGpus.end());
     base.host.ramGiB = options.ramGiB;
     std::vector<FitsRow> rows;
     for (const FitsFormat &format : fitsFormats(options.engine, preset)) {
@@ -286,6 +301,14 @@ std::vector<FitsRow> fitsMatrix(const Catalog &catalog, const FitsOptions &optio
 {
     if (!catalog.findGpu(options.gpu))
         throw ScenarioError("gpu", "\"" + quoteText(options.gpu) + "\" is not a catalog GPU");
+    for (const std::string &gpu : options.moreGpus)
+        if (!catalog.findGpu(gpu))
+            throw ScenarioError("gpu", "\"" + quoteText(gpu) + "\" is not a catalog GPU");
+    if (!options.moreGpus.empty() && options.engine != Engine::LlamaCpp)
+        throw ScenarioError("gpu", "several GPUs are planned for llama.cpp only: vLLM and SGLang would split the "
+                                   "model by tensor parallelism, which fits does not plan");
+    if (options.moreGpus.size() > 15)
+        throw ScenarioError("gpu", "at most 16 devices");
     // The models are independent (the estimator is pure; its caches are per thread): they are
     // shared out over the cores, and the rows joined in the catalog's order, so the answer is
     // the same on any number of threads. An error other than a refusal is rethrown, the first

@@ -43,6 +43,9 @@ struct FitsOptions
 {
     Engine engine = Engine::LlamaCpp;
     std::string gpu;
+    /// llama.cpp over several devices: the GPUs after `gpu` (CUDA1, CUDA2, ...), each row planned
+    /// as `fit --gpu ... --gpu ...` plans it (-ts); vLLM and SGLang rows are one GPU.
+    std::vector<std::string> moreGpus;
     double ramGiB = 0;                  ///< 0: the RAM is not checked
     std::uint32_t context = 4096;       ///< tokens per sequence (capped at the model's positions)
     std::uint32_t concurrency = 1;      ///< sequences at once (n_parallel, max_num_seqs)

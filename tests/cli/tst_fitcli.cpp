@@ -188,6 +188,26 @@ private slots:
                                      QStringLiteral("--engine"), QStringLiteral("tgi")});
         QCOMPARE(bad.exitCode, 2);
         QVERIFY(bad.err.contains(QLatin1String("--engine: must be llama_cpp, vllm or sglang")));
+        // Several GPUs: llama.cpp rows split over them (-ts); vLLM is refused, naming why.
+        const Run two = runHeadroom({QStringLiteral("fits"), QStringLiteral("--gpu"), QStringLiteral("rtx-4090"),
+                                     QStringLiteral("--gpu"), QStringLiteral("rtx-3090"), QStringLiteral("--format"),
+                                     QStringLiteral("json")});
+        QCOMPARE(two.exitCode, 0);
+        const QJsonObject twoDoc = QJsonDocument::fromJson(two.out.toUtf8()).object();
+        QCOMPARE(twoDoc.value(QLatin1String("gpus")).toArray().size(), 2);
+        bool split = false;
+        for (const QJsonValue &row : twoDoc.value(QLatin1String("rows")).toArray())
+            if (row.toObject().value(QLatin1String("model")).toString() == QLatin1String("llama-3-70b") &&
+                row.toObject().value(QLatin1String("format")).toString() == QLatin1String("Q4_K_M")) {
+                QCOMPARE(row.toObject().value(QLatin1String("verdict")).toString(), QStringLiteral("fits"));
+                split = row.toObject().value(QLatin1String("flags")).toString().contains(QLatin1String("-ts "));
+            }
+        QVERIFY(split);
+        const Run vllmTwo = runHeadroom({QStringLiteral("fits"), QStringLiteral("--gpu"), QStringLiteral("h100-80gb"),
+                                         QStringLiteral("--gpu"), QStringLiteral("h100-80gb"), QStringLiteral("--engine"),
+                                         QStringLiteral("vllm")});
+        QCOMPARE(vllmTwo.exitCode, 2);
+        QVERIFY2(vllmTwo.err.contains(QLatin1String("llama.cpp only")), qPrintable(vllmTwo.err));
         const Run many = runHeadroom({QStringLiteral("fits"), QStringLiteral("--gpu"), QStringLiteral("rtx-4090"),
                                       QStringLiteral("--concurrency"), QStringLiteral("300")});
         QCOMPARE(many.exitCode, 2);

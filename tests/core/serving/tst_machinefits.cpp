@@ -10,6 +10,7 @@
 #include "serving/machinefits.h"
 
 #include <QtTest>
+#include <algorithm>
 #include <random>
 
 using namespace headroom;
@@ -35,6 +36,13 @@ bool runs(const FitsRow &row, std::uint32_t context, std::uint32_t concurrency, 
     if (!e.hostMachine.fits)
         return false;
     const GpuFit &gpu = e.gpus.front();
+    if (row.engine == Engine::LlamaCpp && e.serving && !e.serving->devices.empty()) {
+        // Several devices: llama.cpp's fit leaves the target free on every one of them.
+        for (const LlamaDevice &d : e.serving->devices)
+            if (d.headroomBytes < std::int64_t(target))
+                return false;
+        return true;
+    }
     if (row.engine == Engine::LlamaCpp)
         return gpu.headroomBytes >= std::int64_t(target);
     return gpu.fits && e.serving->requestsFit;
@@ -79,6 +87,15 @@ class TestMachineFits : public QObject
             QVERIFY2(!runs(row, row.context, row.maxConcurrency + 1, target), w);
         // The row's scenario is the row: its estimate's peak on the GPU.
         const Estimate e = estimate(row.scenario);
+        if (e.serving && !e.serving->devices.empty()) { // several devices: the tightest one's
+            const LlamaDevice *tight = &e.serving->devices.front();
+            for (const LlamaDevice &d : e.serving->devices)
+                if (d.headroomBytes < tight->headroomBytes)
+                    tight = &d;
+            QCOMPARE(row.peakBytes, tight->deviceBytes);
+            QCOMPARE(row.capacityBytes, tight->capacityBytes);
+            return;
+        }
         const GpuFit &gpu = e.gpus.front();
         QCOMPARE(std::int64_t(row.peakBytes), std::int64_t(gpu.capacityBytes) - gpu.headroomBytes);
     }
@@ -164,6 +181,42 @@ private slots:
                 if (round == 0 || random() % 6 == 0)
                     checkRow(rows[i], options.engine == Engine::LlamaCpp ? options.targetBytes : 0);
         }
+    }
+
+    void severalDevicesSplitEachRow()
+    {
+        // An RTX 4090 + an RTX 3090: each llama.cpp row is planned over both (-ts), its limits
+        // confirmed on every device; the 70B in Q4_K_M (39.6 GiB of tensors) fits across the two
+        // 24 GB cards though it fits neither alone.
+        FitsOptions options;
+        options.gpu = "rtx-4090";
+        options.moreGpus = {"rtx-3090"};
+        options.ramGiB = 64;
+        const std::vector<FitsRow> rows = fitsMatrix(builtinCatalog(), options);
+        FitsOptions alone = options;
+        alone.moreGpus.clear();
+        alone.limits = false;
+        const std::vector<FitsRow> one = fitsMatrix(builtinCatalog(), alone);
+        QCOMPARE(rows.size(), one.size());
+        int checked = 0;
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            const FitsRow &row = rows[i];
+            if (row.model != "llama-3-70b" && row.model != "qwen3-30b-a3b" && row.model != "llama-3-8b")
+                continue;
+            QCOMPARE(row.scenario.gpus, (std::vector<std::string>{"rtx-4090", "rtx-3090"}));
+            QVERIFY2(std::find_if(row.flags.begin(), row.flags.end(),
+                                  [](const std::string &f) { return f.rfind("-ts ", 0) == 0; }) != row.flags.end(),
+                     what(row).c_str());
+            checkRow(row, options.targetBytes);
+            ++checked;
+            if (row.model == "llama-3-70b" && row.format.name == "Q4_K_M") {
+                QCOMPARE(row.verdict, std::string("fits"));
+                QVERIFY2(one[i].verdict != "fits", one[i].verdict.c_str());
+            }
+        }
+        QCOMPARE(checked, 21); // three models x seven file types
+        options.engine = Engine::Vllm;
+        QVERIFY_THROWS_EXCEPTION(ScenarioError, fitsMatrix(builtinCatalog(), options));
     }
 
     void aSmallModelFitsAndALargeOneDoesNot()
