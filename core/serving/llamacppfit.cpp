@@ -149,13 +149,12 @@ LlamaFitPlan planLlamaFit(const Scenario &input, const LlamaFitOptions &options)
     plan.nCpuMoe = cfg(s).nCpuMoe;
     const Gpu *gpu = targetGpu(s);
     plan.gpu = gpu->id;
+    // The peak on the device; the free bytes are the verdict's (on unified memory the pool's
+    // RAM can be the tighter limit, so capacity - free is not the peak there).
+    plan.deviceBytes = e.peak.deviceBytes;
     for (const GpuFit &g : e.gpus)
-        if (g.id == gpu->id) {
+        if (g.id == gpu->id)
             plan.freeBytes = g.headroomBytes;
-            plan.deviceBytes = g.capacityBytes - std::uint64_t(std::max<std::int64_t>(0, g.headroomBytes));
-            if (g.headroomBytes < 0)
-                plan.deviceBytes = g.capacityBytes + std::uint64_t(-g.headroomBytes);
-        }
     plan.hostBytes = e.hostMachine.perGpuBytes ? e.hostMachine.perGpuBytes : e.hostBytes;
     plan.ramFits = e.hostMachine.fits;
     plan.flags.push_back("-c " + std::to_string(plan.nCtx));

@@ -35,6 +35,9 @@ bool runs(const FitsRow &row, std::uint32_t context, std::uint32_t concurrency, 
     const Estimate e = estimate(s);
     if (!e.hostMachine.fits)
         return false;
+    // Unified memory: the GPU's share and the CPU side together within the machine's RAM.
+    if (e.unified && e.unified->gpuBytes + e.unified->hostBytes > e.unified->totalBytes)
+        return false;
     const GpuFit &gpu = e.gpus.front();
     if (row.engine == Engine::LlamaCpp && e.serving && !e.serving->devices.empty()) {
         // Several devices: llama.cpp's fit leaves the target free on every one of them.
@@ -96,8 +99,9 @@ class TestMachineFits : public QObject
             QCOMPARE(row.capacityBytes, tight->capacityBytes);
             return;
         }
-        const GpuFit &gpu = e.gpus.front();
-        QCOMPARE(std::int64_t(row.peakBytes), std::int64_t(gpu.capacityBytes) - gpu.headroomBytes);
+        QCOMPARE(row.peakBytes, e.peak.deviceBytes);
+        if (!e.unified) // one card: the peak is what its capacity less the headroom leaves
+            QCOMPARE(std::int64_t(row.peakBytes), std::int64_t(e.gpus.front().capacityBytes) - e.gpus.front().headroomBytes);
     }
 
 private slots:
@@ -217,6 +221,29 @@ private slots:
         QCOMPARE(checked, 21); // three models x seven file types
         options.engine = Engine::Vllm;
         QVERIFY_THROWS_EXCEPTION(ScenarioError, fitsMatrix(builtinCatalog(), options));
+    }
+
+    void unifiedMemoryRowsAreOnePool()
+    {
+        // A 32 GB Apple machine (its GPU may take 21.33 GiB, the CPU side shares the same RAM),
+        // and a DGX Spark said to have 64 GiB (the pool, not the GPU's 121.69 GiB, is the limit):
+        // each row's verdict and limits hold for the pool, device and CPU side together, and its
+        // peak is the device's (not the capacity less the pool's headroom).
+        for (const auto &[gpu, ram] : {std::pair<const char *, double>{"apple-32gb", 32}, {"dgx-spark", 64}}) {
+            FitsOptions options;
+            options.gpu = gpu;
+            options.ramGiB = ram;
+            const std::vector<FitsRow> rows = fitsMatrix(builtinCatalog(), options);
+            int checked = 0;
+            for (const FitsRow &row : rows)
+                if (row.model == "llama-3-8b" || row.model == "llama-2-13b" || row.model == "pythia-12b" ||
+                    row.model == "llama-3-70b") {
+                    checkRow(row, options.targetBytes);
+                    QVERIFY2(row.peakBytes < 2 * row.weightBytes + (4ull << 30), what(row).c_str());
+                    ++checked;
+                }
+            QCOMPARE(checked, 28);
+        }
     }
 
     void aSmallModelFitsAndALargeOneDoesNot()
