@@ -141,8 +141,11 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
     // The solvers and `fits` estimate one model and file type many times over (other -ngl,
     // --n-cpu-moe): the last typing is kept, per thread, for the same model and type.
     thread_local std::optional<std::pair<std::pair<ModelArch, GgufType>, LlamaWeights>> last;
-    if (!fromFile && !(last && last->first.second == cfg.weightType && last->first.first == m))
+    thread_local std::uint64_t typing = 0; // which typing `last` holds (the host share's cache below)
+    if (!fromFile && !(last && last->first.second == cfg.weightType && last->first.first == m)) {
         last.emplace(std::make_pair(m, cfg.weightType), llamaWeights(m, c.params, cfg.weightType));
+        ++typing;
+    }
     LlamaWeights file;
     const LlamaWeights &lw = fromFile ? file : last->second;
     if (fromFile) { // the GGUF file's own tensors
@@ -233,12 +236,28 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
     // which are locked (llamacpphost.h). The tensors in the file's order, each CPU or not.
     // Reused per thread: a search runs this estimate many times, and a fresh list of every
     // tensor each time cost more than the rest of the estimate.
+    // The placement alone decides it, so a search over n_ctx or n_parallel reuses the last one.
+    struct HostKey
+    {
+        std::uint64_t typing;
+        std::size_t deviceCount; // an -ot rule naming CUDA1 matches nothing on one device
+        std::vector<int> devices;
+        std::uint64_t cpuMoe;
+        LlamaLoadMode mode;
+        std::vector<std::string> rules;
+        bool operator==(const HostKey &) const = default;
+    };
+    thread_local std::optional<std::pair<HostKey, LlamaHostWeights>> lastHost;
     thread_local std::vector<LlamaFileTensor> fileTensors;
     fileTensors.clear();
-    if (!fromFile) {
+    std::optional<HostKey> hostKey;
+    if (!fromFile)
+        hostKey = HostKey{typing, nd, layerDevice, cpuMoeLayers, cfg.loadMode, cfg.overrideTensor};
+    const bool hostKnown = hostKey && lastHost && lastHost->first == *hostKey;
+    if (!fromFile && !hostKnown) {
         for (const LlamaTensor &t : lw.tensors)
             fileTensors.push_back({t.layer, t.name, t.bytes, tensorDevice(t) < 0});
-    } else { // a GGUF file's blocks: each block's experts after its other tensors
+    } else if (fromFile) { // a GGUF file's blocks: each block's experts after its other tensors
         std::uint64_t parts = addChecked(lw.outputBytes, lw.embeddingBytes, "weights");
         fileTensors.push_back({-1, "output", lw.outputBytes, !outputOnGpu});
         fileTensors.push_back({-1, "token_embd", lw.embeddingBytes, true});
@@ -253,8 +272,11 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
             fileTensors.push_back({-1, "rope_freqs", lw.totalBytes - parts, true});
     }
     // llamaWeights gives its tensors in the file's order; a GGUF file's blocks are sorted here.
-    const LlamaHostWeights hostLoad = fromFile ? llamaHostWeights(fileTensors, cfg.loadMode)
-                                               : llamaHostWeightsInFileOrder(fileTensors, cfg.loadMode);
+    const LlamaHostWeights hostLoad = hostKnown ? lastHost->second
+                                      : fromFile ? llamaHostWeights(fileTensors, cfg.loadMode)
+                                                 : llamaHostWeightsInFileOrder(fileTensors, cfg.loadMode);
+    if (hostKey && !hostKnown)
+        lastHost.emplace(std::move(*hostKey), hostLoad);
 
     // The cache: n_ctx cells, padded, K and V in their own types, on each layer's device
     // (llama_kv_cache: the buffer type of model.dev_layer(il) unless --no-kv-offload).
