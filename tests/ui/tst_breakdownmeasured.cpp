@@ -63,10 +63,7 @@ QString signedText(double estimated, double measured, ByteScale scale)
 {
     const double d = estimated - measured;
     const QString sign = d >= 0 ? QStringLiteral("+") : QStringLiteral("-");
-    const QString text = sign + bytesText(std::uint64_t(std::llround(std::abs(d))), scale);
-    // No share of nothing: a category the profile shows empty at its peak has no percentage.
-    return measured > 0 ? text + QStringLiteral(" (%1%2%)").arg(sign, QString::number(std::abs(d) / measured * 100, 'f', 1))
-                        : text;
+    return sign + bytesText(std::uint64_t(std::llround(std::abs(d))), scale);
 }
 
 } // namespace

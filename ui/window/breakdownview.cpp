@@ -167,10 +167,14 @@ BreakdownView::MeasuredCells BreakdownView::measuredCells(const Estimate &e, Con
             return {tr("in %1 above").arg(consumerDisplayName(first)), QString(), tip};
         const double d = double(estimated) - m.measured;
         const QString sign = d >= 0 ? QStringLiteral("+") : QStringLiteral("-");
-        QString difference = sign + bytesText(std::uint64_t(std::llround(std::abs(d))), scale);
-        if (m.measured > 0)
-            difference += QStringLiteral(" (%1%2%)").arg(sign, QString::number(std::abs(d) / m.measured * 100, 'f', 1));
-        return {bytesText(std::uint64_t(std::llround(m.measured)), scale), difference, tip};
+        // The percentage in the tooltip: beside a small category it runs to four digits and
+        // would widen the column past the formula.
+        const QString difference = sign + bytesText(std::uint64_t(std::llround(std::abs(d))), scale);
+        const QString share = m.measured > 0
+                                  ? QStringLiteral(" (%1%2%)").arg(sign, QString::number(std::abs(d) / m.measured * 100, 'f', 1))
+                                  : QString();
+        return {bytesText(std::uint64_t(std::llround(m.measured)), scale), difference,
+                tip + tr("; difference %1%2").arg(difference, share)};
     }
     return {tr("not measured"), QString(), tr("The measurement gives no category for this consumer.")};
 }
