@@ -17,6 +17,7 @@
 #include "measure/enginelog.h"
 #include "measure/probefile.h"
 #include "measure/servingcase.h"
+#include "window/measurementview.h"
 
 #include <QFileInfo>
 #include <nlohmann/json.hpp>
@@ -216,6 +217,24 @@ int runRender(const QStringList &arguments)
         try {
             const QByteArray bytes = readInputFile(probePath, kEngineLogBytes);
             const std::string_view text(bytes.constData(), std::size_t(bytes.size()));
+            if (const TorchFileKind kind = torchFileKind(text); kind != TorchFileKind::None) {
+                // PyTorch's memory_summary() text, memory timeline or snapshot pickle: its peak
+                // allocated, drawn as the window draws it (addMeasuredOverlay).
+                if (*view != ChartView::Bars && *view != ChartView::Phases)
+                    return fail(tr("--measured: PyTorch's peak allocated is drawn in the bars or the phases view "
+                                   "(add --view bars or --view phases)"));
+                OpenedMeasurement m;
+                m.path = probePath;
+                m.torchBytes = bytes;
+                m.torch = compareTorchFile(text, model.scenario(), model.estimate());
+                if (m.torch->peakAllocated <= 0)
+                    return fail(probePath + tr(": %1 holds no peak allocated figure to draw (a snapshot without "
+                                               "its allocation trace); headroom compare lists what it holds")
+                                                .arg(QString::fromLatin1(torchToolName(kind))));
+                addMeasuredOverlay(m, model, data);
+                const QString error = exportChart(outPath, format, data, options);
+                return error.isEmpty() ? ExitOk : fail(error);
+            }
             if (looksLikeEngineLog(text) && text.find("\"headroom-probe\"") == std::string_view::npos) {
                 // A serving engine's log: what it printed, added up, across the current bar.
                 if (*view != ChartView::Bars)

@@ -101,12 +101,12 @@ TorchComparison compareTorchFile(std::string_view bytes, const Scenario &scenari
     if (c.kind == TorchFileKind::Timeline) {
         const TorchTimeline t = readTorchTimeline(bytes);
         readings.push_back({"peak_allocated", tr("peak, all categories"), double(t.peakBytes), double(e.peak.allocatedBytes),
-                            tr("point %1 of %2 (t = %3)").arg(t.peakIndex).arg(t.points).arg(t.peakTime)});
+                            tr("point %1 of %2 (t = %3)").arg(t.peakIndex).arg(t.points).arg(t.peakTime), {}});
         c.peakAllocated = double(t.peakBytes);
         c.resolution = 1;
         const std::vector<TimelineRow> rows = compareTimeline(t, e);
         for (const TimelineRow &r : rows)
-            readings.push_back({"category", q(r.label), double(r.measured), double(r.estimated), tr("at the peak")});
+            readings.push_back({"category", q(r.label), double(r.measured), double(r.estimated), tr("at the peak"), r.consumers});
         // The difference, consumer by consumer: the largest first.
         if (!rows.empty() && rows.front().estimated != rows.front().measured) {
             const TimelineRow &r = rows.front();
@@ -117,15 +117,15 @@ TorchComparison compareTorchFile(std::string_view bytes, const Scenario &scenari
     } else if (c.kind == TorchFileKind::Snapshot) {
         const TorchSnapshotSummary s = summarizeSnapshot(readPickle(bytes));
         readings.push_back({"reserved", tr("reserved at the snapshot (segments)"), double(s.reservedBytes),
-                            double(e.peak.reservedBytes), tr("%1 segments").arg(s.segments)});
+                            double(e.peak.reservedBytes), tr("%1 segments").arg(s.segments), {}});
         readings.push_back({"allocated", tr("allocated at the snapshot"), double(s.allocatedBytes), std::nullopt,
-                            tr("%1 blocks").arg(s.blocks)});
+                            tr("%1 blocks").arg(s.blocks), {}});
         if (s.tracePeakAllocatedBytes) {
             readings.push_back({"peak_allocated", tr("peak allocated over the trace"), double(*s.tracePeakAllocatedBytes),
-                                double(e.peak.allocatedBytes), tr("trace entry %1 of %2").arg(s.tracePeakEntry).arg(s.traceEntries)});
+                                double(e.peak.allocatedBytes), tr("trace entry %1 of %2").arg(s.tracePeakEntry).arg(s.traceEntries), {}});
             c.peakAllocated = double(*s.tracePeakAllocatedBytes);
         }
-        readings.push_back({"largest_free_block", tr("largest free block"), double(s.largestFreeBlock), std::nullopt, {}});
+        readings.push_back({"largest_free_block", tr("largest free block"), double(s.largestFreeBlock), std::nullopt, {}, {}});
         reserved = double(s.reservedBytes);
         allocatedForFragmentation = double(s.allocatedBytes);
         ooms = s.traceOoms;
@@ -134,18 +134,18 @@ TorchComparison compareTorchFile(std::string_view bytes, const Scenario &scenari
         const TorchMemorySummary s = readTorchMemorySummary(bytes);
         const TorchSummaryRow *allocated = s.row("allocated");
         readings.push_back({"peak_allocated", tr("peak allocated (max_memory_allocated)"), allocated->peak,
-                            double(e.peak.allocatedBytes), tr("line %1").arg(allocated->line)});
+                            double(e.peak.allocatedBytes), tr("line %1").arg(allocated->line), {}});
         c.peakAllocated = allocated->peak;
         c.resolution = allocated->resolution;
         allocatedForFragmentation = allocated->peak;
         if (const TorchSummaryRow *r = s.row("reserved")) {
             readings.push_back({"peak_reserved", tr("peak reserved (max_memory_reserved)"), r->peak, double(e.peak.reservedBytes),
-                                tr("line %1").arg(r->line)});
+                                tr("line %1").arg(r->line), {}});
             reserved = r->peak;
         }
         if (const TorchSummaryRow *r = s.row("non_releasable"))
             readings.push_back({"peak_non_releasable", tr("peak non-releasable (fragments)"), r->peak, std::nullopt,
-                                tr("line %1").arg(r->line)});
+                                tr("line %1").arg(r->line), {}});
         ooms = s.ooms;
         if (s.ooms || s.mallocRetries)
             findings << tr("The run hit %1 out-of-memory error(s) and %2 cudaMalloc retries: the allocator "

@@ -35,6 +35,9 @@ struct TorchReading
     double measured = 0;   ///< bytes
     std::optional<double> estimated;
     QString where;         ///< "line 8", "22 segments"
+    /// The estimate's consumers a category stands beside (a timeline's categories; none for the
+    /// whole-run figures), from compareTimeline's mapping.
+    std::vector<ConsumerId> consumers;
 };
 
 struct TorchComparison

@@ -136,6 +136,17 @@ std::optional<double> estimatedFigure(std::string_view key, const ServingFigures
     return std::nullopt;
 }
 
+/// The consumers a log figure measures: the engine's weights, its KV pool (used and free) and its
+/// activation peak (vLLM's profile run, llama.cpp's compute buffers). Non-torch memory and CUDA
+/// graphs have no consumer of their own in the estimate's breakdown.
+std::vector<ConsumerId> figureConsumers(std::string_view key)
+{
+    if (key == "weights") return {ConsumerId::Weights, ConsumerId::QuantMetadata};
+    if (key == "kv_cache") return {ConsumerId::KvCache, ConsumerId::KvCacheFree};
+    if (key == "activation_peak") return {ConsumerId::Activations};
+    return {};
+}
+
 } // namespace
 
 const ModelPreset *catalogModelForLog(const std::string &model, const Catalog &catalog)
@@ -274,7 +285,8 @@ LogComparison compareLog(const EngineLog &log, const Estimate &estimate)
     const ServingFigures *s = estimate.serving ? &*estimate.serving : nullptr;
     for (const LogFigure &f : log.figures) {
         const FigureInfo *i = info(f.key);
-        ComparedFigure row{f.key, i ? i->label : f.key, f.unit, f.value, std::nullopt, f.line, f.text};
+        ComparedFigure row{f.key, i ? i->label : f.key, f.unit, f.value, std::nullopt, f.line, f.text,
+                           f.unit == FigureUnit::Bytes ? figureConsumers(f.key) : std::vector<ConsumerId>{}};
         if (s)
             row.estimated = estimatedFigure(f.key, *s);
         c.figures.push_back(row);

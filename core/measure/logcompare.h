@@ -54,6 +54,9 @@ struct ComparedFigure
     std::optional<double> estimated; ///< nothing where the estimate has no such figure
     std::size_t line = 0;
     std::string text;  ///< the line it came from
+    /// The estimate's consumers the figure stands beside (none: no consumer of its own, e.g. the
+    /// budget, the KV tokens); the window's Breakdown view shows the figure on these consumers.
+    std::vector<ConsumerId> consumers;
 };
 
 struct LogComparison

@@ -80,18 +80,20 @@ std::vector<TimelineRow> compareTimeline(const TorchTimeline &t, const Estimate 
     const auto cat = [&](TorchCategory c) { return t.atPeak[std::size_t(c)]; };
     std::vector<TimelineRow> rows = {
         {"weights", cat(TorchCategory::Parameter), e.bytes(ConsumerId::Weights) + e.bytes(ConsumerId::QuantMetadata),
-         "the weights' dtype and count (precision.weights, the model)"},
+         "the weights' dtype and count (precision.weights, the model)", {ConsumerId::Weights, ConsumerId::QuantMetadata}},
         {"gradients", cat(TorchCategory::Gradient), e.bytes(ConsumerId::Gradients),
-         "which parameters train (train.method) and grad_dtype"},
+         "which parameters train (train.method) and grad_dtype", {ConsumerId::Gradients}},
         {"optimizer state (+ master weights)", cat(TorchCategory::OptimizerState),
-         e.bytes(ConsumerId::OptimizerState) + e.bytes(ConsumerId::MasterWeights), "train.optimizer and master_weights"},
+         e.bytes(ConsumerId::OptimizerState) + e.bytes(ConsumerId::MasterWeights), "train.optimizer and master_weights",
+         {ConsumerId::OptimizerState, ConsumerId::MasterWeights}},
         {"activations (activation + autograd detail + input)",
          cat(TorchCategory::Activation) + cat(TorchCategory::AutogradDetail) + cat(TorchCategory::Input),
          e.bytes(ConsumerId::Activations) + e.bytes(ConsumerId::AttentionScores) + e.bytes(ConsumerId::Logits),
-         "kernels.attention (eager keeps the score matrix, SDPA does not), gradient_checkpointing, the loss's fp32 logits"},
+         "kernels.attention (eager keeps the score matrix, SDPA does not), gradient_checkpointing, the loss's fp32 logits",
+         {ConsumerId::Activations, ConsumerId::AttentionScores, ConsumerId::Logits}},
         {"temporaries (workspace)", cat(TorchCategory::Temporary), e.bytes(ConsumerId::Workspace),
-         "the kernels' scratch and the optimizer's foreach temporaries"},
-        {"unknown (PyTorch could not tell)", cat(TorchCategory::Unknown), 0, "not attributed by the profiler"},
+         "the kernels' scratch and the optimizer's foreach temporaries", {ConsumerId::Workspace}},
+        {"unknown (PyTorch could not tell)", cat(TorchCategory::Unknown), 0, "not attributed by the profiler", {}},
     };
     std::stable_sort(rows.begin(), rows.end(), [](const TimelineRow &a, const TimelineRow &b) {
         return std::llabs(std::int64_t(a.estimated) - std::int64_t(a.measured)) >

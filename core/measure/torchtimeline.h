@@ -44,6 +44,9 @@ struct TimelineRow
     std::uint64_t measured = 0;   ///< PyTorch's categories summed
     std::uint64_t estimated = 0;  ///< the estimate's consumers at its peak, summed
     std::string hint;             ///< what moves it
+    /// The estimate's consumers the row's categories stand beside (the one mapping: the window's
+    /// Breakdown view shows the row on these consumers).
+    std::vector<ConsumerId> consumers;
 };
 /// The categories at the timeline's peak beside the estimate's peak composition; the rows in the
 /// order of the largest difference first.

@@ -13,7 +13,9 @@
 #include <QSignalBlocker>
 #include <QTableWidget>
 #include <QTextBrowser>
+#include <algorithm>
 #include <array>
+#include <cmath>
 
 namespace headroom {
 
@@ -37,16 +39,11 @@ const QIcon &swatch(ConsumerId id, bool dark)
 BreakdownView::BreakdownView(ScenarioModel *model, QWidget *parent)
     : QWidget(parent), m_model(model), m_table(new QTableWidget(this)), m_explanation(new QTextBrowser(this))
 {
-    m_table->setColumnCount(4);
-    m_table->setHorizontalHeaderLabels({tr("Consumer"), tr("Size"), tr("Share"), tr("Formula")});
     m_table->setAccessibleName(tr("Memory breakdown"));
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setSectionResizeMode(2, QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setWordWrap(false);
     m_explanation->setAccessibleName(tr("Explanation"));
@@ -78,6 +75,19 @@ void BreakdownView::refresh()
                                         m_model->estimateError().toHtmlEscaped()));
         return;
     }
+    const bool measured = !m_measured.empty();
+    const int columns = measured ? 6 : 4;
+    if (m_table->columnCount() != columns) {
+        m_table->clear();
+        m_table->setColumnCount(columns);
+        if (measured)
+            m_table->setHorizontalHeaderLabels(
+                {tr("Consumer"), tr("Size"), tr("Share"), tr("Measured"), tr("Difference"), tr("Formula")});
+        else
+            m_table->setHorizontalHeaderLabels({tr("Consumer"), tr("Size"), tr("Share"), tr("Formula")});
+        for (int column = 0; column + 1 < columns; ++column)
+            m_table->horizontalHeader()->setSectionResizeMode(column, QHeaderView::ResizeToContents);
+    }
     m_table->setRowCount(int(e.consumers.size()));
     // One scale for the size column: no TiB beside GiB.
     const ByteScale column = scaleFor(e.peak.deviceBytes, unit);
@@ -102,8 +112,13 @@ void BreakdownView::refresh()
         }
         set(1, bytesText(c.bytes, column), Qt::AlignRight);
         set(2, QString::number(consumerShare(e, c) * 100, 'f', 1) + QLatin1Char('%'), Qt::AlignRight);
+        if (measured) {
+            const auto [text, difference, tip] = measuredCells(e, c.id, column);
+            set(3, text, Qt::AlignRight)->setToolTip(tip);
+            set(4, difference, Qt::AlignRight)->setToolTip(tip);
+        }
         const QString formulaText = QString::fromStdString(c.formula(unit));
-        QTableWidgetItem *formula = set(3, formulaText, Qt::AlignLeft);
+        QTableWidgetItem *formula = set(columns - 1, formulaText, Qt::AlignLeft);
         if (formula->toolTip() != formulaText)
             formula->setToolTip(formulaText);
         if (c.id == m_selected)
@@ -118,6 +133,50 @@ void BreakdownView::refresh()
     if (selectedRow >= 0 && (selected.isEmpty() || selected.first().row() != selectedRow))
         m_table->selectRow(selectedRow);
     explainSelected();
+}
+
+int BreakdownView::formulaColumn() const { return m_table->columnCount() - 1; }
+
+BreakdownView::MeasuredCells BreakdownView::measuredCells(const Estimate &e, ConsumerId id, const ByteScale &scale) const
+{
+    for (const MeasuredCategory &m : m_measured) {
+        const auto at = std::find(m.consumers.begin(), m.consumers.end(), id);
+        if (at == m.consumers.end())
+            continue;
+        // The category stands beside several consumers: its figure and the difference on the first
+        // of them the estimate has, the others point to it.
+        std::uint64_t estimated = 0;
+        QStringList names;
+        ConsumerId first = id;
+        bool seen = false;
+        for (ConsumerId other : m.consumers) {
+            if (std::none_of(e.consumers.begin(), e.consumers.end(), [&](const Consumer &c) { return c.id == other; }))
+                continue;
+            if (!seen) {
+                first = other;
+                seen = true;
+            }
+            estimated += e.bytes(other);
+            names << consumerDisplayName(other);
+        }
+        const QString tip = tr("Measured %1: %2, beside the estimate's %3 (%4)")
+                                .arg(m.label, bytesText(std::uint64_t(std::llround(m.measured)), scale),
+                                     names.join(QStringLiteral(" + ")),
+                                     bytesText(estimated, scale));
+        if (first != id)
+            return {tr("in %1 above").arg(consumerDisplayName(first)), QString(), tip};
+        const double d = double(estimated) - m.measured;
+        const QString sign = d >= 0 ? QStringLiteral("+") : QStringLiteral("-");
+        // The percentage in the tooltip: beside a small category it runs to four digits and
+        // would widen the column past the formula.
+        const QString difference = sign + bytesText(std::uint64_t(std::llround(std::abs(d))), scale);
+        const QString share = m.measured > 0
+                                  ? QStringLiteral(" (%1%2%)").arg(sign, QString::number(std::abs(d) / m.measured * 100, 'f', 1))
+                                  : QString();
+        return {bytesText(std::uint64_t(std::llround(m.measured)), scale), difference,
+                tip + tr("; difference %1%2").arg(difference, share)};
+    }
+    return {tr("not measured"), QString(), tr("The measurement gives no category for this consumer.")};
 }
 
 void BreakdownView::explainSelected()

@@ -536,6 +536,7 @@ void MainWindow::refresh()
     ChartData data = chartDataFor(*m_model);
     m_measurements->addOverlay(data);
     m_chart->setData(data);
+    m_breakdown->setMeasured(m_measurements->categories());
     m_breakdown->refresh();
 
     m_status->setText(statusText(*m_model));

@@ -239,6 +239,26 @@ void addMeasuredOverlay(const OpenedMeasurement &m, const ScenarioModel &model, 
         data.footnote = data.footnote.isEmpty() ? note : data.footnote + QLatin1Char(' ') + note;
 }
 
+std::vector<MeasuredCategory> measuredCategories(const OpenedMeasurement &m)
+{
+    std::vector<MeasuredCategory> out;
+    if (m.log) {
+        for (const ComparedFigure &f : m.logComparison.figures)
+            if (!f.consumers.empty())
+                out.push_back({QString::fromStdString(f.label), f.measured, f.consumers});
+    } else if (m.torch) {
+        for (const TorchReading &r : m.torch->readings)
+            if (!r.consumers.empty())
+                out.push_back({r.label, r.measured, r.consumers});
+    }
+    return out;
+}
+
+std::vector<MeasuredCategory> MeasurementController::categories() const
+{
+    return m_current ? measuredCategories(*m_current) : std::vector<MeasuredCategory>{};
+}
+
 QString saveMeasuredCase(const OpenedMeasurement &m, const ScenarioModel &model, const QString &path)
 {
     if (!m.log && !m.probe && !m.torch)

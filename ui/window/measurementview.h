@@ -65,6 +65,18 @@ void recompare(OpenedMeasurement &m, const ScenarioModel &model);
 /// PyTorch's peak across the estimate's peak phase), the axis to the run's scale there.
 void addMeasuredOverlay(const OpenedMeasurement &m, const ScenarioModel &model, ChartData &data);
 
+/// One category the measurement gives, on the estimate's consumers it stands beside.
+struct MeasuredCategory
+{
+    QString label;                     ///< "weights", "KV cache", ...
+    double measured = 0;               ///< bytes
+    std::vector<ConsumerId> consumers; ///< never empty
+};
+/// The measurement's categories for the Breakdown view: a memory timeline's at its peak, a log's
+/// weights / KV cache / activation peak (the mappings of compareTimeline and compareLog). Empty
+/// where the source gives no categories (memory_summary(), a snapshot, the probe's phases).
+std::vector<MeasuredCategory> measuredCategories(const OpenedMeasurement &m);
+
 /// Writes the measured case (ID.json) of the measurement beside `model`'s scenario: a
 /// headroom-serving-log case for a log, a headroom-measurement case for the probe's or PyTorch's
 /// peak allocated. Returns the error.
@@ -105,6 +117,8 @@ public:
     /// Saves without asking (tests, and the dialog's button after asking). Returns the error.
     QString saveCaseTo(const QString &path);
     const OpenedMeasurement *current() const { return m_current ? &*m_current : nullptr; }
+    /// The current measurement's categories (empty without one).
+    std::vector<MeasuredCategory> categories() const;
     MeasurementDialog *dialog();
     void addOverlay(ChartData &data) const;
     /// Replaces the message box that reports an error (tests).
