@@ -43,6 +43,7 @@ constexpr StoredBand kBands[] = {
 constexpr const char *kFrameworks[] = {"accelerate", "axolotl", "deepspeed", "hf_generate", "hf_transformers", "litgpt", "torchtitan", "torchtune"};
 constexpr const char *kOptimizers[] = {"adafactor", "adamw", "adamw_4bit", "adamw_8bit", "galore_adamw8bit", "none", "paged_adamw", "paged_adamw_8bit"};
 constexpr const char *kArchitectures[] = {"full_attention", "moe", "sliding_attention"};
+constexpr const char *kObjectives[] = {"sft"};
 // END GENERATED BANDS
 
 struct Named
@@ -130,6 +131,7 @@ std::span<const StoredBand> storedBands() { return kBands; }
 std::span<const char *const> validatedFrameworks() { return kFrameworks; }
 std::span<const char *const> validatedOptimizers() { return kOptimizers; }
 std::span<const char *const> validatedArchitectureFeatures() { return kArchitectures; }
+std::span<const char *const> validatedObjectives() { return kObjectives; }
 
 std::vector<const char *> architectureFeatures(const ModelArch &model)
 {
@@ -185,6 +187,11 @@ const char *neverValidatedWhy(const Scenario &scenario)
         const char *optimizer = enumName(scenario.train.optimizer);
         if (std::none_of(kOptimizers, std::end(kOptimizers), [&](const char *o) { return std::strcmp(o, optimizer) == 0; }))
             return optimizer;
+        // Post-training (the reference, reward, value or teacher models, the rollout) never
+        // measured: the method's supervised cases say nothing about it.
+        const char *objective = enumName(scenario.train.objective);
+        if (std::none_of(kObjectives, std::end(kObjectives), [&](const char *o) { return std::strcmp(o, objective) == 0; }))
+            return objective;
     }
     return nullptr;
 }

@@ -58,6 +58,8 @@ std::span<const StoredBand> storedBands();
 /// "never validated". tst_firstseen checks both lists against the cases.
 std::span<const char *const> validatedFrameworks();
 std::span<const char *const> validatedOptimizers();
+/// The training objectives (train.objective) with a measured case.
+std::span<const char *const> validatedObjectives();
 
 /// The architecture features of a model that a measured run must have had for the model to count
 /// as validated: each layer kind it uses ("full_attention", "sliding_attention", "mla",

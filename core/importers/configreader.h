@@ -109,6 +109,8 @@ void importTrainingArgs(const json &tree, TrainImport &out, ConfigReader *within
 /// A TRL trainer config as TrlParser reads it (GRPOConfig, DPOConfig, SFTConfig, with
 /// ModelConfig's PEFT and quantization fields).
 void importTrl(const json &tree, TrainImport &out);
+/// TRL's PPOConfig (trl/experimental/ppo/ppo_config.py), told by the fields only it has.
+bool isTrlPpoConfig(const json &tree);
 void importPeftAdapter(const json &tree, TrainImport &out);
 void importBitsAndBytes(const json &tree, TrainImport &out, ConfigReader *within = nullptr,
                         const std::string &prefix = {});

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Which framework wrote a configuration file, told by its keys (never by its name or by a guess):
-// the formats Headroom reads, the formats it recognises and refuses by name (TRL's PPO, KTO and
-// reward-model configs, LLaMA-Factory's v1 configs), and everything
+// the formats Headroom reads, the formats it recognises and refuses by name (TRL's KTO and GKD
+// configs, LLaMA-Factory's v1 configs), and everything
 // else refused with the list of formats it reads.
 #include "importers/configreader.h"
 
@@ -45,15 +45,27 @@ std::string text(const json &tree, const char *key)
                                          supportedFormatsText());
 }
 
+} // namespace
+
+/// TRL's PPOConfig, by the fields only it has among TRL's configs.
+bool isTrlPpoConfig(const json &tree)
+{
+    return hasAny(tree, {"kl_coef", "vf_coef", "num_ppo_epochs", "reward_model_path", "cliprange_value",
+                         "sft_model_path", "local_rollout_forward_batch_size", "whiten_rewards"});
+}
+
+namespace {
+
 /// TRL's trainer configs Headroom reads (trl/trainer/grpo_config.py, dpo_config.py,
 /// reward_config.py, and an SFTConfig with TrlParser's ModelConfig fields), by the fields only
 /// they have.
 bool isTrlConfig(const json &tree)
 {
-    // PPO / KTO / reward-model / online-DPO fields: refused below, never read as GRPO or DPO.
-    if (hasAny(tree, {"kl_coef", "vf_coef", "num_ppo_epochs", "reward_model_path", "cliprange_value",
-                      "desirable_weight", "undesirable_weight", "lmbda", "teacher_model_name_or_path"}))
+    // KTO / GKD fields: refused below, never read as GRPO or DPO.
+    if (hasAny(tree, {"desirable_weight", "undesirable_weight", "lmbda", "teacher_model_name_or_path"}))
         return false;
+    if (isTrlPpoConfig(tree))
+        return true; // PPOConfig (trl/experimental/ppo/ppo_config.py)
     if (tree.contains("center_rewards_coefficient"))
         return true; // RewardConfig
     if (hasAny(tree, {"num_generations", "use_vllm", "vllm_mode", "vllm_gpu_memory_utilization",
@@ -74,9 +86,7 @@ bool isTrlConfig(const json &tree)
 /// TRL's post-training configs Headroom does not read, by the fields only they have.
 void refuseTrlPostTraining(const json &tree, const std::string &file)
 {
-    const char *why = "post-training: its reference, reward or value models are not modelled";
-    if (hasAny(tree, {"kl_coef", "vf_coef", "num_ppo_epochs", "reward_model_path", "cliprange_value"}))
-        refuse(file, "a TRL PPOConfig (policy, reference, reward and value models)", why);
+    const char *why = "post-training: unpaired completions with a KL batch are not modelled";
     if (hasAny(tree, {"desirable_weight", "undesirable_weight"}))
         refuse(file, "a TRL KTOConfig", why);
     if (hasAny(tree, {"lmbda", "teacher_model_name_or_path"}))

@@ -180,6 +180,12 @@ void importTrainingArgs(const json &tree, TrainImport &out, ConfigReader *within
         if (name.empty() && *dtype != "auto")
             r.fail(dtypeKey, "must be auto, bfloat16, float16 or float32 (got " + quotedText(*dtype) + ")");
         r.set("precision.weights", name.empty() ? compute : name, dtypeKey);
+    } else if (trl) {
+        // TrlParser fills ModelConfig: its dtype defaults to "float32" from TRL 0.27 (#4778), and
+        // was None before, from_pretrained's float32 under transformers 4; the scripts pass it to
+        // from_pretrained, so bf16/fp16 train under autocast over fp32 weights.
+        r.set("precision.weights", "fp32",
+              "dtype absent: ModelConfig's default float32 (TRL 0.27 on; before it from_pretrained's float32)");
     } else {
         r.set("precision.weights", compute, "(model loaded in the training dtype)");
         r.warn("torch_dtype", "not a TrainingArguments field: the weights are assumed loaded in " + compute +

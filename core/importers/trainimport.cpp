@@ -36,7 +36,7 @@ constexpr FormatName kFormats[] = {
     {TrainConfigFormat::LlamaFactory, "llamafactory", "LLaMA-Factory config"},
     {TrainConfigFormat::Torchtitan, "torchtitan", "torchtitan job config (TOML)"},
     {TrainConfigFormat::Swift, "swift", "ms-swift arguments (YAML, JSON or a swift sft script)"},
-    {TrainConfigFormat::Trl, "trl", "TRL trainer config (GRPOConfig, DPOConfig, SFTConfig)"},
+    {TrainConfigFormat::Trl, "trl", "TRL trainer config (GRPOConfig, DPOConfig, RewardConfig, PPOConfig, SFTConfig)"},
 };
 
 /// torchtune's `key=value` overrides (`~key` removes a key; a component path on a component

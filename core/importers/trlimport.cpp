@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // TRL trainer configs as TrlParser reads them (one YAML/JSON holding the trainer config class's
 // fields, ModelConfig's and the script's): GRPOConfig (trl/trainer/grpo_config.py), DPOConfig
-// (dpo_config.py), RewardConfig (reward_config.py) and SFTConfig (sft_config.py), on top of
+// (dpo_config.py), RewardConfig (reward_config.py), PPOConfig (trl/experimental/ppo/ppo_config.py)
+// and SFTConfig (sft_config.py), on top of
 // TrainingArguments (hfimport.cpp); ModelConfig (trl/trainer/model_config.py) for the PEFT and bitsandbytes fields. Defaults and
 // names as in TRL f2cd577 (docs/training-configs.md).
 #include "importers/configreader.h"
@@ -12,10 +13,12 @@ namespace headroom::importers {
 
 namespace {
 
-enum class TrlKind { Sft, Dpo, Grpo, Reward };
+enum class TrlKind { Sft, Dpo, Grpo, Reward, Ppo };
 
 TrlKind trlKind(const json &tree)
 {
+    if (isTrlPpoConfig(tree))
+        return TrlKind::Ppo;
     if (tree.contains("center_rewards_coefficient"))
         return TrlKind::Reward;
     for (const char *key : {"num_generations", "use_vllm", "vllm_mode", "vllm_gpu_memory_utilization",
@@ -187,6 +190,34 @@ void readDpo(ConfigReader &r)
                 "discopop_tau", "tools", "padding_value", "pad_token", "disable_dropout", "generate_during_eval"});
 }
 
+/// PPOConfig: PPOTrainer (trl/experimental/ppo/ppo_trainer.py) trains the policy and a value
+/// model, with a frozen reference (the adapter-disabled policy under PEFT) and a frozen reward
+/// model; generate() runs local_rollout_forward_batch_size queries at a time.
+void readPpo(ConfigReader &r)
+{
+    r.set("train.objective", "ppo", "kl_coef, vf_coef, reward_model_path (a TRL PPOConfig)");
+    const std::int64_t response = r.count("response_length", 1, 16 * 1024 * 1024).value_or(53);
+    r.set("train.ppo.response_length", response,
+          r.has("response_length") ? "response_length" : "response_length absent: PPOConfig's default 53");
+    // The queries are the dataset's prompts, tokenized whole (examples/scripts/ppo/ppo.py:
+    // padding=False, no truncation): PPOConfig has no query length.
+    r.warn("response_length", "PPOConfig has no query length: the queries are as long as the dataset's prompts; "
+                              "estimated at 512 query tokens (set train.seq_len to the longest query + "
+                              "response_length)");
+    r.set("train.seq_len", 512 + response, "512 query tokens (assumed) + response_length");
+    r.set("train.ppo.rollout_batch", r.count("local_rollout_forward_batch_size", 1, 1 << 20).value_or(64),
+          r.has("local_rollout_forward_batch_size") ? "local_rollout_forward_batch_size"
+                                                    : "local_rollout_forward_batch_size absent: PPOConfig's default 64");
+    r.set("train.ppo.num_mini_batches", r.count("num_mini_batches", 1, 1 << 16).value_or(1),
+          r.has("num_mini_batches") ? "num_mini_batches" : "num_mini_batches absent: PPOConfig's default 1");
+    r.noEffect({"num_ppo_epochs", "whiten_rewards", "kl_coef", "kl_estimator", "cliprange", "vf_coef",
+                "cliprange_value", "gamma", "lam", "total_episodes", "num_sample_generations", "stop_token",
+                "stop_token_id", "temperature", "missing_eos_penalty", "sft_model_path", "reward_model_path",
+                "model_adapter_name", "ref_adapter_name", "ds3_gather_for_generation", "dataset_num_proc",
+                "world_size", "num_total_batches", "micro_batch_size", "local_batch_size", "batch_size",
+                "local_mini_batch_size", "mini_batch_size", "exp_name"});
+}
+
 } // namespace
 
 void importTrl(const json &tree, TrainImport &out)
@@ -197,8 +228,9 @@ void importTrl(const json &tree, TrainImport &out)
     cls.name = kind == TrlKind::Grpo     ? "GRPOConfig"
                : kind == TrlKind::Dpo    ? "DPOConfig"
                : kind == TrlKind::Reward ? "RewardConfig"
+               : kind == TrlKind::Ppo    ? "PPOConfig"
                                          : "SFTConfig";
-    cls.sequenceElsewhere = kind == TrlKind::Grpo;
+    cls.sequenceElsewhere = kind == TrlKind::Grpo || kind == TrlKind::Ppo;
     importTrainingArgs(tree, out, &r, &cls);
     const bool vllm = kind == TrlKind::Grpo && tree.contains("use_vllm") && tree["use_vllm"].is_boolean() &&
                       tree["use_vllm"].get<bool>();
@@ -212,6 +244,7 @@ void importTrl(const json &tree, TrainImport &out)
         r.set("train.objective", "reward", "center_rewards_coefficient (a TRL RewardConfig)");
         r.noEffect({"center_rewards_coefficient", "disable_dropout", "pad_to_multiple_of"});
         break;
+    case TrlKind::Ppo: readPpo(r); break;
     case TrlKind::Sft: break;
     }
     // Liger's fused linear losses (LigerFusedLinearGRPOLoss, ...DPOLoss, the SFT cross-entropy)

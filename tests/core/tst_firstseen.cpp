@@ -184,14 +184,17 @@ private slots:
                                                    .arg(fresh[i].percent)
                                                    .arg(fresh[i].cases)));
         }
-        std::set<std::string> frameworks, optimizers, architectures;
+        std::set<std::string> frameworks, optimizers, architectures, objectives;
         for (const MeasurementCase &c : m_cases) {
             frameworks.insert(c.framework);
             for (const char *feature : architectureFeatures(c.scenario.model))
                 architectures.insert(feature);
-            if (c.scenario.task == Task::Train)
+            if (c.scenario.task == Task::Train) {
                 optimizers.insert(enumName(c.scenario.train.optimizer));
+                objectives.insert(enumName(c.scenario.train.objective));
+            }
         }
+        QCOMPARE(std::set<std::string>(validatedObjectives().begin(), validatedObjectives().end()), objectives);
         QCOMPARE(std::set<std::string>(validatedFrameworks().begin(), validatedFrameworks().end()), frameworks);
         QCOMPARE(std::set<std::string>(validatedOptimizers().begin(), validatedOptimizers().end()), optimizers);
         QCOMPARE(std::set<std::string>(validatedArchitectureFeatures().begin(), validatedArchitectureFeatures().end()),
@@ -268,6 +271,13 @@ private slots:
             "train": {"method": "full", "optimizer": "lion"}})");
         QCOMPARE(errorBandFor(lion, "allocated").basis, BandBasis::NeverValidated);
         QCOMPARE(std::string(errorBandFor(lion, "allocated").why), std::string("lion"));
+        // A post-training objective no measured run had (the supervised cases say nothing of
+        // PPO's four models): never validated, naming it.
+        const Scenario ppo = test::scenarioFrom(R"({"framework": {"name": "hf_transformers"}, "model": {"preset": "pythia-1b"},
+            "train": {"method": "full", "objective": "ppo", "seq_len": 565}})");
+        QCOMPARE(errorBandFor(ppo, "allocated").basis, BandBasis::NeverValidated);
+        QCOMPARE(std::string(errorBandFor(ppo, "allocated").why), std::string("ppo"));
+        QCOMPARE(errorBandFor(ppo, "allocated").percent, widestBandPercent());
         // An architecture no measured run had: multi-head latent attention (DeepSeek-V3).
         const Scenario mla = test::scenarioFrom(R"({"framework": {"name": "hf_transformers"}, "model": {"preset": "deepseek-v3"},
             "task": "inference"})");

@@ -6,6 +6,7 @@
 #include "importers/trainimport.h"
 #include "trainconfigtest.h"
 
+#include <algorithm>
 #include <QtTest>
 #include <nlohmann/json.hpp>
 
@@ -107,6 +108,37 @@ private slots:
         QVERIFY2(m.find("TRL GKDConfig") != std::string::npos, m.c_str());
     }
 
+    void ppoConfigIsPpo()
+    {
+        // PPOConfig (trl/experimental/ppo/ppo_config.py at f2cd577): response_length 53,
+        // local_rollout_forward_batch_size 64, num_mini_batches 1; ModelConfig's dtype float32.
+        const TrainImport in = importTrainConfig("kl_coef: 0.05\nper_device_train_batch_size: 4\n", "ppo.yaml");
+        QCOMPARE(in.format, TrainConfigFormat::Trl);
+        const json &s = in.scenario;
+        QCOMPARE(at(s, "train.objective"), json("ppo"));
+        QCOMPARE(at(s, "train.ppo.response_length"), json(53));
+        QCOMPARE(at(s, "train.ppo.rollout_batch"), json(64));
+        QCOMPARE(at(s, "train.ppo.num_mini_batches"), json(1));
+        QCOMPARE(at(s, "train.seq_len"), json(512 + 53)); // no query length in PPOConfig: said, and assumed
+        QCOMPARE(at(s, "precision.weights"), json("fp32"));
+        QCOMPARE(at(s, "precision.compute"), json("bf16"));
+        QVERIFY(std::any_of(in.warnings.begin(), in.warnings.end(),
+                            [](const std::string &w) { return w.find("query length") != std::string::npos; }));
+        const TrainImport given = importTrainConfig(
+            "vf_coef: 0.1\nresponse_length: 128\nlocal_rollout_forward_batch_size: 8\nnum_mini_batches: 2\n"
+            "dtype: bfloat16\nuse_peft: true\n",
+            "ppo.yaml");
+        QCOMPARE(at(given.scenario, "train.ppo.response_length"), json(128));
+        QCOMPARE(at(given.scenario, "train.ppo.rollout_batch"), json(8));
+        QCOMPARE(at(given.scenario, "train.ppo.num_mini_batches"), json(2));
+        QCOMPARE(at(given.scenario, "train.seq_len"), json(512 + 128));
+        QCOMPARE(at(given.scenario, "precision.weights"), json("bf16"));
+        QCOMPARE(at(given.scenario, "train.method"), json("lora")); // the estimate refuses PPO under LoRA by name
+        // A value PPOConfig cannot hold is refused naming it.
+        const std::string m = refusal("kl_coef: 0.05\nresponse_length: 0\n", "ppo.yaml");
+        QVERIFY2(m.find("response_length") != std::string::npos, m.c_str());
+    }
+
     void refusesWhatTrlRefuses()
     {
         std::string m = refusal("use_vllm: true\nuse_peft: true\nload_in_8bit: true\n", "g.yaml");
@@ -115,8 +147,8 @@ private slots:
         QVERIFY2(m.find("use_peft") != std::string::npos, m.c_str());
         m = refusal("use_vllm: true\nvllm_mode: remote\n", "g.yaml");
         QVERIFY2(m.find("vllm_mode") != std::string::npos, m.c_str());
-        m = refusal("per_device_train_batch_size: 4\nkl_coef: 0.05\n", "p.yaml");
-        QVERIFY2(m.find("TRL PPOConfig") != std::string::npos, m.c_str());
+        m = refusal("per_device_train_batch_size: 4\ndesirable_weight: 1.0\n", "k.yaml");
+        QVERIFY2(m.find("TRL KTOConfig") != std::string::npos, m.c_str());
     }
 };
 
