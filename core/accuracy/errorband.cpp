@@ -27,6 +27,9 @@ constexpr StoredBand kBands[] = {
     {"litgpt", "qlora", "allocated", 23, 13, 100},
     {"hf_transformers", "qlora", "reserved", 47, 9, 100},
     {"hf_generate", "inference", "allocated", 16, 36, 31},
+    {"hf_transformers", "post-training", "allocated", 11, 1, 100},
+    {"hf_transformers", "post-training", "reserved", 64, 5, 40},
+    {"hf_transformers", "post-training", "device", 58, 1, 100},
     {"", "full", "allocated", 41, 91, 15},
     {"", "full", "reserved", 44, 13, 46},
     {"", "full", "device", 20, 7, 57},
@@ -35,15 +38,19 @@ constexpr StoredBand kBands[] = {
     {"", "qlora", "allocated", 23, 13, 100},
     {"", "qlora", "reserved", 47, 9, 100},
     {"", "inference", "allocated", 16, 36, 31},
+    {"", "post-training", "allocated", 11, 1, 100},
+    {"", "post-training", "reserved", 64, 5, 40},
+    {"", "post-training", "device", 58, 1, 100},
     {"", "full", "", 41, 111, 22},
     {"", "lora", "", 14, 29, 24},
     {"", "qlora", "", 47, 22, 100},
     {"", "inference", "", 16, 36, 31},
+    {"", "post-training", "", 64, 7, 57},
 };
 constexpr const char *kFrameworks[] = {"accelerate", "axolotl", "deepspeed", "hf_generate", "hf_transformers", "litgpt", "torchtitan", "torchtune"};
 constexpr const char *kOptimizers[] = {"adafactor", "adamw", "adamw_4bit", "adamw_8bit", "galore_adamw8bit", "none", "paged_adamw", "paged_adamw_8bit"};
 constexpr const char *kArchitectures[] = {"full_attention", "moe", "sliding_attention"};
-constexpr const char *kObjectives[] = {"sft"};
+constexpr const char *kObjectives[] = {"dpo", "grpo", "ppo", "preference", "sft"};
 // END GENERATED BANDS
 
 struct Named
@@ -77,17 +84,18 @@ const Named *find(std::string_view framework, std::string_view method, std::stri
     return nullptr;
 }
 
-constexpr const char *kMethodNames[] = {"full", "lora", "qlora", "inference"};
+constexpr const char *kMethodNames[] = {"full", "lora", "qlora", "inference", "post-training"};
+constexpr std::size_t kMethodCount = std::size(kMethodNames);
 constexpr const char *kReadingNames[] = {"allocated", "reserved", "device", ""};
 constexpr std::size_t kFrameworkCount = 16; // more than Framework's values
 
 /// find() for every framework x method x reading, once (every estimate asks three times).
 const Named *findFast(Framework framework, std::size_t method, std::size_t reading)
 {
-    using Table = std::array<std::array<std::array<const Named *, 4>, 4>, kFrameworkCount + 1>;
+    using Table = std::array<std::array<std::array<const Named *, 4>, kMethodCount>, kFrameworkCount + 1>;
     static const Table table = [] {
         Table t{};
-        for (std::size_t m = 0; m < 4; ++m)
+        for (std::size_t m = 0; m < kMethodCount; ++m)
             for (std::size_t r = 0; r < 4; ++r) {
                 t[kFrameworkCount][m][r] = find("", kMethodNames[m], kReadingNames[r]);
                 for (const auto &entry : enumEntries<Framework>())
@@ -104,6 +112,8 @@ const char *methodOf(const Scenario &s)
 {
     if (s.task != Task::Train)
         return "inference";
+    if (s.train.objective != Objective::Sft)
+        return "post-training";
     switch (s.train.method) {
     case Method::Full:
         return "full";

@@ -136,7 +136,7 @@ std::vector<BandRow> computeFirstSeenBands(const std::vector<MeasurementCase> &c
         byId[f.id] = &f;
     // key: (level, method index, reading index, framework)
     std::map<std::tuple<int, int, int, std::string>, std::vector<double>> groups;
-    static const std::vector<std::string> kMethods = {"full", "lora", "qlora", "inference"};
+    static const std::vector<std::string> kMethods = {"full", "lora", "qlora", "inference", "post-training"};
     for (const MeasurementCase &c : cases) {
         const auto it = byId.find(c.id);
         if (it == byId.end() || !it->second->blind)
@@ -188,7 +188,7 @@ std::vector<FirstSeenSummary> summarizeFirstSeen(const ValidationReport &report,
         it->second.current.push_back(current);
     };
     // Fixed order of the leading groups, then the rest as met (cases come sorted by id).
-    for (const char *name : {"blind: all", "blind: full", "blind: lora", "blind: qlora", "blind: inference"})
+    for (const char *name : {"blind: all", "blind: full", "blind: lora", "blind: qlora", "blind: inference", "blind: post-training"})
         groups.emplace_back(name, Acc{});
     for (const CaseResult &c : report.cases) {
         const auto it = byId.find(c.measurement.id);

@@ -34,6 +34,10 @@ const char *methodGroup(const Scenario &scenario)
 {
     if (scenario.task == Task::Inference)
         return "inference";
+    // Post-training (DPO, GRPO, PPO, ...) holds other models and batches than supervised
+    // fine-tuning: its own group, whatever the method.
+    if (scenario.train.objective != Objective::Sft)
+        return "post-training";
     return enumName(scenario.train.method);
 }
 

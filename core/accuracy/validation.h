@@ -54,7 +54,8 @@ struct MeasurementCase
 /// match its id. Throws ValidationError.
 MeasurementCase parseMeasurementCase(std::string_view text, const std::string &fileName);
 
-/// "full", "lora", "qlora" or "inference": the method group of a scenario.
+/// "full", "lora", "qlora", "inference" or "post-training" (a train.objective other than sft):
+/// the method group of a scenario.
 const char *methodGroup(const Scenario &scenario);
 const char *readingName(Reading reading);
 const char *splitName(Split split);

@@ -208,7 +208,7 @@ private slots:
         std::map<std::string, const FirstSeen *> byId;
         for (const FirstSeen &f : m_ledger)
             byId[f.id] = &f;
-        for (const char *method : {"full", "lora", "qlora", "inference"}) {
+        for (const char *method : {"full", "lora", "qlora", "inference", "post-training"}) {
             std::vector<double> abs;
             for (const MeasurementCase &c : m_cases)
                 if (c.method == method && byId.at(c.id)->blind)
@@ -271,13 +271,22 @@ private slots:
             "train": {"method": "full", "optimizer": "lion"}})");
         QCOMPARE(errorBandFor(lion, "allocated").basis, BandBasis::NeverValidated);
         QCOMPARE(std::string(errorBandFor(lion, "allocated").why), std::string("lion"));
-        // A post-training objective no measured run had (the supervised cases say nothing of
-        // PPO's four models): never validated, naming it.
+        // A post-training objective no measured run had (the supervised cases say nothing of a
+        // reward model's score head or a teacher): never validated, naming it.
+        const Scenario reward = test::scenarioFrom(R"({"framework": {"name": "hf_transformers"}, "model": {"preset": "pythia-1b"},
+            "train": {"method": "full", "objective": "reward"}})");
+        QCOMPARE(errorBandFor(reward, "allocated").basis, BandBasis::NeverValidated);
+        QCOMPARE(std::string(errorBandFor(reward, "allocated").why), std::string("reward"));
+        QCOMPARE(errorBandFor(reward, "allocated").percent, widestBandPercent());
+        // A measured one (PPO) is judged by the post-training group, never by the supervised
+        // full fine-tunes: fewer than 8 cases, so the widest band, labelled few.
         const Scenario ppo = test::scenarioFrom(R"({"framework": {"name": "hf_transformers"}, "model": {"preset": "pythia-1b"},
             "train": {"method": "full", "objective": "ppo", "seq_len": 565}})");
-        QCOMPARE(errorBandFor(ppo, "allocated").basis, BandBasis::NeverValidated);
-        QCOMPARE(std::string(errorBandFor(ppo, "allocated").why), std::string("ppo"));
-        QCOMPARE(errorBandFor(ppo, "allocated").percent, widestBandPercent());
+        const ErrorBand ppoBand = errorBandFor(ppo, "reserved");
+        QCOMPARE(ppoBand.basis, BandBasis::Few);
+        QCOMPARE(std::string(ppoBand.method), std::string("post-training"));
+        QCOMPARE(ppoBand.percent, widestBandPercent());
+        QVERIFY2(errorBandText(ppoBand).find("few validated runs") != std::string::npos, errorBandText(ppoBand).c_str());
         // An architecture no measured run had: multi-head latent attention (DeepSeek-V3).
         const Scenario mla = test::scenarioFrom(R"({"framework": {"name": "hf_transformers"}, "model": {"preset": "deepseek-v3"},
             "task": "inference"})");
