@@ -602,15 +602,13 @@ Estimate Estimator::run()
                              "attention layers' (fla and mamba_ssm kernels not modelled): not validated");
         e.validated = false;
     }
+    // Post-training with more models or a rollout: the measured cases say how little is known.
     if (s.task == Task::Train && s.train.objective != Objective::Sft && s.train.objective != Objective::Dpo &&
         s.train.objective != Objective::Preference) {
-        // Post-training with more models or a rollout: the measured cases say how little is known.
-        const char *objective = enumName(s.train.objective);
-        const auto measured = validatedObjectives();
-        const bool any = std::any_of(measured.begin(), measured.end(),
-                                     [&](const char *o) { return std::string_view(o) == objective; });
+        const std::string objective = enumName(s.train.objective);
+        const bool any = std::ranges::count(validatedObjectives(), objective) > 0;
         const std::string what = s.train.objective == Objective::Grpo ? "GRPO (training and generation in one run)"
-                                                                      : std::string(objective) + " training";
+                                                                      : objective + " training";
         e.warnings.push_back(what + (any ? " has few measured runs (docs/accuracy.md, post-training): not validated"
                                          : " has no measured case yet: not validated"));
         e.validated = false;

@@ -264,6 +264,11 @@ void importAxolotl(const json &tree, TrainImport &out)
             r.warn("dp_replicate_size", "hybrid sharding (replicas of shard groups) is modelled as sharding over every data-parallel rank");
         if (!out.scenario.contains("parallel") || !out.scenario["parallel"].contains("strategy"))
             r.set("parallel.strategy", "fsdp", "dp_shard_size");
+    } else if ((tp > 1 || cp > 1) && (!out.scenario.contains("parallel") || !out.scenario["parallel"].contains("strategy"))) {
+        // Tensor or context parallelism without FSDP or DeepSpeed: data-parallel replicas over
+        // the launcher's GPUs, a count the file does not state (asked for, never taken as 1).
+        r.set("parallel.strategy", "ddp", tp > 1 ? "tensor_parallel_size without dp_shard_size (the launcher's GPUs)"
+                                                 : "context_parallel_size without dp_shard_size (the launcher's GPUs)");
     }
     r.noEffect({"fsdp_version", "fsdp_config.fsdp_version", "fsdp_config.version",
                 "fsdp_config.auto_wrap_policy", "fsdp_config.transformer_layer_cls_to_wrap", "fsdp_config.state_dict_type",

@@ -129,7 +129,9 @@ void importAccelerate(const json &tree, TrainImport &out)
     ConfigReader r(tree, out);
     r.set("framework", json{{"name", "accelerate"}}, "(Accelerate config)");
     const std::string type = r.text("distributed_type").value_or("NO");
-    if (const auto processes = r.count("num_processes", 1, 65536); processes && *processes > 1)
+    // num_processes is the count the file states; 1 with a distributed type is one GPU (FSDP or
+    // DeepSpeed on one device), never "ask for the count".
+    if (const auto processes = r.count("num_processes", 1, 65536); processes && (*processes > 1 || type != "NO"))
         r.set("parallel.gpus", *processes, "num_processes");
     if (const auto precision = r.text("mixed_precision")) {
         if (*precision == "bf16" || *precision == "fp16") {
