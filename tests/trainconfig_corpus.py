@@ -308,24 +308,163 @@ def accelerate(rel, y):
     return {"read": read}
 
 
+# ms-swift: examples/**.sh, launch scripts as its users share runs. The shell's own rules (shlex):
+# backslash continuations, quotes (a prompt may span lines), `NAME=value` before a command or on
+# a line of its own; what the shell would compute ($(...)) is not known.
+SWIFT_TRAINS = {"swift sft", "swift pt", "swift rlhf", "megatron sft", "megatron pt", "megatron rlhf"}
+
+
+def strip_comment(line, quote):
+    """The line without its comment (bash: an unquoted # at the start of a word), and the quote
+    still open at its end."""
+    out = []
+    for i, c in enumerate(line):
+        if quote:
+            if c == quote:
+                quote = None
+        elif c in "'\"":
+            quote = c
+        elif c == "#" and (i == 0 or line[i - 1] in " \t"):
+            break
+        out.append(c)
+    return "".join(out), quote
+
+
+def swift_commands(text):
+    import shlex
+    lines, current, quote = [], "", None
+    for physical in text.split("\n"):
+        piece, quote = strip_comment(physical, quote)
+        if not quote and piece.endswith("\\"):
+            current += piece[:-1] + " "
+            continue
+        current += piece
+        try:
+            words = shlex.split(current)
+        except ValueError:  # an open quote: the command goes on
+            current += "\n"
+            continue
+        if words:
+            lines.append(words)
+        current = ""
+    variables, commands = {}, []
+
+    def expand(value):
+        """$name and ${name} from the script's assignments; None when the shell would compute it."""
+        if "$(" in value:
+            return None
+        missing = []
+        def one(match):
+            name = match.group(1) or match.group(2)
+            if name not in variables:
+                missing.append(name)
+                return ""
+            return variables[name]
+        out = re.sub(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)", one, value)
+        return None if missing else out
+
+    for words in lines:
+        env = {}
+        while words and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[0]):
+            name, _, value = words[0].partition("=")
+            env[name] = expand(value) or "$(...)"
+            words = words[1:]
+        if words and words[0] == "export":
+            for w in words[1:]:
+                name, _, value = w.partition("=")
+                variables[name] = value
+            continue
+        if not words:
+            variables.update(env)
+            continue
+        if words[0] in ("swift", "megatron") and len(words) > 1:
+            commands.append((words[0] + " " + words[1], dict(variables, **env),
+                             [expand(w) if expand(w) is not None else "$(...)" for w in words[2:]]))
+    return commands
+
+
+def swift_args(words):
+    args, key = {}, None
+    for w in words:
+        if w.startswith("--"):
+            key, _, inline = w[2:].partition("=")
+            args[key] = inline if inline else True
+            if inline:
+                key = None
+        elif key is not None:
+            args[key] = w if args[key] is True else args[key]
+    return args
+
+
+def swift(rel, text):
+    commands = swift_commands(text)
+    if not commands:
+        return {"refused": "runs no training command Headroom reads"}
+    training = [c for c in commands if c[0] in SWIFT_TRAINS]
+    if len(training) > 1:
+        return {"refused": "holds more than one training command"}
+    command, env, words = training[0] if training else commands[0]
+    if command.startswith("megatron"):
+        return {"refused": "ms-swift Megatron-Core command"}
+    if command == "swift rlhf":
+        return {"refused": "ms-swift post-training command (swift rlhf"}
+    if command not in ("swift sft", "swift pt"):
+        return {"refused": "ms-swift command that does not train (" + command + ")"}
+    if words and not words[0].startswith("--") and re.search(r"\.(ya?ml|json)$", words[0]):
+        return {"refused": "takes its arguments from"}
+    args = swift_args(words)
+    dynamic = {k for k, v in args.items() if "$" in str(v)}  # what the shell would compute
+    tuner = args.get("tuner_type", args.get("train_type", "lora"))
+    if tuner not in ("lora", "full"):
+        return {"refused": "only lora and full are modelled"}
+    if args.get("quant_method", "bnb") != "bnb" and "quant_bits" in args:
+        return {"refused": "quantization is not modelled"}
+    read = {"train.method": "full" if tuner == "full" else "qlora" if str(args.get("quant_bits")) == "4" else "lora"}
+    batch = args.get("per_device_train_batch_size", "1")
+    if "per_device_train_batch_size" not in dynamic and str(batch).isdigit():
+        read["train.micro_batch"] = int(batch)
+    for key, dotted_key in (("gradient_accumulation_steps", "train.grad_accum"), ("max_length", "train.seq_len")):
+        if key in args and key not in dynamic and str(args[key]).isdigit():
+            read[dotted_key] = int(args[key])
+    dtype = args.get("torch_dtype")
+    if dtype in ("bfloat16", "float16"):
+        read["precision.compute"] = "bf16" if dtype == "bfloat16" else "fp16"
+    nproc = env.get("NPROC_PER_NODE")
+    visible = env.get("CUDA_VISIBLE_DEVICES", "")
+    if nproc and nproc.isdigit():
+        nodes = env.get("NNODES", "1")
+        read["parallel.gpus"] = int(nproc) * (int(nodes) if nodes.isdigit() else 1)
+    elif "," in visible and not nproc:
+        return {"refused": "several GPUs without NPROC_PER_NODE"}
+    elif isinstance(args.get("deepspeed"), str):
+        return {"refused": COUNT}
+    return {"read": read}
+
+
 def entries():
     by_hand = json.load(open(os.path.join(ROOT, "expected.json"), encoding="utf-8"))["files"]
     out = {}
     folders = {"torchtune/recipes/configs/": torchtune, "llamafactory/examples/": llamafactory,
                "axolotl/examples/": axolotl, "litgpt/config_hub/": litgpt,
-               "axolotl/deepspeed_configs/": deepspeed, "llamafactory/examples/deepspeed/": deepspeed}
+               "axolotl/deepspeed_configs/": deepspeed, "llamafactory/examples/deepspeed/": deepspeed,
+               "ms-swift/examples/": swift}
     for folder, reader in folders.items():
         base = os.path.join(ROOT, folder)
         for dirpath, _, names in os.walk(base):
             for name in sorted(names):
-                if not re.search(r"\.ya?ml$" if reader is not deepspeed else r"\.json$", name):
+                pattern = r"\.json$" if reader is deepspeed else r"\.sh$" if reader is swift else r"\.ya?ml$"
+                if not re.search(pattern, name):
                     continue
                 path = os.path.join(dirpath, name)
                 rel = os.path.relpath(path, ROOT).replace(os.sep, "/")
                 if rel in by_hand:
                     continue  # read by hand, and asserted in more detail
-                text, tree = load(path)
-                entry = reader(text, tree) if reader is torchtune else reader(rel, tree)
+                if reader is swift:
+                    with open(path, encoding="utf-8") as f:
+                        entry = swift(rel, f.read())
+                else:
+                    text, tree = load(path)
+                    entry = reader(text, tree) if reader is torchtune else reader(rel, tree)
                 if entry is not None:
                     out[rel] = entry
     return dict(sorted(out.items()))

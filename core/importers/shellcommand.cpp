@@ -101,6 +101,34 @@ json typedValue(const std::string &text)
     return text;
 }
 
+/// Whether a line ends inside a '...' or "..." quote.
+bool openQuote(const std::string &line)
+{
+    char quote = 0;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quote) {
+            if (c == quote)
+                quote = 0;
+        } else if (c == '\'' || c == '"') {
+            quote = c;
+        } else if (c == '#' && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t')) {
+            return false; // a comment: its quotes are words
+        }
+    }
+    return quote != 0;
+}
+
+/// Commands that train (the others are refused by what they are when they are the only one).
+bool trains(const std::string &command)
+{
+    for (const char *c : {"swift sft", "swift pt", "swift rlhf", "megatron sft", "megatron pt", "megatron rlhf",
+                          "llamafactory-cli train"})
+        if (command == c)
+            return true;
+    return false;
+}
+
 bool isAssignment(const std::string &word)
 {
     const std::size_t eq = word.find('=');
@@ -137,11 +165,19 @@ std::optional<ShellCommand> readShellCommand(std::string_view text, const std::s
             continue;
         }
         current += line;
+        // A quote left open runs on to the next line, as in the shell (a multi-line prompt in
+        // an assignment).
+        if (openQuote(current)) {
+            current += "\n";
+            continue;
+        }
         lines.push_back(current);
         current.clear();
         if (lines.size() > 100000)
             throw TrainConfigError(file, "", "more than 100,000 lines");
     }
+    if (!current.empty() && openQuote(current))
+        throw TrainConfigError(file, "", "a quote that is not closed in the command");
     std::map<std::string, std::string> vars;
     std::optional<ShellCommand> found;
     for (const std::string &line : lines) {
@@ -169,15 +205,27 @@ std::optional<ShellCommand> readShellCommand(std::string_view text, const std::s
             command = "megatron " + list[i + 1];
         if (command.empty())
             continue;
-        if (found)
+        // One command that trains is the run (an export or infer after it is not); a script of
+        // commands that do not train is refused by its first.
+        if (found && trains(found->command) && trains(command))
             throw TrainConfigError(file, "", "holds more than one training command (" + found->command + ", " + command +
                                                  "): give a script with one");
+        if (found && (trains(found->command) || !trains(command)))
+            continue;
+        if (trains(command) && !command.starts_with("megatron") && i + 2 < list.size() && !list[i + 2].starts_with("--") &&
+            (list[i + 2].ends_with(".yaml") || list[i + 2].ends_with(".yml") || list[i + 2].ends_with(".json")))
+            throw TrainConfigError(file, "", command + " takes its arguments from " + quotedText(list[i + 2]) +
+                                                 ": give that file as --train-config (and the GPU count the "
+                                                 "script sets with --gpus)");
         ShellCommand cmd;
         cmd.command = command;
         cmd.env = env;
         cmd.tree = json::object();
         std::string key;
-        for (std::size_t w = i + 2; w < list.size(); ++w) {
+        // A command Headroom refuses by what it is (one that does not train, Megatron's) keeps
+        // no arguments: its refusal says what it is, not what its arguments look like.
+        const std::size_t argsEnd = trains(command) && !command.starts_with("megatron") ? list.size() : i + 2;
+        for (std::size_t w = i + 2; w < argsEnd; ++w) {
             const std::string &word = list[w];
             if (word.starts_with("--") && word.size() > 2) {
                 key = word.substr(2);

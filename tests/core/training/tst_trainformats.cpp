@@ -147,6 +147,19 @@ private slots:
         QVERIFY2(split.find("mp.sh: CUDA_VISIBLE_DEVICES: several GPUs without NPROC_PER_NODE") != std::string::npos, split.c_str());
         QVERIFY(refusal("echo hello\n", "none.sh").find("runs no training command") != std::string::npos);
         QVERIFY(refusal("swift sft --model 'x/y\n", "q.sh").find("quote that is not closed") != std::string::npos);
+        // As the shell runs them: a quoted prompt may span lines; one training command among
+        // exports and inferences is the run; `swift sft FILE.yaml` names the file to give.
+        const TrainImport prompt = importTrainConfig(
+            "SYSTEM=\"Think.\nThen answer.\"\nswift sft --model x/y --max_length 512 --per_device_train_batch_size 2\n", "p.sh");
+        QCOMPARE(at(prompt.scenario, "train.micro_batch"), json(2));
+        const TrainImport then = importTrainConfig(
+            "swift sft --model x/y --max_length 512\nswift export --adapters out --merge_lora true\n", "t.sh");
+        QCOMPARE(at(then.scenario, "train.seq_len"), json(512));
+        QVERIFY(refusal("swift sft --max_length 1\nswift pt --max_length 2\n", "two.sh").find("more than one training command") !=
+                std::string::npos);
+        QVERIFY(refusal("swift export --a b\nswift infer --c d\n", "none.sh").find("does not train (swift export)") !=
+                std::string::npos);
+        QVERIFY(refusal("swift sft examples/sft.yaml\n", "y.sh").find("give that file as --train-config") != std::string::npos);
         // Issue 29's hostile pass: a quoted '${n' (no closing brace) of a variable the script sets
         // looped forever, appending the value until memory ran out; now it is the shell's to
         // compute, and said.

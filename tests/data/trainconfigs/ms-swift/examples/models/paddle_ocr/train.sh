@@ -1,0 +1,35 @@
+CUDA_VISIBLE_DEVICES=0 \
+swift sft \
+    --model PaddlePaddle/PaddleOCR-VL-1.6 \
+    --dataset 'AI-ModelScope/LaTeX_OCR:human_handwrite#2000' \
+    --load_from_cache_file true \
+    --split_dataset_ratio 0.01 \
+    --tuner_type lora \
+    --torch_dtype bfloat16 \
+    --num_train_epochs 1 \
+    --padding_free true \
+    --attn_impl flash_attention_2 \
+    --per_device_train_batch_size 16 \
+    --per_device_eval_batch_size 16 \
+    --learning_rate 1e-4 \
+    --lora_rank 8 \
+    --lora_alpha 32 \
+    --target_modules all-linear \
+    --freeze_vit true \
+    --freeze_aligner true \
+    --gradient_accumulation_steps 1 \
+    --eval_steps 50 \
+    --save_steps 50 \
+    --save_total_limit 2 \
+    --logging_steps 5 \
+    --max_length 4096 \
+    --output_dir output \
+    --warmup_ratio 0.05 \
+    --dataset_num_proc 4 \
+    --dataloader_num_workers 4
+
+# CUDA_VISIBLE_DEVICES=0 \
+# swift infer \
+#   --adapters output/vx-xxx/checkpoint-xxx \
+#   --stream true \
+#   --load_data_args true

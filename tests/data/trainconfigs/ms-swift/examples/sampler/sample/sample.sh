@@ -1,0 +1,1 @@
+swift sample examples/sampler/sample/sampling.yaml

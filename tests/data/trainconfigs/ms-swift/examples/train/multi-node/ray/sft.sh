@@ -1,0 +1,1 @@
+swift sft examples/train/multi-node/ray/sft.yaml
