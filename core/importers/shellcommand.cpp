@@ -101,22 +101,22 @@ json typedValue(const std::string &text)
     return text;
 }
 
-/// Whether a line ends inside a '...' or "..." quote.
-bool openQuote(const std::string &line)
+/// The quote open at the end of `text` when `quote` was open at its start (0: none). Only the
+/// new text is scanned, so a quote left open over a long file stays linear.
+char quoteAfter(const std::string &text, char quote)
 {
-    char quote = 0;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-        const char c = line[i];
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
         if (quote) {
             if (c == quote)
                 quote = 0;
         } else if (c == '\'' || c == '"') {
             quote = c;
-        } else if (c == '#' && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t')) {
-            return false; // a comment: its quotes are words
+        } else if (c == '#' && (i == 0 || text[i - 1] == ' ' || text[i - 1] == '\t')) {
+            return 0; // a comment: its quotes are words
         }
     }
-    return quote != 0;
+    return quote;
 }
 
 /// Commands that train (the others are refused by what they are when they are the only one).
@@ -147,6 +147,7 @@ std::optional<ShellCommand> readShellCommand(std::string_view text, const std::s
     // Logical lines: a trailing backslash continues the line.
     std::vector<std::string> lines;
     std::string current;
+    char quote = 0; // the quote open at the end of `current`
     std::size_t start = 0;
     while (start <= text.size()) {
         std::size_t end = text.find('\n', start);
@@ -161,14 +162,18 @@ std::optional<ShellCommand> readShellCommand(std::string_view text, const std::s
             continue;
         if (!line.empty() && line.back() == '\\') {
             line.pop_back();
+            quote = quoteAfter(line, quote);
             current += line + " ";
             continue;
         }
+        quote = quoteAfter(line, quote);
         current += line;
         // A quote left open runs on to the next line, as in the shell (a multi-line prompt in
         // an assignment).
-        if (openQuote(current)) {
+        if (quote) {
             current += "\n";
+            if (current.size() > (std::size_t(16) << 20))
+                throw TrainConfigError(file, "", "a quote that is not closed in the command");
             continue;
         }
         lines.push_back(current);
@@ -176,7 +181,7 @@ std::optional<ShellCommand> readShellCommand(std::string_view text, const std::s
         if (lines.size() > 100000)
             throw TrainConfigError(file, "", "more than 100,000 lines");
     }
-    if (!current.empty() && openQuote(current))
+    if (quote)
         throw TrainConfigError(file, "", "a quote that is not closed in the command");
     std::map<std::string, std::string> vars;
     std::optional<ShellCommand> found;
