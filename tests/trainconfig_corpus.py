@@ -298,6 +298,8 @@ def accelerate(rel, y):
         read["parallel.strategy"] = "fsdp"
     elif kind == "MULTI_GPU":
         read["parallel.strategy"] = "ddp"
+    elif kind == "DEEPSPEED" and dotted(y, "deepspeed_config.zero_stage") in (1, 2, 3):
+        read["parallel.strategy"] = "zero%d" % dotted(y, "deepspeed_config.zero_stage")
     processes = count(y.get("num_processes"))
     if processes and (processes > 1 or kind != "NO"):
         read["parallel.gpus"] = processes
@@ -441,18 +443,51 @@ def swift(rel, text):
     return {"read": read}
 
 
+# torchtitan TOML job configs (torchtitan/models/*/train_configs of the releases that shipped
+# them), read with tomllib as torchtitan reads them; defaults from its job_config.py.
+def torchtitan(rel, y):
+    model = y.get("model", {})
+    if model.get("name") in ("flux", "vlm"):
+        return {"refused": "not a language model"}
+    training = y.get("training", {})
+    parallel = y.get("parallelism", {})
+    ac = y.get("activation_checkpoint", {})
+    if ac.get("mode") == "selective" and str(ac.get("selective_ac_option", "op")).isdigit():
+        return {"refused": "selective_ac_option"}  # every N-th layer: not modelled
+    read = {"train.method": "full", "train.micro_batch": count(training.get("local_batch_size")) or 8,
+            "train.seq_len": count(training.get("seq_len")) or 2048,
+            "precision.compute": "fp32" if training.get("mixed_precision_param") == "float32" else "bf16"}
+    degrees = {k: parallel.get(k, 1) for k in ("data_parallel_replicate_degree", "data_parallel_shard_degree",
+                                               "tensor_parallel_degree", "pipeline_parallel_degree",
+                                               "context_parallel_degree")}
+    if degrees["data_parallel_shard_degree"] == -1:  # the ranks the launcher leaves: not stated
+        return {"refused": COUNT}
+    world = 1
+    for v in degrees.values():
+        world *= v
+    if world > 1:
+        read["parallel.gpus"] = world
+    return {"read": read}
+
+
 def entries():
     by_hand = json.load(open(os.path.join(ROOT, "expected.json"), encoding="utf-8"))["files"]
     out = {}
     folders = {"torchtune/recipes/configs/": torchtune, "llamafactory/examples/": llamafactory,
                "axolotl/examples/": axolotl, "litgpt/config_hub/": litgpt,
                "axolotl/deepspeed_configs/": deepspeed, "llamafactory/examples/deepspeed/": deepspeed,
-               "ms-swift/examples/": swift}
+               "ms-swift/examples/": swift, "torchtitan/": torchtitan, "trl/examples/accelerate_configs/": accelerate,
+               "accelerate/examples/": accelerate}
     for folder, reader in folders.items():
         base = os.path.join(ROOT, folder)
         for dirpath, _, names in os.walk(base):
             for name in sorted(names):
-                pattern = r"\.json$" if reader is deepspeed else r"\.sh$" if reader is swift else r"\.ya?ml$"
+                pattern = (r"\.json$" if reader is deepspeed else r"\.sh$" if reader is swift
+                           else r"\.toml$" if reader is torchtitan else r"\.ya?ml$")
+                if reader is accelerate and name.endswith(".json"):
+                    pattern, reader_here = r"\.json$", deepspeed
+                else:
+                    reader_here = reader
                 if not re.search(pattern, name):
                     continue
                 path = os.path.join(dirpath, name)
@@ -462,9 +497,13 @@ def entries():
                 if reader is swift:
                     with open(path, encoding="utf-8") as f:
                         entry = swift(rel, f.read())
+                elif reader is torchtitan:
+                    import tomllib
+                    with open(path, "rb") as f:
+                        entry = torchtitan(rel, tomllib.load(f))
                 else:
                     text, tree = load(path)
-                    entry = reader(text, tree) if reader is torchtune else reader(rel, tree)
+                    entry = reader(text, tree) if reader is torchtune else reader_here(rel, tree)
                 if entry is not None:
                     out[rel] = entry
     return dict(sorted(out.items()))

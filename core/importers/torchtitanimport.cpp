@@ -33,6 +33,13 @@ void importTorchtitan(const json &tree, TrainImport &out)
     r.set("framework", json{{"name", "torchtitan"}}, "(torchtitan job config)");
     const std::string name = r.text("model.name").value_or("llama3");
     const std::string flavor = r.text("model.flavor").value_or("debugmodel");
+    // Not a language model: torchtitan's Flux (a diffusion transformer with T5 and CLIP encoders)
+    // and its vision-language experiment; estimating either as a decoder LM would be a guess.
+    if (name == "flux" || name == "vlm")
+        throw TrainConfigError(out.file, "model.name",
+                               "\"" + name + "\" is a torchtitan " +
+                                   (name == "flux" ? "diffusion (Flux) job" : "vision-language experiment") +
+                                   ", not a language model Headroom estimates");
     if (const auto assets = r.text("model.hf_assets_path"); assets && !assets->empty())
         out.model = *assets; // ./assets/hf/Llama-3.1-8B: the checkpoint's name
     else if (const std::string hub = flavorModel(name, flavor); !hub.empty())
