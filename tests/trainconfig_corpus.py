@@ -149,8 +149,6 @@ def llamafactory(rel, y):
         return {"refused": "LLaMA-Factory Megatron-Core"}
     if y.get("use_kt"):
         return {"refused": "LLaMA-Factory KTransformers"}
-    if stage == "kto":
-        return {"refused": "LLaMA-Factory KTO config"}
     if stage == "rm":
         return {"refused": "LLaMA-Factory reward-model config"}
     if stage == "ppo":
@@ -166,6 +164,8 @@ def llamafactory(rel, y):
         read["train.method"] = "qlora"
     else:
         read["train.method"] = "lora"
+    if stage == "kto":
+        read["train.objective"] = "kto"
     if stage == "dpo":
         read["train.objective"] = "dpo" if y.get("pref_loss", "sigmoid") in ("sigmoid", "hinge", "ipo", "kto_pair") else "preference"
     if count(y.get("per_device_train_batch_size")):
@@ -199,6 +199,8 @@ def axolotl(rel, y):
     rl = y.get("rl")
     if rl in ("dpo", "ipo"):
         read["train.objective"] = "dpo"
+    elif rl == "kto":
+        read["train.objective"] = "kto"
     elif rl in ("orpo", "simpo", "cpo"):
         read["train.objective"] = "preference"
     elif rl:

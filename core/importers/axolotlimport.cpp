@@ -37,15 +37,17 @@ void importAxolotl(const json &tree, TrainImport &out)
     r.set("framework", json{{"name", "axolotl"}}, "(Axolotl config)");
     if (const auto rl = r.text("rl")) {
         // Pairs (chosen and rejected in one batch): dpo and ipo against a frozen reference, orpo,
-        // simpo and cpo without one. Unpaired (kto) and online RL (grpo, ...) are not modelled.
+        // simpo and cpo without one; kto unpaired against one. Online RL (grpo, ...) is not modelled.
         if (*rl == "dpo" || *rl == "ipo")
             r.set("train.objective", "dpo", "rl " + *rl + " (a frozen reference; under LoRA the adapter-disabled base)");
+        else if (*rl == "kto")
+            r.set("train.objective", "kto", "rl kto (unpaired completions, a frozen reference)");
         else if (*rl == "orpo" || *rl == "simpo" || *rl == "cpo")
             r.set("train.objective", "preference", "rl " + *rl + " (reference-free)");
         else
             r.fail("rl", "post-training (" + quotedText(*rl) + ": unpaired or generated sequences, reward or value "
-                         "models) is not modelled; rl dpo, ipo, orpo, simpo and cpo are");
-        r.noEffect({"dpo_beta", "rl_beta", "orpo_alpha", "simpo_gamma", "cpo_alpha", "dpo_use_weighting",
+                         "models) is not modelled; rl dpo, ipo, kto, orpo, simpo and cpo are");
+        r.noEffect({"kto_desirable_weight", "kto_undesirable_weight", "dpo_beta", "rl_beta", "orpo_alpha", "simpo_gamma", "cpo_alpha", "dpo_use_weighting",
                     "dpo_label_smoothing"});
         if (r.flag("precompute_ref_log_probs").value_or(false) && *rl != "orpo" && *rl != "simpo" && *rl != "cpo")
             r.warn("precompute_ref_log_probs", "precomputed reference log-probs are not modelled: the reference is counted");

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Which framework wrote a configuration file, told by its keys (never by its name or by a guess):
-// the formats Headroom reads, the formats it recognises and refuses by name (TRL's KTO and GKD
+// the formats Headroom reads, the formats it recognises and refuses by name (TRL's GKD
 // configs, LLaMA-Factory's v1 configs), and everything
 // else refused with the list of formats it reads.
 #include "importers/configreader.h"
@@ -61,9 +61,11 @@ namespace {
 /// they have.
 bool isTrlConfig(const json &tree)
 {
-    // KTO / GKD fields: refused below, never read as GRPO or DPO.
-    if (hasAny(tree, {"desirable_weight", "undesirable_weight", "lmbda", "teacher_model_name_or_path"}))
+    // GKD fields: refused below, never read as GRPO or DPO.
+    if (hasAny(tree, {"lmbda", "teacher_model_name_or_path"}))
         return false;
+    if (hasAny(tree, {"desirable_weight", "undesirable_weight"}))
+        return true; // KTOConfig
     if (isTrlPpoConfig(tree))
         return true; // PPOConfig (trl/experimental/ppo/ppo_config.py)
     if (tree.contains("center_rewards_coefficient"))
@@ -86,9 +88,6 @@ bool isTrlConfig(const json &tree)
 /// TRL's post-training configs Headroom does not read, by the fields only they have.
 void refuseTrlPostTraining(const json &tree, const std::string &file)
 {
-    const char *why = "post-training: unpaired completions with a KL batch are not modelled";
-    if (hasAny(tree, {"desirable_weight", "undesirable_weight"}))
-        refuse(file, "a TRL KTOConfig", why);
     if (hasAny(tree, {"lmbda", "teacher_model_name_or_path"}))
         refuse(file, "a TRL GKDConfig (on-policy distillation: the student generates, the teacher scores)",
                "its generation by the student is not modelled; torchtune's knowledge-distillation configs are read");

@@ -50,13 +50,19 @@ void importLlamaFactory(const json &tree, TrainImport &out)
     if (r.flag("use_kt").value_or(false))
         refuseKind(file, "KTransformers config (CPU-offloaded MoE experts)");
     const std::string stage = r.text("stage").value_or("sft");
-    if (stage == "kto")
-        refuseKind(file, "KTO config (stage kto: unpaired completions with a KL batch are not modelled)");
+    // KTO (workflow/kto): unpaired completions against a frozen reference, its KL batch under no_grad.
+    if (stage == "kto") {
+        r.set("train.objective", "kto", "stage kto (unpaired completions, a frozen reference)");
+        if (r.has("ref_model"))
+            r.fail("ref_model", "a separate reference model is not modelled (the policy's own frozen copy is)");
+        r.noEffect({"pref_beta", "pref_ftx", "kto_chosen_weight", "kto_rejected_weight", "ref_model_adapters",
+                    "ref_model_quantization_bit"});
+    }
     if (stage == "ppo")
         refuseKind(file, "PPO config (stage ppo: policy, reference, reward and value models are not modelled)");
     if (stage == "rm")
         refuseKind(file, "reward-model config (stage rm: a value head and pairs of sequences are not modelled)");
-    if (stage != "sft" && stage != "pt" && stage != "dpo")
+    if (stage != "sft" && stage != "pt" && stage != "dpo" && stage != "kto")
         r.fail("stage", "must be pt, sft, rm, ppo, dpo or kto (got " + quotedText(stage) + ")");
     // DPO (workflow/dpo): chosen and rejected in one batch; a reference model unless the loss
     // is reference-free (hparams: use_ref_model = pref_loss not in orpo, simpo).

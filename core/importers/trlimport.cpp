@@ -13,12 +13,14 @@ namespace headroom::importers {
 
 namespace {
 
-enum class TrlKind { Sft, Dpo, Grpo, Reward, Ppo };
+enum class TrlKind { Sft, Dpo, Grpo, Reward, Ppo, Kto };
 
 TrlKind trlKind(const json &tree)
 {
     if (isTrlPpoConfig(tree))
         return TrlKind::Ppo;
+    if (tree.contains("desirable_weight") || tree.contains("undesirable_weight"))
+        return TrlKind::Kto;
     if (tree.contains("center_rewards_coefficient"))
         return TrlKind::Reward;
     for (const char *key : {"num_generations", "use_vllm", "vllm_mode", "vllm_gpu_memory_utilization",
@@ -229,6 +231,7 @@ void importTrl(const json &tree, TrainImport &out)
                : kind == TrlKind::Dpo    ? "DPOConfig"
                : kind == TrlKind::Reward ? "RewardConfig"
                : kind == TrlKind::Ppo    ? "PPOConfig"
+               : kind == TrlKind::Kto    ? "KTOConfig"
                                          : "SFTConfig";
     cls.sequenceElsewhere = kind == TrlKind::Grpo || kind == TrlKind::Ppo;
     importTrainingArgs(tree, out, &r, &cls);
@@ -245,6 +248,16 @@ void importTrl(const json &tree, TrainImport &out)
         r.noEffect({"center_rewards_coefficient", "disable_dropout", "pad_to_multiple_of"});
         break;
     case TrlKind::Ppo: readPpo(r); break;
+    case TrlKind::Kto:
+        // KTOTrainer (trl/experimental/kto): unpaired completions, each with its desirable label;
+        // a KL batch of mismatched completions runs under no_grad; the reference as DPO's.
+        r.set("train.objective", "kto", "desirable_weight / undesirable_weight (a TRL KTOConfig)");
+        if (r.flag("precompute_ref_log_probs").value_or(false))
+            r.warn("precompute_ref_log_probs", "precomputed reference log-probabilities are not modelled: the "
+                                               "reference copy of a full fine-tune is counted");
+        r.noEffect({"beta", "desirable_weight", "undesirable_weight", "loss_type", "max_prompt_length",
+                    "max_completion_length", "disable_dropout"});
+        break;
     case TrlKind::Sft: break;
     }
     // Liger's fused linear losses (LigerFusedLinearGRPOLoss, ...DPOLoss, the SFT cross-entropy)

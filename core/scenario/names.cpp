@@ -27,7 +27,7 @@ HEADROOM_ENUM_TABLE(TrainLoss, {TrainLoss::Lm, "lm"}, {TrainLoss::Classification
                     {TrainLoss::LogitsSum, "logits_sum"})
 HEADROOM_ENUM_TABLE(Objective, {Objective::Sft, "sft"}, {Objective::Dpo, "dpo"}, {Objective::Preference, "preference"},
                    {Objective::Grpo, "grpo"}, {Objective::Ppo, "ppo"}, {Objective::Distillation, "distillation"},
-                   {Objective::Reward, "reward"})
+                   {Objective::Reward, "reward"}, {Objective::Kto, "kto"})
 HEADROOM_ENUM_TABLE(Rollout, {Rollout::VllmColocate, "vllm_colocate"}, {Rollout::VllmServer, "vllm_server"},
                    {Rollout::HfGenerate, "hf_generate"})
 HEADROOM_ENUM_TABLE(Checkpointing, {Checkpointing::None, "none"}, {Checkpointing::Full, "full"},

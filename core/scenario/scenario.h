@@ -34,7 +34,7 @@ enum class Checkpointing { None, Full, Selective, SelectiveOp };
 /// model (TRL PPOTrainer); distillation: a frozen teacher's logits guide the student (torchtune
 /// knowledge_distillation recipes); reward: a reward model (sequence-classification head with one
 /// label) trained on chosen and rejected sequences (TRL RewardTrainer).
-enum class Objective { Sft, Dpo, Preference, Grpo, Ppo, Distillation, Reward };
+enum class Objective { Sft, Dpo, Preference, Grpo, Ppo, Distillation, Reward, Kto };
 /// What backward starts from: the language-model cross-entropy over the vocabulary (lm), a
 /// sequence-classification head's loss (classification: no vocabulary logits), or a benchmark's
 /// `logits.sum().backward()` (logits_sum: the logits and their gradient, no log-softmax).

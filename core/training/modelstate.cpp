@@ -165,15 +165,18 @@ Term weightsTerm(const EstimateContext &c)
     // reference is the base with the adapters disabled, no copy.
     // GRPO with beta > 0 keeps one the same way (TRL GRPOTrainer.__init__: ref_model from the
     // same checkpoint, None under PEFT, where the adapter is disabled; None when beta is 0).
-    const bool reference = s.train.objective == Objective::Dpo ||
+    // KTO (TRL KTOTrainer) keeps the same reference as DPO (ref_model, None under PEFT).
+    const bool reference = s.train.objective == Objective::Dpo || s.train.objective == Objective::Kto ||
                            (s.train.objective == Objective::Grpo && s.train.grpo.beta > 0);
     if (s.task == Task::Train && reference && s.train.method == Method::Full) {
         term.bytes = addChecked(term.bytes, c.shardedBytes(p.total, p.routedExpertLinear, dtypeBits(dtype), sharded, "weights"),
                                 "weights");
         if (c.formulas) {
-            const bool dpo = s.train.objective == Objective::Dpo;
+            const bool dpo = s.train.objective == Objective::Dpo || s.train.objective == Objective::Kto;
             term.expression += " + " + c.paramsText(p.total) + " x " + perValue(dtype) +
-                               (dpo ? " (DPO reference copy)" : " (GRPO reference copy, beta > 0)") +
+                               (s.train.objective == Objective::Kto ? " (KTO reference copy)"
+                                : dpo                               ? " (DPO reference copy)"
+                                                                    : " (GRPO reference copy, beta > 0)") +
                                par.shardNote(sharded);
             term.notes.push_back(dpo ? "DPO with every weight trained keeps a frozen reference copy of the model."
                                      : "GRPO with beta > 0 and every weight trained keeps a frozen reference "

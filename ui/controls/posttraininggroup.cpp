@@ -48,7 +48,8 @@ PostTrainingGroup::PostTrainingGroup(ScenarioModel *model, QWidget *parent)
                                         {Objective::Grpo, tr("GRPO (online RL with generation)")},
                                         {Objective::Ppo, tr("PPO (policy, reference, reward and value models)")},
                                         {Objective::Distillation, tr("Distillation (a frozen teacher's logits)")},
-                                        {Objective::Reward, tr("Reward model (pairs, one score per sequence)")}});
+                                        {Objective::Reward, tr("Reward model (pairs, one score per sequence)")},
+                                        {Objective::Kto, tr("KTO (unpaired, frozen reference)")}});
     layout->addRow(tr("&Objective"), m_objective);
 
     m_completion = new QSpinBox(this);

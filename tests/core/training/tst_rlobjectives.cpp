@@ -96,6 +96,22 @@ private slots:
         QCOMPARE(at(e, PhaseId::Forward, ConsumerId::Activations), 2 * at(sft, PhaseId::Forward, ConsumerId::Activations));
     }
 
+    void ktoKeepsTheReferenceOfUnpairedCompletions()
+    {
+        // TRL KTOTrainer: one completion per example (no pair), the reference as DPO's: a frozen
+        // bf16 copy of Llama 3.1 8B's 8,030,261,248 parameters when every weight trains.
+        const Estimate kto = run(doc("llama-3.1-8b", "full", "kto", 2, 1024));
+        const Estimate sft = run(doc("llama-3.1-8b", "full", "sft", 2, 1024));
+        QCOMPARE(kto.bytes(ConsumerId::Weights) - sft.bytes(ConsumerId::Weights), kPolicy * 2);
+        // Unpaired: the activations of micro_batch sequences, SFT's (DPO holds two per example).
+        QCOMPARE(at(kto, PhaseId::Forward, ConsumerId::Activations), at(sft, PhaseId::Forward, ConsumerId::Activations));
+        const Estimate dpo = run(doc("llama-3.1-8b", "full", "dpo", 1, 1024));
+        QCOMPARE(at(dpo, PhaseId::Forward, ConsumerId::Activations), at(sft, PhaseId::Forward, ConsumerId::Activations));
+        // Under LoRA the reference is the base with the adapter disabled: no copy.
+        QCOMPARE(run(doc("llama-3.1-8b", "lora", "kto", 2, 1024)).bytes(ConsumerId::Weights),
+                 run(doc("llama-3.1-8b", "lora", "sft", 2, 1024)).bytes(ConsumerId::Weights));
+    }
+
     void ppoRolloutKeepsTheGenerationScores()
     {
         // micro 1 x grad_accum 1 x num_mini_batches 1 = 1 query, response_length 53: the

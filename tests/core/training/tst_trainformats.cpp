@@ -43,8 +43,6 @@ private slots:
         QTest::newRow("ms-swift-infer") << "infer.sh" << "swift infer \\\n  --model Qwen/Qwen2.5-7B-Instruct\n"
                                         << "ms-swift command that does not train";
         // (TRL's GRPOConfig and DPOConfig are read: tst_trlconfigs.)
-        QTest::newRow("trl-kto") << "kto.yaml" << "per_device_train_batch_size: 4\ndesirable_weight: 1.0\n"
-                                 << "TRL KTOConfig";
         QTest::newRow("trl-gkd") << "gkd.yaml" << "lmbda: 0.5\nteacher_model_name_or_path: x/y\noutput_dir: x\n"
                                  << "TRL GKDConfig";
         QTest::newRow("llamafactory-v1") << "v1.yaml" << "model: Qwen/Qwen3-4B\ndist_config:\n  name: fsdp2\n"
