@@ -105,9 +105,10 @@ void printServingFigures(QTextStream &o, const ServingFigures &f, Unit unit)
           << '\n';
     }
     if (!f.devices.empty())
-        o << "  " << tr("CPU RAM: weights %1, KV cache %2, output buffer %3 = %4")
+        o << "  " << tr("CPU RAM: weights %1, KV cache %2, output buffer %3, compute buffer %4 = %5")
                          .arg(bytesText(f.hostWeightsBytes, unit), bytesText(f.hostKvCacheBytes, unit),
-                              bytesText(f.hostBufferBytes, unit), bytesText(f.hostBytes, unit))
+                              bytesText(f.hostBufferBytes, unit), bytesText(f.hostComputeBytes, unit),
+                              bytesText(f.hostBytes, unit))
           << '\n';
     for (const std::string &note : f.notes)
         o << "  | " << safe(note) << '\n';

@@ -78,6 +78,7 @@ json servingFiguresToJson(const ServingFigures &f)
         doc["host"] = {{"weights_bytes", f.hostWeightsBytes},
                        {"kv_cache_bytes", f.hostKvCacheBytes},
                        {"buffer_bytes", f.hostBufferBytes},
+                       {"compute_bytes", f.hostComputeBytes},
                        {"bytes", f.hostBytes}};
         doc["pipeline_parallel"] = f.pipelineParallel;
     }

@@ -221,6 +221,11 @@ LlamaFileBytes ggufFileBytes(const GgufModel &model, int layers)
     LlamaFileBytes out;
     out.layers.assign(std::size_t(std::max(0, layers)), 0);
     out.experts.assign(std::size_t(std::max(0, layers)), 0);
+    out.largest.assign(std::size_t(std::max(0, layers)), 0);
+    out.largestName.assign(std::size_t(std::max(0, layers)), std::string());
+    out.largestExpert.assign(std::size_t(std::max(0, layers)), 0);
+    out.largestExpertName.assign(std::size_t(std::max(0, layers)), std::string());
+    std::uint64_t embedding = 0;
     bool tied = true;
     for (const GgufTensor &t : model.tensors) {
         out.total += t.bytes; // the file's totals were checked against 2^64 when read
@@ -235,20 +240,32 @@ LlamaFileBytes ggufFileBytes(const GgufModel &model, int layers)
                 layer = value;
         }
         if (layer >= 0 && layer < layers) {
-            out.layers[std::size_t(layer)] += t.bytes;
-            if (t.name.find("_exps.") != std::string::npos)
-                out.experts[std::size_t(layer)] += t.bytes;
+            const std::size_t i = std::size_t(layer);
+            out.layers[i] += t.bytes;
+            const bool experts = t.name.find("_exps.") != std::string::npos;
+            if (experts)
+                out.experts[i] += t.bytes;
+            std::uint64_t &largest = experts ? out.largestExpert[i] : out.largest[i];
+            if (t.bytes > largest) {
+                largest = t.bytes;
+                (experts ? out.largestExpertName[i] : out.largestName[i]) = t.name;
+            }
         } else if (t.name == "token_embd.weight") {
             out.embedding += t.bytes;
+            embedding = t.bytes;
         } else if (t.name.rfind("output", 0) == 0) { // output.weight, output_norm.*
             out.output += t.bytes;
+            if (t.name == "output.weight")
+                out.outputWeight = t.bytes;
             tied = tied && t.name != "output.weight";
         } else if (layer < 0) {
             out.output += t.bytes; // other tensors outside the blocks (position embeddings, ...)
         }
     }
-    if (tied)
+    if (tied) {
         out.output += out.embedding; // load_tensors duplicates token_embd into the output layer
+        out.outputWeight = embedding;
+    }
     return out;
 }
 

@@ -133,6 +133,7 @@ std::optional<double> estimatedFigure(std::string_view key, const ServingFigures
     if (key == "max_concurrency") return s.maxConcurrency;
     if (key == "max_concurrency_tokens") return double(s.maxConcurrencyTokens);
     if (key == "max_len_that_fits" && !s.startsOk) return double(s.maxLenThatFits);
+    if (key == "host_compute" && s.engine == Engine::LlamaCpp) return double(s.hostComputeBytes);
     return std::nullopt;
 }
 

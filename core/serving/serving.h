@@ -45,6 +45,13 @@ struct LlamaFileBytes
     std::uint64_t embedding = 0;
     std::uint64_t total = 0; ///< every tensor of the file
     std::map<std::string, std::uint64_t> byType;
+    /// Per block, the largest tensor other than the experts and the largest expert tensor (what
+    /// a GPU copies to run the block's matmuls from host memory), with their names.
+    std::vector<std::uint64_t> largest;
+    std::vector<std::string> largestName;
+    std::vector<std::uint64_t> largestExpert;
+    std::vector<std::string> largestExpertName;
+    std::uint64_t outputWeight = 0; ///< output.weight (token_embd.weight when tied)
     bool operator==(const LlamaFileBytes &) const = default;
 };
 
@@ -163,6 +170,9 @@ struct ServingConfig
     EngineKvType cacheTypeV = EngineKvType::F16;
     bool flashAttn = true;
     bool kvOffload = true; ///< false: --no-kv-offload, every layer's cache in CPU RAM
+    /// false: --no-op-offload, the CPU runs the ops of the weights in CPU RAM (true: the first
+    /// GPU runs them for batches of 32 tokens or more, copying each weight in).
+    bool opOffload = true;
     GgufType weightType = GgufType::Q4_K;
     /// A GGUF file's own tensor bytes (--model-weights FILE.gguf), used instead of the file
     /// type's when its blocks match the model; never written to the scenario.

@@ -79,6 +79,8 @@ struct ServingFigures
     std::uint64_t hostWeightsBytes = 0;
     std::uint64_t hostKvCacheBytes = 0;
     std::uint64_t hostBufferBytes = 0;
+    /// llama.cpp: the CPU backend's compute buffer (pinned: "CUDA_Host compute buffer size").
+    std::uint64_t hostComputeBytes = 0;
     bool pipelineParallel = false; ///< llama.cpp's scheduler keeps 4 copies of the split inputs
     /// llama.cpp: the weights in CPU RAM by load mode (mapped, anonymous, locked).
     LlamaHostWeights hostLoad;

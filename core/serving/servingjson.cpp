@@ -71,6 +71,7 @@ const EngineKey kEngineKeys[] = {
     {"cache_type_v", {Engine::LlamaCpp}},
     {"flash_attn", {Engine::LlamaCpp}},
     {"kv_offload", {Engine::LlamaCpp}},
+    {"op_offload", {Engine::LlamaCpp}},
     {"weight_type", {Engine::LlamaCpp}},
     {"n_cpu_moe", {Engine::LlamaCpp}},
     {"cpu_moe", {Engine::LlamaCpp}},
@@ -399,6 +400,7 @@ ServingConfig servingFromJson(const json &node, const Scenario &s)
             throw ScenarioError("serving.cache_type_v",
                                 "a quantized V cache needs flash_attn (llama.cpp refuses to start)");
         c.kvOffload = r.boolean("kv_offload", c.kvOffload);
+        c.opOffload = r.boolean("op_offload", c.opOffload);
         c.weightType = readWeightType(r, c.weightType);
         c.nCpuMoe = count(r, "n_cpu_moe", 0, 100000, c.nCpuMoe);
         c.cpuMoe = r.boolean("cpu_moe", c.cpuMoe);
@@ -593,6 +595,8 @@ json servingToJson(const ServingConfig &c)
         }
         if (c.loadMode != LlamaLoadMode::Mmap)
             doc["load_mode"] = enumName(c.loadMode);
+        if (!c.opOffload)
+            doc["op_offload"] = false;
         break;
     case Engine::Trtllm:
         doc.update({{"backend", enumName(c.trtllmBackend)},

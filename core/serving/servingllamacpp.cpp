@@ -6,6 +6,7 @@
 // tokens.
 #include "serving/servingengines.h"
 
+#include "serving/llamacppcompute.h"
 #include "serving/llamacppdevices.h"
 #include "serving/llamacpphost.h"
 #include "serving/llamacppweights.h"
@@ -247,17 +248,57 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
         std::vector<std::string> rules;
         bool operator==(const HostKey &) const = default;
     };
-    thread_local std::optional<std::pair<HostKey, LlamaHostWeights>> lastHost;
+    struct HostPlacement
+    {
+        LlamaHostWeights load;
+        LlamaHostOperands operands; // the largest block and output matmul weights in CPU RAM
+    };
+    thread_local std::optional<std::pair<HostKey, HostPlacement>> lastHost;
     thread_local std::vector<LlamaFileTensor> fileTensors;
     fileTensors.clear();
     std::optional<HostKey> hostKey;
     if (!fromFile)
         hostKey = HostKey{typing, nd, layerDevice, cpuMoeLayers, cfg.loadMode, cfg.overrideTensor};
     const bool hostKnown = hostKey && lastHost && lastHost->first == *hostKey;
+    // The matmul weights in CPU RAM that the first GPU copies for its op (the token embeddings'
+    // GET_ROWS never moves; a tied output reads token_embd).
+    LlamaHostOperands operands;
     if (!fromFile && !hostKnown) {
-        for (const LlamaTensor &t : lw.tensors)
-            fileTensors.push_back({t.layer, t.name, t.bytes, tensorDevice(t) < 0});
+        const LlamaTensor *largest = nullptr;
+        for (const LlamaTensor &t : lw.tensors) {
+            const bool cpu = tensorDevice(t) < 0;
+            fileTensors.push_back({t.layer, t.name, t.bytes, cpu});
+            if (!cpu || t.role == LlamaTensorRole::TokenEmbd || t.role == LlamaTensorRole::Small)
+                continue;
+            if (t.layer < 0) {
+                operands.outputWeightBytes = t.bytes;
+                operands.outputWeight = t.name;
+            } else if (!largest || t.bytes > largest->bytes) {
+                largest = &t;
+            }
+        }
+        if (largest) {
+            operands.blockWeightBytes = largest->bytes;
+            operands.blockWeight = "blk." + std::to_string(largest->layer) + "." + largest->name;
+        }
     } else if (fromFile) { // a GGUF file's blocks: each block's experts after its other tensors
+        const LlamaFileBytes &fb = *cfg.fileBytes;
+        const bool sized = fb.largest.size() == std::size_t(layers) && fb.largestExpert.size() == std::size_t(layers);
+        for (std::uint64_t i = 0; i < layers && sized; ++i) {
+            const bool onCpu = layerDevice[i] < 0;
+            if (onCpu && fb.largest[i] > operands.blockWeightBytes) {
+                operands.blockWeightBytes = fb.largest[i];
+                operands.blockWeight = fb.largestName[i];
+            }
+            if ((onCpu || i < cpuMoeLayers) && fb.largestExpert[i] > operands.blockWeightBytes) {
+                operands.blockWeightBytes = fb.largestExpert[i];
+                operands.blockWeight = fb.largestExpertName[i];
+            }
+        }
+        if (!outputOnGpu) {
+            operands.outputWeightBytes = fb.outputWeight;
+            operands.outputWeight = m.tiedEmbeddings ? "token_embd.weight" : "output.weight";
+        }
         std::uint64_t parts = addChecked(lw.outputBytes, lw.embeddingBytes, "weights");
         fileTensors.push_back({-1, "output", lw.outputBytes, !outputOnGpu});
         fileTensors.push_back({-1, "token_embd", lw.embeddingBytes, true});
@@ -272,11 +313,17 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
             fileTensors.push_back({-1, "rope_freqs", lw.totalBytes - parts, true});
     }
     // llamaWeights gives its tensors in the file's order; a GGUF file's blocks are sorted here.
-    const LlamaHostWeights hostLoad = hostKnown ? lastHost->second
+    if (!fromFile && !hostKnown && m.tiedEmbeddings && !outputOnGpu) {
+        operands.outputWeightBytes = lw.embeddingBytes; // the output layer's token_embd, on the CPU
+        operands.outputWeight = "token_embd.weight";
+    }
+    const LlamaHostWeights hostLoad = hostKnown ? lastHost->second.load
                                       : fromFile ? llamaHostWeights(fileTensors, cfg.loadMode)
                                                  : llamaHostWeightsInFileOrder(fileTensors, cfg.loadMode);
+    if (hostKnown)
+        operands = lastHost->second.operands;
     if (hostKey && !hostKnown)
-        lastHost.emplace(std::move(*hostKey), hostLoad);
+        lastHost.emplace(std::move(*hostKey), HostPlacement{hostLoad, operands});
 
     // The cache: n_ctx cells, padded, K and V in their own types, on each layer's device
     // (llama_kv_cache: the buffer type of model.dev_layer(il) unless --no-kv-offload).
@@ -317,7 +364,8 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
     f.blockSize = 1;
 
     // The compute buffer: the largest intermediate of the n_ubatch graph (f32), plus the
-    // residual stream; on every device that holds layers (the logits on the output layer's).
+    // residual stream; on every device that holds layers (the logits on the output layer's),
+    // and with weights in CPU RAM the first GPU's runs their ops too (llamacppcompute.h).
     const std::uint64_t ub = cfg.nUbatch;
     const std::uint64_t heads = m.heads, kvHeads = m.kvHeads, headDim = m.headDim;
     const std::uint64_t attention = cfg.flashAttn
@@ -332,17 +380,50 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
     const std::uint64_t ffn = productChecked("compute buffer", ub, ffnWidth, 1, 3 * 4);
     const std::uint64_t logitsAll = productChecked("compute buffer", ub, std::uint64_t(m.vocab), 4);
     const std::uint64_t residual = productChecked("compute buffer", ub, std::uint64_t(m.hidden), 3 * 4);
-    std::vector<std::uint64_t> devCompute(nd, 0);
+    // A layer cached in CPU RAM: its attention on the first GPU reads a copy of its K and V.
+    if (hostKv)
+        for (std::size_t g = 0; g < kLayout.groups.size() && g < vLayout.groups.size(); ++g) {
+            KvLayout k = kLayout, v = vLayout;
+            k.groups = {kLayout.groups[g]};
+            v.groups = {vLayout.groups[g]};
+            k.groups[0].layers = v.groups[0].layers = 1;
+            operands.layerKvBytes = std::max(operands.layerKvBytes, addChecked(kvKeyBytes(k, 1, cells),
+                                                                               kvValueBytes(v, 1, cells), "KV cache"));
+        }
+    LlamaGraphActivations graph;
+    graph.attention = attention;
+    graph.ffn = ffn;
+    graph.logits = logitsAll;
+    graph.residual = residual;
+    graph.normedHidden = productChecked("compute buffer", ub, std::uint64_t(m.hidden), 4);
+    // The worst-case graph's tokens (llama_context: n_tokens = min(n_ctx, n_ubatch)); the CPU
+    // buffer holds the KQ mask of one stream's cells (f16 with flash attention, else f32) and the
+    // token embeddings with one split copy of them (f32).
+    const std::uint64_t tokens = std::min<std::uint64_t>(cfg.nCtx, ub);
+    const std::uint64_t streamCells = ceilDiv(ceilDiv(cfg.nCtx, cfg.nParallel), pad) * pad;
+    const std::uint64_t mask = productChecked("compute buffer", streamCells, tokens, cfg.flashAttn ? 2 : 4);
+    const std::uint64_t inputs = productChecked("compute buffer", tokens, std::uint64_t(m.hidden), 2 * 4);
+    std::vector<bool> holds(nd, false);
     for (std::size_t d = 0; d < nd; ++d)
-        if (layersOn[d] || int(d) == outputDevice)
-            devCompute[d] = addChecked(std::max({attention, ffn, int(d) == outputDevice ? logitsAll : 0}), residual,
-                                       "compute buffer");
+        holds[d] = layersOn[d] > 0;
+    const LlamaComputeBuffers buffers =
+        llamaComputeBuffers(graph, operands, holds, outputDevice, tokens, cfg.opOffload, mask, inputs);
+    const std::vector<std::uint64_t> &devCompute = buffers.devices;
     const std::uint64_t hostBuffers = productChecked("output buffer", cfg.nParallel, std::uint64_t(m.vocab), 4);
-    f.hostBytes = addChecked(addChecked(hostLoad.requiredBytes, hostKv, "host memory"), hostBuffers, "host memory");
+    f.hostBytes = addChecked(addChecked(addChecked(hostLoad.requiredBytes, hostKv, "host memory"), hostBuffers,
+                                        "host memory"),
+                             buffers.hostBytes, "host memory");
+    f.hostComputeBytes = buffers.hostBytes;
     at(out.host, ConsumerId::Weights).bytes = hostLoad.requiredBytes;
     at(out.host, ConsumerId::KvCache).bytes = hostKv;
     at(out.host, ConsumerId::Logits).bytes = hostBuffers;
+    at(out.host, ConsumerId::Activations).bytes = buffers.hostBytes;
     if (c.formulas) {
+        at(out.host, ConsumerId::Activations).expression =
+            "CUDA_Host compute buffer: KQ mask " + n(streamCells) + " cells x " + n(tokens) + " tokens x " +
+            (cfg.flashAttn ? "2 B (f16, flash attention)" : "4 B (f32)") + " + token embeddings 2 x " + n(tokens) +
+            " tokens x " + n(std::uint64_t(m.hidden)) + " x 4 B" +
+            (buffers.cpuActivationBytes ? " + the CPU's own layers " + n(buffers.cpuActivationBytes) + " B" : "");
         at(out.host, ConsumerId::Weights).expression = "CPU tensors, load_mode " + std::string(enumName(cfg.loadMode));
         at(out.host, ConsumerId::KvCache).expression = cfg.kvOffload ? "the KV cache of the layers left on the CPU"
                                                                       : "every layer's KV cache (kv_offload false)";
@@ -488,11 +569,42 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
         free.expression = n(cells) + " cells (n_ctx " + n(cfg.nCtx) + ", padded to " + n(pad) + ") x " +
                           n(cfg.kvOffload ? (several ? layersOn[tight] : gpuLayers) : 0) + " GPU layers" + on +
                           " x K (" + kLayout.type.name + ") and V (" + vLayout.type.name + ") - the cells in use";
-        buffer.expression = "max(" + std::string(cfg.flashAttn ? "flash attention " : "KQ ") + n(attention) +
-                            " B, FFN " + n(ffn) + " B, logits " + n(main.output ? logitsAll : 0) + " B) + residual " +
-                            n(residual) + " B (n_ubatch " + n(ub) + ", f32)";
+        // The first GPU under op offload: what it copies at its peak, said in the formula.
+        const bool first = tight == 0 && buffers.opOffloaded;
+        const std::string firstGpu = "CUDA" + n(devs[0].index);
+        const std::string copied = n(buffers.copyBytes) + " B (" +
+                                   formatDecimal(double(buffers.copyBytes) / 1048576.0, 1) + " MiB): ";
+        const std::string why = " copied to " + firstGpu + " for its matmul (op offload, batches of 32 or more tokens)";
+        const std::string batch = " (n_ubatch " + n(ub) + ", f32)";
+        if (first && buffers.copy == LlamaComputeCopy::OutputWeight)
+            buffer.expression = "logits " + n(logitsAll) + " B + normed hidden " + n(graph.normedHidden) + " B + " +
+                                copied + "the CPU output weight (" + operands.outputWeight + ")" + why + batch;
+        else
+            buffer.expression =
+                "max(" + std::string(cfg.flashAttn ? "flash attention " : "KQ ") + n(attention) + " B, FFN " + n(ffn) +
+                " B, logits " + n(main.output ? logitsAll : 0) + " B) + residual " + n(residual) + " B" +
+                (first && buffers.copy == LlamaComputeCopy::BlockWeight
+                     ? " + " + copied + "the largest CPU weight (" + operands.blockWeight + ")" + why
+                 : first && buffers.copy == LlamaComputeCopy::LayerKv
+                     ? " + " + copied + "one CPU layer's K and V copied to " + firstGpu +
+                           " for its attention (op offload, batches of 32 or more tokens)"
+                     : std::string()) +
+                batch;
         buffer.notes.push_back("llama.cpp's compute buffer: the worst-case graph for n_ubatch tokens, "
                                "tensors reused as the graph allocator allows.");
+        if (buffers.opOffloaded)
+            buffer.notes.push_back(
+                "op offload (ggml-backend.cpp ggml_backend_sched_backend_id_from_cur, ggml-cuda.cu offload_op): "
+                "with weights in CPU RAM and batches of 32 tokens or more, " + firstGpu +
+                " runs their ops and copies each weight into its compute buffer, one at a time, so its buffer "
+                "is paid in full whatever n_gpu_layers (even 0); op_offload false (--no-op-offload) keeps them "
+                "on the CPU.");
+        else if (operands.any() && !cfg.opOffload)
+            buffer.notes.push_back("op_offload false (--no-op-offload): the CPU runs the ops of its own weights; "
+                                   "their activations are in the CPU's compute buffer.");
+        else if (operands.any())
+            buffer.notes.push_back("n_ubatch below 32 tokens: no op offload (ggml-cuda.cu offload_op), the CPU "
+                                   "runs the ops of its own weights.");
         if (cfg.ollama)
             for (const std::string &note : cfg.ollama->notes)
                 f.notes.push_back("Ollama: " + note);
@@ -505,6 +617,8 @@ EnginePhases llamaCppPhases(const EstimateContext &c, const Gpu &gpu)
             f.notes.push_back(name + " model buffer size = " + formatDecimal(double(d.weightsBytes) / 1048576.0, 2) +
                               " MiB");
         }
+        f.notes.push_back("CUDA_Host compute buffer size = " +
+                          formatDecimal(double(buffers.hostBytes) / 1048576.0, 2) + " MiB");
     }
     Composition profile;
     at(profile, ConsumerId::Weights) = weights;

@@ -132,6 +132,7 @@ std::vector<ChartColumn> deviceColumns(const Estimate &estimate, Unit unit)
     host.bytes[std::size_t(ConsumerId::Weights)] = f.hostWeightsBytes;
     host.bytes[std::size_t(ConsumerId::KvCache)] = f.hostKvCacheBytes;
     host.bytes[std::size_t(ConsumerId::Logits)] = f.hostBufferBytes;
+    host.bytes[std::size_t(ConsumerId::Activations)] = f.hostComputeBytes;
     host.totalBytes = f.hostBytes;
     if (const HostMachine &machine = estimate.hostMachine; machine.ramBytes)
         host.ownLine = {tr("%1 RAM").arg(capacityText(machine.ramBytes, unit)), machine.ramBytes, {}};

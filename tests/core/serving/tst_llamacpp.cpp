@@ -74,8 +74,10 @@ private slots:
         const Estimate e = llama("llama-3-8b", R"(, "n_gpu_layers": -1, "weight_type": "Q4_K_M")");
         QCOMPARE(e.serving->weightsBytes, kBlocks + kOutput);
         QCOMPARE(e.serving->gpuLayers, 32u);
-        // CPU RAM: the token embeddings and the logits buffer (128,256 x 4 B); the cache is on the GPU.
-        QCOMPARE(e.hostBytes, kEmbd + 128'256ull * 4);
+        // CPU RAM: the token embeddings, the logits buffer (128,256 x 4 B) and the CPU backend's
+        // compute buffer (f16 KQ mask 4,096 x 512 x 2 B + token embeddings 2 x 512 x 4,096 x 4 B);
+        // the cache is on the GPU.
+        QCOMPARE(e.hostBytes, kEmbd + 128'256ull * 4 + 4'194'304 + 16'777'216);
     }
 
     void theOutputLayerGoesFirst()
@@ -116,7 +118,7 @@ private slots:
                                  "[\"blk\\\\.(0|1)\\\\.ffn_(up|down|gate)=CPU\"]";
         const Estimate e = llama("llama-3-8b", rule);
         QCOMPARE(e.serving->weightsBytes, kBlocks + kOutput - 2 * 114'229'248ull);
-        QCOMPARE(e.hostBytes, kEmbd + 2 * 114'229'248ull + 128'256ull * 4);
+        QCOMPARE(e.hostBytes, kEmbd + 2 * 114'229'248ull + 128'256ull * 4 + 4'194'304 + 16'777'216);
         // The first rule that matches wins; CUDA0 brings the token embeddings onto the GPU.
         const Estimate up = llama("llama-3-8b", ", \"weight_type\": \"Q4_K_M\", "
                                                 "\"override_tensor\": [\"token_embd=CUDA0\", \"token_embd=CPU\"]");

@@ -92,10 +92,12 @@ private slots:
         QCOMPARE(d[1].computeBytes, kComputeOutput);                   // 287,834,112
         QCOMPARE(d[0].deviceBytes, 25 * kBlock + 11 * kBump + 25 * kKvLayer + kComputeBlocks + kContext);
         QCOMPARE(d[1].deviceBytes, 7 * kBlock + 5 * kBump + kOutput + 7 * kKvLayer + kComputeOutput + kContext);
-        // CPU RAM: the token embeddings and the output buffer (1 sequence x 128,256 x f32).
+        // CPU RAM: the token embeddings, the output buffer (1 sequence x 128,256 x f32) and the
+        // CPU backend's compute buffer (f16 KQ mask 4,096 x 512 x 2 B + 2 x 512 x 4,096 x 4 B).
         QCOMPARE(e.serving->hostWeightsBytes, kEmbd);
         QCOMPARE(e.serving->hostBufferBytes, 128'256ull * 4);
-        QCOMPARE(e.hostBytes, kEmbd + 128'256ull * 4);
+        QCOMPARE(e.serving->hostComputeBytes, 4'194'304ull + 16'777'216ull);
+        QCOMPARE(e.hostBytes, kEmbd + 128'256ull * 4 + 4'194'304 + 16'777'216);
         // The verdict per device; the figures and the peak are the tightest device's (CUDA0).
         QCOMPARE(e.gpus.size(), std::size_t(2));
         QCOMPARE(e.gpus[0].headroomBytes, std::int64_t(d[0].capacityBytes) - std::int64_t(d[0].deviceBytes));

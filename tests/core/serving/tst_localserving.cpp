@@ -32,6 +32,9 @@ constexpr std::uint64_t kBlock = 122'716'160, kBump = 16'220'160, kEmbd = 295'50
 // f16 K and V, 8 KV heads x 128, 4,096 cells: 16,777,216 B a layer; the output buffer
 // 1 x 128,256 x f32.
 constexpr std::uint64_t kKvLayer = 16'777'216, kLogits = 128'256ull * 4;
+// The CPU backend's compute buffer (n_ctx 4,096, n_ubatch 512, flash attention): the f16 KQ mask
+// 4,096 x 512 x 2 = 4,194,304 B + the token embeddings twice 2 x 512 x 4,096 x 4 = 16,777,216 B.
+constexpr std::uint64_t kHostCompute = 4'194'304 + 16'777'216;
 // Block 31's tensors up to ffn_down in the file's order (by name): attn_k 4,096 x 1,024 q4_K
 // (144 B per 256) 2,359,296, attn_norm (the block's two norms, 2 x 4,096 f32) 32,768, attn_output
 // and attn_q 4,096 x 4,096 q4_K 9,437,184 each, attn_v in q6_K (210 B per 256) 3,440,640,
@@ -106,19 +109,21 @@ private slots:
         QCOMPARE(h.cpuBytes, cpu);
         QCOMPARE(h.mappedBytes, cpu);
         QCOMPARE(h.mappedOffloadedBytes, std::uint64_t(0));
-        // CPU RAM: the weights once (page cache), the CPU layers' cache, the output buffer.
-        QCOMPARE(e.hostBytes, cpu + 16 * kKvLayer + kLogits);
-        // The same three by consumer, for the chart's CPU RAM bar and the JSON's "host".
+        // CPU RAM: the weights once (page cache), the CPU layers' cache, the output buffer, the
+        // CPU's compute buffer.
+        QCOMPARE(e.hostBytes, cpu + 16 * kKvLayer + kLogits + kHostCompute);
+        // The same four by consumer, for the chart's CPU RAM bar and the JSON's "host".
         const auto hostOf = [&](const Estimate &est, ConsumerId id) {
             for (const Consumer &consumer : est.host)
                 if (consumer.id == id)
                     return consumer.bytes;
             return std::uint64_t(0);
         };
-        QCOMPARE(e.host.size(), std::size_t(3));
+        QCOMPARE(e.host.size(), std::size_t(4));
         QCOMPARE(hostOf(e, ConsumerId::Weights), cpu);
         QCOMPARE(hostOf(e, ConsumerId::KvCache), 16 * kKvLayer);
         QCOMPARE(hostOf(e, ConsumerId::Logits), kLogits);
+        QCOMPARE(hostOf(e, ConsumerId::Activations), kHostCompute);
         // The title names the file type the weights are counted in, not precision.weights.
         const std::string title = scenarioTitle(llama(R"(, "n_gpu_layers": 17)"));
         QVERIFY2(title.find("llama.cpp \u00b7 Q4_K_M weights") != std::string::npos, title.c_str());
@@ -143,10 +148,10 @@ private slots:
         QCOMPARE(h.mappedBytes, mapped);
         QCOMPARE(h.mappedOffloadedBytes, mapped - kEmbd - kFfnDown31);
         QCOMPARE(h.lockedBytes, mapped);
-        QCOMPARE(e.hostBytes, mapped + kLogits);
+        QCOMPARE(e.hostBytes, mapped + kLogits + kHostCompute);
         // Without the lock the mapped GPU tensors are reclaimable: only the CPU tensors count.
         const Estimate unlocked = estimate(llama(R"(, "override_tensor": ["blk\\.31\\.ffn_down=CPU"])"));
-        QCOMPARE(unlocked.hostBytes, kEmbd + kFfnDown31 + kLogits);
+        QCOMPARE(unlocked.hostBytes, kEmbd + kFfnDown31 + kLogits + kHostCompute);
     }
 
     void theLoadModeRoundTripsAndRefuses()
@@ -267,7 +272,8 @@ private slots:
         QCOMPARE(e.unified->osBytes, 10923ull << 20);
         QVERIFY(e.unified->zeroCopy);
         QCOMPARE(e.unified->poolBytes, e.peak.deviceBytes + e.hostBytes);
-        QCOMPARE(e.unified->hostBytes, kEmbd + kLogits); // token_embd and the output buffer
+        // token_embd, the output buffer and the CPU backend's compute buffer
+        QCOMPARE(e.unified->hostBytes, kEmbd + kLogits + kHostCompute);
         QVERIFY(e.unified->fits);
         QVERIFY(!estimate(llama("", R"("rtx-4090")")).unified);
     }
@@ -287,7 +293,7 @@ private slots:
         QVERIFY(raised.unified && raised.unified->wiredLimit);
         QCOMPARE(raised.unified->gpuLimitBytes, 16000ull << 20);
         QCOMPARE(raised.gpus[0].capacityBytes, 16000ull << 20);
-        QCOMPARE(raised.unified->hostBytes, 1'050'673'152ull + kLogits);
+        QCOMPARE(raised.unified->hostBytes, 1'050'673'152ull + kLogits + kHostCompute);
         QVERIFY(raised.unified->gpuBytes <= raised.unified->gpuLimitBytes);
         QVERIFY(raised.unified->poolBytes > (16ull << 30));
         QVERIFY(!raised.unified->fits);

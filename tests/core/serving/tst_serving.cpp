@@ -151,10 +151,15 @@ private slots:
     //   GPU weights 15 x 113,868,800 + 107,536,384 = 1,815,568,384 B
     //   KV/GPU  = 15 layers x 4,096 cells x (K 4,096 + V 4,096 values) x 2 B = 1,006,632,960 B
     //   compute = max(FA 512 x 96 x 128 x 4, FFN 512 x 11,008 x 12, logits 512 x 32,000 x 4)
-    //             + residual 512 x 4,096 x 12 = 67,633,152 + 25,165,824 = 92,798,976 B
+    //             + residual 512 x 4,096 x 12 = 67,633,152 + 25,165,824 = 92,798,976 B, plus
+    //             what the GPU copies to run the 17 CPU blocks' ops (op offload): one CPU
+    //             layer's K and V, 4,096 cells x 8,192 values x 2 B = 67,108,864 B (above the
+    //             largest CPU weight, ffn_down 4,096 x 11,008 / 32 x 18 = 25,362,432 B)
+    //             = 159,907,840 B
     //   file    = token_embd 4,096 x 32,000 / 32 x 18 = 73,728,000 + 32 blocks + output
     //           = 3,825,065,984 B; CPU RAM = file - GPU weights + KV of 17 layers 1,140,850,688
-    //             + output buffer 32,000 x 4 B
+    //             + output buffer 32,000 x 4 B + the CPU's compute buffer (f16 KQ mask
+    //             4,096 x 512 x 2 = 4,194,304 + token embeddings 2 x 512 x 4,096 x 4 = 16,777,216)
     void llamaCppHalfOffloaded()
     {
         const Estimate e = estimate(scenarioFrom(R"({"task": "inference", "model": {"preset": "llama-2-7b"},
@@ -167,8 +172,8 @@ private slots:
         QCOMPARE(f.weightsBytes, 1815568384ull);
         QCOMPARE(f.kvCacheBytes, 1006632960ull);
         QCOMPARE(f.kvCacheTokens, 4096ull);
-        QCOMPARE(f.activationBytes, 92798976ull);
-        QCOMPARE(e.hostBytes, 3825065984ull - 1815568384ull + 1140850688ull + 128000ull);
+        QCOMPARE(f.activationBytes, 92798976ull + 67108864ull);
+        QCOMPARE(e.hostBytes, 3825065984ull - 1815568384ull + 1140850688ull + 128000ull + 4194304ull + 16777216ull);
         // 4,000 cells in use of 4,096: their share of the GPU's part of the cache.
         QCOMPARE(f.requestKvBytes, 4000ull * (1006632960ull / 4096));
         QCOMPARE(e.bytes(C::Weights), f.weightsBytes);
