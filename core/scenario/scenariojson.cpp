@@ -403,7 +403,7 @@ Scenario readScenarioDocument(const json &doc, const Catalog &catalog,
         throw ScenarioError("target_gpu", "must be one of the scenario's gpus (" +
                                               knownIds(s.gpus) + "), got " + s.targetGpu);
     if (const json *node = root.child("serving"))
-        s.serving = servingFromJson(*node, s);
+        s.serving = servingFromJson(*node, s, [&](const json &draft) { return readModel(&draft, catalog, resolveConfig); });
     root.finish();
     return s;
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "serving/serving.h"
 
+#include "scenario/scenario.h"
+
 #include "scenario/names.h"
 #include "serving/servingfigures.h"
 
@@ -54,7 +56,19 @@ HEADROOM_SERVING_ENUM(UsageContext, {UsageContext::Server, "server"},
 HEADROOM_SERVING_ENUM(HfCacheImpl, {HfCacheImpl::Dynamic, "dynamic"}, {HfCacheImpl::Static, "static"},
                       {HfCacheImpl::Offloaded, "offloaded"}, {HfCacheImpl::Quantized, "quantized"})
 
+HEADROOM_SERVING_ENUM(SpeculativeMethod, {SpeculativeMethod::Eagle, "eagle"}, {SpeculativeMethod::Eagle3, "eagle3"},
+                      {SpeculativeMethod::Mtp, "mtp"}, {SpeculativeMethod::DraftModel, "draft_model"},
+                      {SpeculativeMethod::Ngram, "ngram"}, {SpeculativeMethod::Suffix, "suffix"})
+
 #undef HEADROOM_SERVING_ENUM
+
+bool SpeculativeConfig::operator==(const SpeculativeConfig &other) const
+{
+    const bool sameDraft = draft == other.draft || (draft && other.draft && *draft == *other.draft);
+    return method == other.method && methodName == other.methodName &&
+           numSpeculativeTokens == other.numSpeculativeTokens && sameDraft && ownEmbedTokens == other.ownEmbedTokens &&
+           ownLmHead == other.ownLmHead && draftVocabSize == other.draftVocabSize;
+}
 
 std::vector<std::uint64_t> ServingRequests::counts() const
 {

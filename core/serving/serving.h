@@ -6,11 +6,14 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace headroom {
+
+struct ModelArch;
 
 /// A serving engine; names as the framework key uses them (hf_generate, vllm, sglang, llama_cpp,
 /// trtllm: TensorRT-LLM's trtllm-serve / LLM API).
@@ -116,6 +119,28 @@ struct OllamaConfig
     bool operator==(const OllamaConfig &) const = default;
 };
 
+/// vLLM's speculative decoding methods (vllm/config/speculative.py SpeculativeMethod) that
+/// Headroom models: an EAGLE head (eagle), an EAGLE-3 head (eagle3), the target's own
+/// multi-token-prediction layers (mtp: DeepSeek-V3's deepseek_mtp), a separate draft model
+/// (draft_model), and the weightless n-gram and suffix proposers.
+enum class SpeculativeMethod { Eagle, Eagle3, Mtp, DraftModel, Ngram, Suffix };
+
+/// vLLM's --speculative-config (serving.speculative), names as its JSON keys.
+struct SpeculativeConfig
+{
+    SpeculativeMethod method = SpeculativeMethod::Eagle;
+    std::string methodName = "eagle";       ///< as given ("deepseek_mtp" is vLLM's older name of mtp)
+    std::uint32_t numSpeculativeTokens = 1; ///< num_speculative_tokens
+    /// `model`: the draft (eagle, eagle3, draft_model), immutable and shared between copies.
+    std::shared_ptr<const ModelArch> draft;
+    /// The draft checkpoint carries its own embed_tokens / lm_head (EagleProposer.load_model
+    /// shares the target's otherwise: has_own_embed_tokens / has_own_lm_head).
+    bool ownEmbedTokens = false;
+    bool ownLmHead = false;
+    std::uint32_t draftVocabSize = 0;       ///< EAGLE-3's draft_vocab_size (0: the target's vocabulary)
+    bool operator==(const SpeculativeConfig &other) const;
+};
+
 /// The engine and its settings. 0 (or an empty optional) means "the engine's default".
 struct ServingConfig
 {
@@ -142,6 +167,7 @@ struct ServingConfig
     std::uint32_t maxLoraRank = 16;         ///< --max-lora-rank: every slot's rank
     std::uint32_t maxCpuLoras = 0;          ///< --max-cpu-loras (0: max_loras)
     double cpuOffloadGb = 0;                ///< --cpu-offload-gb: GiB of weights in CPU RAM
+    std::optional<SpeculativeConfig> speculative; ///< --speculative-config
 
     // TensorRT-LLM (maxModelLen holds max_seq_len; kvCacheDtype auto, fp8 or nvfp4; nonTorchMiB,
     // cudaGraphMiB and totalGpuMemoryGiB as for vLLM)

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,39 @@ std::uint64_t vllmLoraSlotElements(const ModelArch &m, std::uint64_t rank, std::
 Term vllmLoraTerm(const EstimateContext &c, std::uint64_t &hostBytes);
 /// --cpu-offload-gb: the weights' bytes vLLM keeps in CPU RAM (at most the weights).
 std::uint64_t vllmCpuOffloadBytes(const EstimateContext &c, std::uint64_t weightsBytes);
+
+/// What vLLM's speculative decoding adds (servingvllmspec.cpp); inactive without
+/// serving.speculative.
+struct VllmSpeculative
+{
+    bool active = false;
+    Term weights;                     ///< the drafter's weights on this rank ("Model loading took")
+    std::optional<Scenario> kvScenario; ///< the drafter's attention layers as a model (their KV groups)
+    std::uint64_t kvLayers = 0;
+    std::uint64_t drafterForward = 0; ///< the drafter's dummy_run over the profiled tokens
+    std::uint64_t targetExtra = 0;    ///< EAGLE-3: auxiliary hidden states during the target's forward
+    std::uint64_t buffers = 0;        ///< EagleProposer's persistent buffers
+    std::uint64_t lookahead = 0;      ///< KV slots each running request holds beyond its tokens
+    std::string drafterText;
+    std::vector<std::string> notes;
+};
+/// The drafter of serving.speculative: weights, KV layers, profile run and lookahead.
+VllmSpeculative vllmSpeculative(const EstimateContext &c, std::uint64_t batched, std::uint64_t maxSeqs);
+/// The profile run's phases as vllmPhases sized them without a drafter.
+struct SpeculativeProfileInputs
+{
+    std::uint64_t forward = 0;     ///< the target's forward over the profiled tokens
+    std::uint64_t sampler = 0;     ///< the dummy sampler run's peak
+    std::uint64_t hiddenBytes = 0; ///< hidden states alive during the sampler run
+    std::uint64_t rows = 0;        ///< dummy requests
+    std::uint64_t vocab = 0;
+    std::uint64_t valueBytes = 2;  ///< the logits' dtype
+    std::string forwardText;
+};
+/// Re-picks the profile's peak with the drafter's dummy_run, EAGLE-3's auxiliary hidden states
+/// and the rejection sampler, and adds the proposer's buffers.
+void vllmSpeculativeProfile(const VllmSpeculative &spec, const SpeculativeProfileInputs &in, Term &activation,
+                            Term &samplerTerm, bool formulas);
 
 /// TensorRT-LLM: free_gpu_memory_fraction x (total - the warm-up peak: weights, a max_num_tokens
 /// forward, memory outside torch, CUDA graphs), in tokens_per_block blocks, capped by max_tokens.

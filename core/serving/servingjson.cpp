@@ -58,6 +58,7 @@ const EngineKey kEngineKeys[] = {
     {"max_lora_rank", {Engine::Vllm}},
     {"max_cpu_loras", {Engine::Vllm}},
     {"cpu_offload_gb", {Engine::Vllm}},
+    {"speculative", {Engine::Vllm}},
     {"total_gpu_memory_gib", {Engine::Vllm, Engine::Sglang, Engine::Trtllm}},
     {"mem_fraction_static", {Engine::Sglang}},
     {"chunked_prefill_size", {Engine::Sglang}},
@@ -287,7 +288,7 @@ void readVllmFeatures(ObjectReader &r, ServingConfig &c, const Scenario &s)
 
 } // namespace
 
-ServingConfig servingFromJson(const json &node, const Scenario &s)
+ServingConfig servingFromJson(const json &node, const Scenario &s, const DraftModelReader &readDraft)
 {
     if (s.task != Task::Inference)
         throw ScenarioError("serving", "needs \"task\": \"inference\" (a serving engine serves a "
@@ -358,6 +359,8 @@ ServingConfig servingFromJson(const json &node, const Scenario &s)
         if (r.has("total_gpu_memory_gib"))
             c.totalGpuMemoryGiB = r.number("total_gpu_memory_gib", 0.1, 1e6, 0, false);
         readVllmFeatures(r, c, s);
+        if (const json *speculative = r.child("speculative"))
+            c.speculative = detail::readSpeculative(*speculative, c, s, readDraft);
         break;
     case Engine::Sglang:
         c.maxModelLen = count(r, "max_model_len", 1, kMaxTokens, longest);
@@ -555,6 +558,8 @@ json servingToJson(const ServingConfig &c)
                         {"max_cpu_loras", c.maxCpuLoras}});
         if (c.cpuOffloadGb > 0)
             doc["cpu_offload_gb"] = c.cpuOffloadGb;
+        if (c.speculative)
+            doc["speculative"] = detail::speculativeToJson(*c.speculative);
         if (c.totalGpuMemoryGiB)
             doc["total_gpu_memory_gib"] = *c.totalGpuMemoryGiB;
         break;

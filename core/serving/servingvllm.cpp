@@ -309,6 +309,13 @@ EnginePhases vllmPhases(const EstimateContext &c, const Gpu &gpu)
         weights.expression += " + " + lora.expression;
         weights.notes.insert(weights.notes.end(), lora.notes.begin(), lora.notes.end());
     }
+    // serving.speculative: the drafter loads with the model (servingvllmspec.cpp).
+    const VllmSpeculative spec = vllmSpeculative(c, batched, maxSeqs);
+    weights.bytes = addChecked(weights.bytes, spec.weights.bytes, "weights");
+    if (formulas && spec.weights.bytes) {
+        weights.expression += " + " + spec.weights.expression;
+        weights.notes.insert(weights.notes.end(), spec.weights.notes.begin(), spec.weights.notes.end());
+    }
     const Term metadata = quantMetadataTerm(c);
     f.weightsBytes = addChecked(weights.bytes, metadata.bytes, "weights");
 
@@ -341,12 +348,13 @@ EnginePhases vllmPhases(const EstimateContext &c, const Gpu &gpu)
     const std::uint64_t samplerBytes =
         addChecked(addChecked(hiddenBytes, logits, "activations"), tritonBuffer, "activations");
     Term activation, samplerTerm;
+    const std::string forwardText = formulas ? n(batched) + " profiled tokens (max_num_batched_tokens) x " +
+                                                   n(engineForwardBytesPerToken(c)) + " B (a layer's working set)"
+                                             : std::string();
     if (!cfg.kvCacheMemoryBytes) {
         if (forward >= samplerBytes) {
             activation.bytes = forward;
-            if (formulas)
-                activation.expression = n(batched) + " profiled tokens (max_num_batched_tokens) x " +
-                                        n(engineForwardBytesPerToken(c)) + " B (a layer's working set)";
+            activation.expression = forwardText;
         } else {
             samplerTerm.bytes = samplerBytes;
             if (formulas) {
@@ -370,6 +378,9 @@ EnginePhases vllmPhases(const EstimateContext &c, const Gpu &gpu)
             }
         }
     }
+    if (!cfg.kvCacheMemoryBytes)
+        vllmSpeculativeProfile(spec, {forward, samplerBytes, hiddenBytes, rows, std::uint64_t(m.vocab), a, forwardText},
+                               activation, samplerTerm, formulas);
     f.activationBytes = activation.bytes + samplerTerm.bytes;
 
     // Non-torch memory: measured from a pre-instance baseline (0.6.5 on, V1 0.9.2 on); before
@@ -443,7 +454,10 @@ EnginePhases vllmPhases(const EstimateContext &c, const Gpu &gpu)
     KvOptions options = kvOptions(s);
     options.type = engineKvValueType(cfg.kvCacheDtype, s.precision.compute);
     options.indexerFp8 = true;
-    const KvLayout layout = kvLayout(s, options);
+    KvLayout layout = kvLayout(s, options);
+    if (spec.kvScenario) // the drafter's attention layers are in the KV cache spec too
+        for (const KvLayerGroup &group : kvLayout(*spec.kvScenario, options).groups)
+            layout.groups.push_back(group);
     const std::uint64_t blockSize = hybridBlockSize(layout, cfg.blockSize);
     const std::vector<KvKind> kinds = kvKinds(layout, blockSize);
     f.blockSize = static_cast<std::uint32_t>(std::min<std::uint64_t>(blockSize, UINT32_MAX));
@@ -537,13 +551,14 @@ EnginePhases vllmPhases(const EstimateContext &c, const Gpu &gpu)
     std::uint64_t usedBlocks = 0;
     for (std::size_t i = 0; i < counts.size(); ++i) {
         const std::uint64_t tokens = cfg.requests.classes[i].tokens();
-        usedBlocks = addChecked(usedBlocks, mulChecked(counts[i], requestBlocks(tokens), "KV cache"), "KV cache");
+        usedBlocks = addChecked(usedBlocks, mulChecked(counts[i], requestBlocks(tokens + spec.lookahead), "KV cache"),
+                                "KV cache");
         f.requestTokens = addChecked(f.requestTokens, mulChecked(counts[i], tokens, "KV cache"), "KV cache");
     }
     f.requestSequences = cfg.requests.concurrency;
     f.requestKvBytes = mulChecked(std::min(usedBlocks, f.blocks), blockBytes, "KV cache");
     const std::uint64_t longest = longestRequest(cfg.requests);
-    const std::uint64_t kvSequences = f.blocks / std::max<std::uint64_t>(1, requestBlocks(longest));
+    const std::uint64_t kvSequences = f.blocks / std::max<std::uint64_t>(1, requestBlocks(longest + spec.lookahead));
     if (longest > maxModelLen)
         f.limit = ServingLimit::MaxModelLen;
     else if (maxSeqs < kvSequences)
@@ -598,6 +613,7 @@ EnginePhases vllmPhases(const EstimateContext &c, const Gpu &gpu)
             f.notes.push_back("vLLM refuses to start: one request of max_model_len (" + n(maxModelLen) +
                               ") needs more KV cache than is available; the estimated maximum model "
                               "length is " + n(f.maxLenThatFits) + ".");
+        f.notes.insert(f.notes.end(), spec.notes.begin(), spec.notes.end());
         f.notes.push_back("max_num_batched_tokens " + n(batched) + ", max_num_seqs " + n(maxSeqs) +
                           ", vLLM " + std::to_string(gen.version.major) + "." +
                           std::to_string(gen.version.minor) + (gen.v1 ? " (V1 engine)" : " (V0 engine)"));
