@@ -159,10 +159,10 @@ private slots:
                 std::string::npos);
         QVERIFY(refusal("swift sft examples/sft.yaml\n", "y.sh").find("give that file as --train-config") != std::string::npos);
         // A quote opened and never closed over a long script is one linear pass, refused.
-        std::string open = "X=\"";
+        std::string unclosed = "X=\"";
         for (int i = 0; i < 200000; ++i)
-            open += "swift sft --model x/y\n";
-        QVERIFY(refusal(open, "open.sh").find("quote that is not closed") != std::string::npos);
+            unclosed += "swift sft --model x/y\n";
+        QVERIFY(refusal(unclosed, "open.sh").find("quote that is not closed") != std::string::npos);
         // Issue 29's hostile pass: a quoted '${n' (no closing brace) of a variable the script sets
         // looped forever, appending the value until memory ran out; now it is the shell's to
         // compute, and said.
