@@ -83,7 +83,7 @@ private slots:
         // sft, the default, is not written (files written before the key are unchanged).
         doc["train"]["objective"] = "sft";
         QVERIFY(!scenarioToJson(scenarioFromJson(doc))["train"].contains("objective"));
-        doc["train"]["objective"] = "kto"; // not modelled (grpo, ppo, distillation, reward are: tst_grpo, tst_rlobjectives)
+        doc["train"]["objective"] = "simpo"; // not a name (simpo is `preference`; the others: tst_grpo, tst_rlobjectives)
         try {
             scenarioFromJson(doc);
             QFAIL("an unknown objective was read");

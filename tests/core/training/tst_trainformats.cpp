@@ -54,8 +54,8 @@ private slots:
         QTest::newRow("torchtune-generation") << "gen.yaml"
                                               << "model:\n  _component_: torchtune.models.llama2.llama2_7b\nmax_new_tokens: 300\n"
                                               << "torchtune generation config";
-        QTest::newRow("llamafactory-kto") << "kto.yaml" << "model_name_or_path: x/y\nstage: kto\nfinetuning_type: lora\n"
-                                          << "LLaMA-Factory KTO config";
+        QTest::newRow("llamafactory-ppo") << "ppo.yaml" << "model_name_or_path: x/y\nstage: ppo\nfinetuning_type: lora\n"
+                                          << "LLaMA-Factory PPO config";
         QTest::newRow("axolotl-rl") << "grpo.yml" << "base_model: x/y\nrl: grpo\n" << "rl: post-training";
         QTest::newRow("unknown") << "what.yaml" << "hello: world\n" << "supported formats: torchtune recipe config";
     }
