@@ -137,6 +137,30 @@ private slots:
         QCOMPARE(other.expandableSegments, std::uint64_t(1));
         QVERIFY(!other.tracePeakAllocatedBytes);
     }
+    void publishedSnapshots()
+    {
+        // Two snapshots users committed to their repositories (README.md: sources), read by the
+        // restricted reader; the sums are Python's own pickle.load and arithmetic
+        // (summarize_published.py), not Headroom's.
+        const nlohmann::json expected = nlohmann::json::parse(data("published-snapshots-expected.json"));
+        QCOMPARE(expected.size(), std::size_t(2));
+        for (const nlohmann::json &e : expected) {
+            const std::string file = e["file"].get<std::string>();
+            const TorchSnapshotSummary s = summarizeSnapshot(readPickle(data(file.c_str())));
+            QVERIFY2(s.segments == e["segments"].get<std::uint64_t>(), file.c_str());
+            QCOMPARE(s.blocks, e["blocks"].get<std::uint64_t>());
+            QCOMPARE(s.reservedBytes, e["reserved_bytes"].get<std::uint64_t>());
+            QCOMPARE(s.allocatedBytes, e["allocated_bytes"].get<std::uint64_t>());
+            QCOMPARE(s.activeBytes, e["active_bytes"].get<std::uint64_t>());
+            QCOMPARE(s.expandableSegments, e["expandable_segments"].get<std::uint64_t>());
+            QCOMPARE(s.largestFreeBlock, e["largest_free_block"].get<std::uint64_t>());
+            QVERIFY(s.tracePeakAllocatedBytes);
+            QCOMPARE(*s.tracePeakAllocatedBytes, e["trace_peak_allocated_bytes"].get<std::uint64_t>());
+            QCOMPARE(s.tracePeakEntry, e["trace_peak_entry"].get<std::size_t>());
+            QCOMPARE(s.traceEntries, e["trace_entries"].get<std::size_t>());
+            QCOMPARE(s.traceOoms, e["trace_ooms"].get<std::uint64_t>());
+        }
+    }
     void picklesRefused_data()
     {
         QTest::addColumn<QString>("file");
