@@ -370,6 +370,14 @@ const ModelPreset *findModelReference(const std::string &reference, const Catalo
     for (const ModelPreset &preset : catalog.models)
         if (!preset.hfId.empty() && lower(preset.hfId) == ref)
             return &preset;
+    // Checkpoints whose config.json is a catalog entry's architecture under another name:
+    // TinyLlama v1.1 and the 1.1B chat model are the 3T checkpoint's 22 x 2048 Llama (5632
+    // intermediate, 32 heads, 4 KV heads, vocabulary 32000).
+    static const std::pair<const char *, const char *> sameArchitecture[] = {
+        {"tinyllama/tinyllama_v1.1", "tinyllama-1.1b"}, {"tinyllama/tinyllama-1.1b-chat-v1.0", "tinyllama-1.1b"}};
+    for (const auto &[checkpoint, id] : sameArchitecture)
+        if (ref == checkpoint)
+            return catalog.findModel(id);
     const std::string wanted = stem(ref);
     for (const ModelPreset &preset : catalog.models)
         if (!preset.hfId.empty() && stem(preset.hfId) == wanted)

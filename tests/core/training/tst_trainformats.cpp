@@ -342,7 +342,10 @@ private slots:
                  {"torchtune.models.llama4.lora_llama4_scout_17b_16e", "llama-4-scout"},
                  {"checkpoints/meta-llama/Meta-Llama-3.1-8B", "llama-3.1-8b"},
                  {"axolotl-quants/Llama-4-Scout-17B-16E-Linearized-bnb-nf4-bf16", "llama-4-scout"},
-                 {"casperhansen/llama-3-70b-fp16", "llama-3-70b"}}) {
+                 {"casperhansen/llama-3-70b-fp16", "llama-3-70b"},
+                 // Axolotl's archived tiny-llama examples and LitGPT's config hub.
+                 {"TinyLlama/TinyLlama_v1.1", "tinyllama-1.1b"},
+                 {"checkpoints/TinyLlama/TinyLlama-1.1B-intermediate-step-1431k-3T", "tinyllama-1.1b"}}) {
             const ModelPreset *preset = findModelReference(reference);
             QVERIFY2(preset, reference.c_str());
             QCOMPARE(QString::fromStdString(preset->id), QString::fromStdString(id));
