@@ -333,6 +333,23 @@ private slots:
         QCOMPARE(fromConfig.peak.reservedBytes, fromCase.peak.reservedBytes);
     }
 
+    void torchtuneTensorParallelIsRead()
+    {
+        // torchtune's Scout recipe: tensor_parallel_dim 2 under FSDP on its launch line's 8 GPUs
+        // (data_parallel_shard_dim -1: the other 4); the estimate splits the logits by 2.
+        const QString config = QStringLiteral(HEADROOM_SOURCE_DIR
+                                              "/tests/data/trainconfigs/torchtune/recipes/configs/llama4/scout_17B_16E_full.yaml");
+        const json base = {{"format", "headroom-scenario"}, {"version", 1}};
+        const ImportedRun run = importTrainConfigs({config}, {}, {}, {}, base, json{{"preset", "llama-4-scout"}});
+        QCOMPARE(at(run.document, "parallel.tensor"), json(2));
+        QCOMPARE(at(run.document, "parallel.gpus"), json(8));
+        QCOMPARE(at(run.document, "parallel.strategy"), json("fsdp"));
+        QCOMPARE(at(run.document, "model.preset"), json("llama-4-scout"));
+        const Estimate e = estimate(scenarioFromJson(run.document));
+        // 2,048 tokens x 202,048 vocab x (4 + 8 / 8 chunks) B / 2 ranks of the tensor group.
+        QCOMPARE(e.bytes(ConsumerId::Logits), std::uint64_t(2048) * 202048 * 5 / 2);
+    }
+
     void frameworkModelNamesFindTheCatalog()
     {
         for (const auto &[reference, id] : std::vector<std::pair<std::string, std::string>>{
