@@ -23,10 +23,34 @@ TrlKind trlKind(const json &tree)
         return TrlKind::Kto;
     if (tree.contains("center_rewards_coefficient"))
         return TrlKind::Reward;
-    for (const char *key : {"num_generations", "use_vllm", "vllm_mode", "vllm_gpu_memory_utilization",
-                            "max_completion_length"})
+    // loss_type is both trainers' key with disjoint values (grpo_config.py, dpo_config.py; a
+    // list in DPOConfig combines losses).
+    auto lossIs = [&](std::initializer_list<const char *> names) {
+        if (!tree.contains("loss_type"))
+            return false;
+        const json &loss = tree["loss_type"];
+        const json values = loss.is_array() ? loss : json::array({loss});
+        for (const json &value : values)
+            for (const char *name : names)
+                if (value.is_string() && value.get<std::string>() == name)
+                    return true;
+        return false;
+    };
+    for (const char *key : {"num_generations", "use_vllm", "vllm_mode", "vllm_gpu_memory_utilization"})
         if (tree.contains(key))
             return TrlKind::Grpo;
+    if (lossIs({"grpo", "bnpo", "dr_grpo", "dapo", "cispo", "sapo"}))
+        return TrlKind::Grpo;
+    // DPOConfig has max_completion_length too: its own fields say DPO before that key says GRPO.
+    for (const char *key : {"precompute_ref_log_probs", "ref_model_init_kwargs", "rpo_alpha", "reference_free",
+                            "sync_ref_model", "label_smoothing", "simpo_gamma", "cpo_alpha"})
+        if (tree.contains(key))
+            return TrlKind::Dpo;
+    if (lossIs({"sigmoid", "hinge", "ipo", "exo_pair", "nca_pair", "robust", "bco_pair", "sppo_hard", "aot",
+                "aot_pair", "apo_zero", "apo_down", "discopop", "sft"}))
+        return TrlKind::Dpo;
+    if (tree.contains("max_completion_length"))
+        return TrlKind::Grpo;
     return tree.contains("beta") ? TrlKind::Dpo : TrlKind::Sft;
 }
 

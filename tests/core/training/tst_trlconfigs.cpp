@@ -38,6 +38,17 @@ private slots:
         QCOMPARE(at(s, "train.lora.targets"), json({"q", "v"}));
         const TrainImport free = importTrainConfig("beta: 0.1\nloss_type: sigmoid\nreference_free: true\n", "free.yaml");
         QCOMPARE(at(free.scenario, "train.objective"), json("preference"));
+        // DPOConfig's max_completion_length is GRPOConfig's too: loss_type sigmoid (DPO's only)
+        // and label_smoothing say DPO; dapo (GRPO's only) says GRPO.
+        for (const char *text : {"beta: 0.1\nloss_type: sigmoid\nmax_prompt_length: 256\nmax_completion_length: 256\n",
+                                 "beta: 0.1\nloss_type: [sigmoid, sft]\nmax_completion_length: 256\n",
+                                 "beta: 0.1\nlabel_smoothing: 0.1\nmax_completion_length: 256\n"}) {
+            const TrainImport dpo = importTrainConfig(text, "dpo.yaml");
+            QVERIFY2(at(dpo.scenario, "train.objective") == json("dpo"), text);
+            QVERIFY2(!at(dpo.scenario, "train").contains("grpo"), text);
+        }
+        const TrainImport dapo = importTrainConfig("loss_type: dapo\nmax_completion_length: 256\nbeta: 0.0\n", "g.yaml");
+        QCOMPARE(at(dapo.scenario, "train.objective"), json("grpo"));
     }
 
     void sftConfigWithModelConfigIsTrlNotLitgpt()
