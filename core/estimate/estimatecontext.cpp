@@ -52,11 +52,14 @@ namespace detail {
 
 namespace {
 
-/// A reward model is a sequence-classification model: its score head replaces the lm_head.
+/// A reward model is a sequence-classification model (its score head replaces the lm_head) or a
+/// causal LM with a value head beside its lm_head.
 ParamCounts objectiveParams(const Scenario &s, const ParamCounts &p, std::uint64_t tensor, bool holdsHead)
 {
     if (s.task != Task::Train || s.train.objective != Objective::Reward)
         return p;
+    if (s.train.rewardHead == RewardHead::ValueHead)
+        return p; // the causal LM whole; its fp32 value head is counted as trainable (modelstate)
     return scoreModelParams(p, s.model, tensor, holdsHead);
 }
 

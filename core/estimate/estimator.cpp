@@ -278,10 +278,10 @@ void Estimator::trainingPhases(Estimate &e)
     if (s.train.objective == Objective::Grpo && s.train.grpo.rollout != Rollout::VllmServer)
         rolloutPhase(e, load, state);
     if (s.train.objective == Objective::Ppo) {
-        // The rollout, without grad: the trainer's weights and optimizer state stay, the
-        // gradients are gone (optimizer.zero_grad sets them to None).
+        // The rollout, without grad: weights (gathered under ZeRO-3) and optimizer state; no gradients.
         const PpoRollout ppo = ppoRollout(c);
         Composition round = load;
+        at(round, C::Weights) = combine(at(round, C::Weights), ppo.gathered, formulas);
         at(round, C::OptimizerState) = state;
         at(round, C::Workspace) = workspaceTerm(c, WorkspacePhase::Forward);
         at(round, C::KvCache) = ppo.cache;
@@ -293,9 +293,8 @@ void Estimator::trainingPhases(Estimate &e)
 void Estimator::rolloutPhase(Estimate &e, const Composition &load, const Term &state)
 {
     using C = ConsumerId;
-    // The generation round (the "decode" phase of a GRPO estimate): the trainer keeps its weights
-    // and optimizer state; the gradients are gone (Trainer's zero_grad sets them to None after the
-    // step) and no activations are saved (generation runs without grad).
+    // The generation round (a GRPO estimate's "decode" phase): weights and optimizer state; no
+    // gradients (zero_grad sets them to None) and no saved activations (generation runs without grad).
     Composition round = load;
     at(round, C::OptimizerState) = state;
     at(round, C::Workspace) = workspaceTerm(c, WorkspacePhase::Forward);
@@ -304,6 +303,7 @@ void Estimator::rolloutPhase(Estimate &e, const Composition &load, const Term &s
     } else {
         at(round, C::KvCache) = rollout.trainerCache;
         at(round, C::Logits) = rollout.trainerLogits;
+        at(round, C::Weights) = combine(at(round, C::Weights), rollout.gathered, formulas);
     }
     e.phases.push_back(finishPhase(PhaseId::Decode, round));
 }

@@ -60,9 +60,16 @@ void importLlamaFactory(const json &tree, TrainImport &out)
     }
     if (stage == "ppo")
         refuseKind(file, "PPO config (stage ppo: policy, reference, reward and value models are not modelled)");
-    if (stage == "rm")
-        refuseKind(file, "reward-model config (stage rm: a value head and pairs of sequences are not modelled)");
-    if (stage != "sft" && stage != "pt" && stage != "dpo" && stage != "kto")
+    // Reward model (workflow/rm): the causal LM wrapped in TRL's AutoModelForCausalLMWithValueHead
+    // (loader.py add_valuehead), chosen and rejected in one batch (PairwiseTrainer).
+    if (stage == "rm") {
+        r.set("train.objective", "reward", "stage rm (chosen and rejected in one batch, one value per token)");
+        r.set("train.reward_head", "value_head", "stage rm (AutoModelForCausalLMWithValueHead keeps the lm_head)");
+        if (r.text("finetuning_type").value_or("lora") == "full")
+            r.fail("finetuning_type", "full with stage rm is not modelled: the kept lm_head gets no gradient from "
+                                      "the pairwise loss, so what its optimizer holds depends on the run");
+    }
+    if (stage != "sft" && stage != "pt" && stage != "dpo" && stage != "kto" && stage != "rm")
         r.fail("stage", "must be pt, sft, rm, ppo, dpo or kto (got " + quotedText(stage) + ")");
     // DPO (workflow/dpo): chosen and rejected in one batch; a reference model unless the loss
     // is reference-free (hparams: use_ref_model = pref_loss not in orpo, simpo).

@@ -28,6 +28,7 @@ HEADROOM_ENUM_TABLE(TrainLoss, {TrainLoss::Lm, "lm"}, {TrainLoss::Classification
 HEADROOM_ENUM_TABLE(Objective, {Objective::Sft, "sft"}, {Objective::Dpo, "dpo"}, {Objective::Preference, "preference"},
                    {Objective::Grpo, "grpo"}, {Objective::Ppo, "ppo"}, {Objective::Distillation, "distillation"},
                    {Objective::Reward, "reward"}, {Objective::Kto, "kto"})
+HEADROOM_ENUM_TABLE(RewardHead, {RewardHead::Score, "score"}, {RewardHead::ValueHead, "value_head"})
 HEADROOM_ENUM_TABLE(Rollout, {Rollout::VllmColocate, "vllm_colocate"}, {Rollout::VllmServer, "vllm_server"},
                    {Rollout::HfGenerate, "hf_generate"})
 HEADROOM_ENUM_TABLE(Checkpointing, {Checkpointing::None, "none"}, {Checkpointing::Full, "full"},

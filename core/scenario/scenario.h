@@ -35,6 +35,11 @@ enum class Checkpointing { None, Full, Selective, SelectiveOp };
 /// knowledge_distillation recipes); reward: a reward model (sequence-classification head with one
 /// label) trained on chosen and rejected sequences (TRL RewardTrainer).
 enum class Objective { Sft, Dpo, Preference, Grpo, Ppo, Distillation, Reward, Kto };
+/// A reward model's head (objective reward): a sequence-classification `score` head replacing the
+/// lm_head (TRL RewardTrainer, Axolotl), or TRL's value head beside the kept lm_head
+/// (AutoModelForCausalLMWithValueHead: LLaMA-Factory `stage: rm`), whose forward still computes
+/// the vocabulary logits.
+enum class RewardHead { Score, ValueHead };
 /// What backward starts from: the language-model cross-entropy over the vocabulary (lm), a
 /// sequence-classification head's loss (classification: no vocabulary logits), or a benchmark's
 /// `logits.sum().backward()` (logits_sum: the logits and their gradient, no log-softmax).
@@ -316,6 +321,7 @@ struct TrainConfig
     GrpoConfig grpo; ///< objective grpo only
     PpoConfig ppo;   ///< objective ppo only
     DistillationConfig distillation; ///< objective distillation only
+    RewardHead rewardHead = RewardHead::Score; ///< objective reward only
     LoraConfig lora;
     /// Sequences per micro-batch entry: 2 for a preference pair (dpo, preference, reward), else 1 (sft;
     /// grpo, whose micro_batch counts completions as TRL's per_device_train_batch_size does).

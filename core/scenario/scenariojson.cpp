@@ -210,6 +210,9 @@ TrainConfig readTrain(const json *node, const Catalog &catalog, const ConfigReso
         throw ScenarioError("train.distillation", "applies only with train.objective distillation");
     if (train.objective == Objective::Distillation)
         train.distillation = readDistillation(kd, catalog, resolveConfig);
+    if (r.has("reward_head") && train.objective != Objective::Reward)
+        throw ScenarioError("train.reward_head", "applies only with train.objective reward");
+    train.rewardHead = r.choice("reward_head", train.rewardHead);
     train.activationConstant =
         r.number("activation_constant", 0, 1000, train.activationConstant, false);
     train.lora = readLora(r.child("lora"));
@@ -532,6 +535,8 @@ json scenarioToJson(const Scenario &s)
         doc["train"]["ppo"] = {{"response_length", s.train.ppo.responseLength},
                                {"rollout_batch", s.train.ppo.rolloutBatch},
                                {"num_mini_batches", s.train.ppo.miniBatches}};
+    if (s.train.objective == Objective::Reward && s.train.rewardHead != RewardHead::Score)
+        doc["train"]["reward_head"] = enumName(s.train.rewardHead);
     if (s.train.objective == Objective::Distillation) {
         const DistillationConfig &kd = s.train.distillation;
         doc["train"]["distillation"] = {{"teacher", modelToJson(kd.teacher)},

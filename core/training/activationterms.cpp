@@ -422,7 +422,7 @@ Term logitsTerm(const EstimateContext &c)
         return term;
     }
     if (s.train.objective == Objective::Reward)
-        return rewardScores(c);
+        return rewardScores(c, false);
     if (s.train.loss == TrainLoss::Classification) {
         if (formulas)
             term.notes.push_back("Sequence-classification head: its logits are batch x labels, no "
@@ -448,7 +448,7 @@ Term lossBackwardTerm(const EstimateContext &c, const Term &forwardLogits)
     if (!c.share.lmHead)
         return forwardLogits; // the loss runs on the last pipeline stage
     if (c.s.train.objective == Objective::Reward)
-        return rewardScores(c);
+        return rewardScores(c, true);
     if (c.s.train.loss == TrainLoss::Classification)
         return forwardLogits; // no vocabulary logits
     if (c.s.kernels.loss == Loss::Fused && c.s.train.loss == TrainLoss::Lm)

@@ -49,7 +49,7 @@ TrainableParams countTrainable(const Scenario &s, const ParamCounts &model, cons
             // Adapters sit with their matrices: the stage's share of the blocks, split like them.
             std::uint64_t copies = shape.copies;
             if (shape.group == MatrixGroup::LmHead) {
-                if (!share.lmHead || s.train.objective == Objective::Reward)
+                if (!share.lmHead || (s.train.objective == Objective::Reward && s.train.rewardHead == RewardHead::Score))
                     continue; // a reward model has a score head, trained in full (below)
             } else {
                 copies = ceilDiv(mulChecked(copies, share.layers, "LoRA parameters"), layers);
@@ -67,8 +67,11 @@ TrainableParams countTrainable(const Scenario &s, const ParamCounts &model, cons
         }
         t.dtype = s.train.lora.dtype;
         // PEFT's SEQ_CLS task keeps the score head trainable (modules_to_save).
+        // A value head (TRL's, outside the PEFT model) trains in full beside the adapters.
         if (s.train.objective == Objective::Reward && share.lmHead)
-            t.count = addChecked(t.count, rank.lmHead, "LoRA parameters");
+            t.count = addChecked(t.count,
+                                 s.train.rewardHead == RewardHead::ValueHead ? valueHeadParams(m) : rank.lmHead,
+                                 "LoRA parameters");
         (void)model;
     }
     switch (s.train.gradDType) {

@@ -50,6 +50,26 @@ void checkPostTraining(const Scenario &s)
     if (o == Objective::Reward && s.model.rough)
         throw ScenarioError("model", "a reward model needs the architecture (its lm_head is replaced by a "
                                      "score head): a rough model cannot say how large the head is");
+    if (o == Objective::Reward && s.train.rewardHead == RewardHead::ValueHead) {
+        if (s.train.method == Method::Full)
+            throw ScenarioError("train.reward_head",
+                                "value_head with train.method full is not modelled: the kept lm_head gets no "
+                                "gradient from the pairwise loss, so what its optimizer holds depends on the "
+                                "framework (use lora or qlora)");
+        if (s.parallel.tensor > 1 || s.parallel.pipeline > 1 || s.parallel.context > 1)
+            throw ScenarioError("parallel", "a value-head reward model is modelled on data-parallel ranks only "
+                                            "(as LLaMA-Factory runs it): tensor, pipeline and context "
+                                            "parallelism are not modelled");
+        if (s.kernels.loss == Loss::Fused)
+            throw ScenarioError("kernels.loss", "fused: the value-head model's forward returns the vocabulary "
+                                                "logits (no fused loss replaces them)");
+    }
+}
+
+std::uint64_t valueHeadParams(const ModelArch &m)
+{
+    // ValueHead (trl/experimental/ppo/modeling_value_head.py): summary = nn.Linear(hidden, 1).
+    return std::uint64_t(m.hidden) + 1;
 }
 
 ParamCounts scoreModelParams(const ParamCounts &lm, const ModelArch &m, std::uint64_t tensor, bool holdsHead)
@@ -153,11 +173,49 @@ Term distillationLogits(const EstimateContext &c, bool backward)
     return term;
 }
 
-Term rewardScores(const EstimateContext &c)
+namespace {
+
+/// AutoModelForCausalLMWithValueHead.forward: the causal LM's full output (its logits over the
+/// vocabulary and every hidden state), then v_head on the last hidden state (dropout 0.1: a
+/// one-byte mask; the fp32 cast kept for the summary Linear's backward), then `lm_logits.float()`.
+/// LLaMA-Factory's PairwiseTrainer keeps only the values, so the logits live until forward returns.
+Term valueHeadScores(const EstimateContext &c, bool backward)
+{
+    Term term;
+    const std::uint64_t tokens = c.share.tokens;
+    const std::uint64_t hidden = c.m.hidden;
+    const std::uint64_t saved = productChecked("value head", tokens, hidden, 1 + 4);
+    const std::uint64_t values = mulChecked(tokens, 4, "value head");
+    term.bytes = addChecked(saved, values, "value head");
+    if (!backward) {
+        const std::uint64_t logits = productChecked("logits", tokens, c.m.vocab, c.compute + 4);
+        term.bytes = addChecked(term.bytes, logits, "logits");
+    }
+    if (c.formulas) {
+        term.expression = n(tokens) + " tokens x (" +
+                          (backward ? std::string() : n(c.m.vocab) + " vocab x (" + n(c.compute) + " + 4) + ") +
+                          n(hidden) + " hidden x (1 + 4) + 4) B (value head" +
+                          (backward ? std::string(")") : std::string(" and the vocabulary logits)"));
+        term.notes.push_back(backward
+                                 ? "Value-head reward model at backward: the logits were freed; the value head's "
+                                   "dropout mask and fp32 input stay for its gradient."
+                                 : "Value-head reward model (TRL AutoModelForCausalLMWithValueHead, LLaMA-Factory "
+                                   "stage rm): the forward still computes the logits over the vocabulary and "
+                                   "upcasts them to fp32 (both held until it returns), though the pairwise loss "
+                                   "reads only the values.");
+    }
+    return term;
+}
+
+} // namespace
+
+Term rewardScores(const EstimateContext &c, bool backward)
 {
     Term term;
     if (!c.share.lmHead)
         return term;
+    if (c.s.train.rewardHead == RewardHead::ValueHead)
+        return valueHeadScores(c, backward);
     // RewardTrainer.compute_loss: model(...).logits is [sequences, 1] after the pooling of
     // AutoModelForSequenceClassification, which runs `score` on every position first.
     const std::uint64_t tokens = c.share.tokens;
@@ -166,6 +224,20 @@ Term rewardScores(const EstimateContext &c)
         term.expression = n(tokens) + " tokens x 1 label x " + n(c.compute) + " B (score head)";
         term.notes.push_back("Reward model: a one-label score head instead of the lm_head, so no logits over "
                              "the vocabulary; the loss is -logsigmoid(chosen - rejected) per pair.");
+    }
+    return term;
+}
+
+Term zero3GenerationGather(std::uint64_t policy, std::uint64_t value, bool formulas)
+{
+    Term term;
+    term.bytes = addChecked(policy, value, "weights");
+    if (formulas) {
+        term.expression = gib(policy) + " policy" + (value ? " + " + gib(value) + " value model" : std::string()) +
+                          " gathered whole for generate()";
+        term.notes.push_back("DeepSpeed ZeRO-3 generation (TRL ds3_gather_for_generation, on by default): "
+                             "every parameter of the trained model is gathered on each GPU, beside its shard, "
+                             "while it generates; the shards alone are held the rest of the step.");
     }
     return term;
 }
@@ -207,21 +279,41 @@ PpoRollout ppoRollout(const EstimateContext &c)
     const std::uint64_t padding = mulChecked(2 * local, rowBytes, "logits");
     const std::uint64_t refLogits = productChecked("logits", chunk, std::uint64_t(s.train.seqLen), vocab, c.compute);
     const std::uint64_t reference = addChecked(mulChecked(local, rowBytes, "logits"), refLogits, "logits");
-    const std::uint64_t busiest = std::max({generating, padding, reference});
-    if (busiest == generating) {
+    // Under ZeRO-3 the generation and its padding run with the policy and value model gathered
+    // (PolicyAndValueWrapper's parameters); the reference forward runs after, on the shards.
+    std::uint64_t gathered = 0;
+    if (s.parallel.strategy == Strategy::Zero3) {
+        const std::uint64_t value = mulChecked(scoreModelParams(countParams(c.m), c.m, 1, true).total,
+                                               byteSize(s.precision.weights), "weights");
+        out.gathered = zero3GenerationGather(e.bytes(ConsumerId::Weights), value, c.formulas);
+        gathered = out.gathered.bytes;
+    }
+    // The busiest moment, the generation first on a tie (its cache is then shown apart).
+    enum class Moment { Generating, Padding, Reference };
+    Moment moment = Moment::Generating;
+    std::uint64_t busiest = addChecked(generating, gathered, "logits");
+    if (addChecked(padding, gathered, "logits") > busiest) {
+        moment = Moment::Padding;
+        busiest = padding + gathered;
+    }
+    if (reference > busiest)
+        moment = Moment::Reference;
+    if (moment == Moment::Reference)
+        out.gathered = Term{};
+    if (moment == Moment::Generating) {
         out.cache.bytes = kv;
         out.logits.bytes = generating - kv;
     } else {
-        out.logits.bytes = busiest;
+        out.logits.bytes = moment == Moment::Padding ? padding : reference;
     }
     if (c.formulas) {
         out.cache.expression = n(chunk) + " sequences (local_rollout_forward_batch_size) x " + n(s.train.seqLen) +
                                " tokens of KV cache (generate())";
         const std::string rows = n(response) + " response tokens x " + n(vocab) + " vocab x 4 B";
-        if (busiest == generating)
+        if (moment == Moment::Generating)
             out.logits.expression = n(local + chunk) + " sequences x " + rows + " (generation scores, the last "
                                                                               "chunk stacked)";
-        else if (busiest == padding)
+        else if (moment == Moment::Padding)
             out.logits.expression = "2 x " + n(local) + " sequences x " + rows + " (the scores and their padded copy)";
         else
             out.logits.expression = n(local) + " sequences x " + rows + " (scores) + " + n(chunk) + " x " +

@@ -31,8 +31,12 @@ Term postTrainingWeights(const EstimateContext &c);
 /// (`backward`: when backward starts, the teacher's logits freed). Empty otherwise.
 Term distillationLogits(const EstimateContext &c, bool backward);
 
-/// Reward-model training: the score head's output, one value per token (no vocabulary).
-Term rewardScores(const EstimateContext &c);
+/// A value head's parameters (TRL's ValueHead: hidden x 1 and its bias), beside the kept lm_head.
+std::uint64_t valueHeadParams(const ModelArch &m);
+
+/// Reward-model training: the score head's output, one value per token (no vocabulary); with a
+/// value head, its saved tensors and (`backward` false) the forward's vocabulary logits.
+Term rewardScores(const EstimateContext &c, bool backward);
 
 /// PPO's rollout (the "decode" phase): the policy's generate() cache for one rollout chunk and
 /// the generation's fp32 scores for the whole local batch.
@@ -40,7 +44,14 @@ struct PpoRollout
 {
     Term cache;
     Term logits;
+    Term gathered; ///< ZeRO-3: the policy and value model gathered whole while generating
 };
+
+/// ZeRO-3 generation in TRL (trl/models/utils.py _unwrap_model_for_generation): with
+/// ds3_gather_for_generation (the default) deepspeed.zero.GatheredParameters(model.parameters())
+/// materialises every parameter of the wrapped model on each GPU, beside its shard, for the
+/// whole generate(). `policy` and `value` are the full models' weight bytes.
+Term zero3GenerationGather(std::uint64_t policy, std::uint64_t value, bool formulas);
 PpoRollout ppoRollout(const EstimateContext &c);
 
 } // namespace headroom::detail

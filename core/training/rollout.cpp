@@ -10,6 +10,7 @@
 // wake_up(["kv_cache"]) before one. The engine's own memory is the serving model's
 // (servingvllm.cpp) for that LLM.
 #include "training/rollout.h"
+#include "training/posttraining.h"
 
 #include "estimate/verdict.h"
 #include "scenario/checked.h"
@@ -160,6 +161,8 @@ void hfGenerate(const EstimateContext &c, RolloutTerms &out)
                                          "(use_vllm false), the cache of the whole generation batch at once.");
         out.trainerLogits.expression = groupDigits(v.inference.batch) + " sequences' last-token logits (generate())";
     }
+    if (s.parallel.strategy == Strategy::Zero3)
+        out.gathered = zero3GenerationGather(e.bytes(ConsumerId::Weights), 0, c.formulas);
 }
 
 } // namespace

@@ -25,6 +25,9 @@ struct RolloutTerms
     /// generate() in the trainer (no vLLM): the generation's KV cache and last-token logits.
     Term trainerCache;
     Term trainerLogits;
+    /// generate() under DeepSpeed ZeRO-3: TRL's unwrap_model_for_generation gathers every
+    /// parameter (ds3_gather_for_generation, default true) beside the shards while it generates.
+    Term gathered;
     /// The colocated engine's start-up figures on the target GPU.
     std::optional<ServingFigures> figures;
     /// What vLLM's start-up check needs free: total x vllm_gpu_memory_utilization.

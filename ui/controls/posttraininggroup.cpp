@@ -114,6 +114,13 @@ PostTrainingGroup::PostTrainingGroup(ScenarioModel *model, QWidget *parent)
     m_teacherDType = enumCombo<DType>(this, tr("Teacher dtype"),
                                       {{DType::BF16, tr("bf16")}, {DType::FP16, tr("fp16")}, {DType::FP32, tr("fp32")}});
     layout->addRow(tr("Teacher &dtype"), m_teacherDType);
+    m_rewardHead = enumCombo<RewardHead>(this, tr("Reward head"),
+                                         {{RewardHead::Score, tr("Score head instead of the lm_head (TRL)")},
+                                          {RewardHead::ValueHead, tr("Value head beside the lm_head (LLaMA-Factory)")}});
+    m_rewardHead->setToolTip(tr("TRL's RewardTrainer replaces the lm_head with a one-label score head. "
+                                "LLaMA-Factory's stage rm keeps the causal LM and adds a value head, so the "
+                                "forward still computes the logits over the vocabulary."));
+    layout->addRow(tr("Reward &head"), m_rewardHead);
     m_ppoRows = {m_response, m_rolloutBatch};
     m_teacherRows = {m_teacher, m_teacherDType};
     m_grpoRows = {m_completion, m_generations, m_beta, m_rollout, m_utilization, m_sleep, m_maxModelLen};
@@ -196,6 +203,11 @@ PostTrainingGroup::PostTrainingGroup(ScenarioModel *model, QWidget *parent)
         m_model->apply(tr("Teacher dtype %1").arg(m_teacherDType->currentText()),
                        [dtype](Scenario &s) { s.train.distillation.teacherDType = dtype; });
     });
+    connect(m_rewardHead, &QComboBox::activated, this, [this] {
+        const RewardHead head = comboValue<RewardHead>(m_rewardHead);
+        m_model->apply(tr("Reward head %1").arg(m_rewardHead->currentText()),
+                       [head](Scenario &s) { s.train.rewardHead = head; });
+    });
     connect(m_model, &ScenarioModel::changed, this, &PostTrainingGroup::refresh);
     refresh();
 }
@@ -215,6 +227,8 @@ void PostTrainingGroup::refresh()
         form(this)->setRowVisible(row, s.train.objective == Objective::Ppo);
     for (QWidget *row : m_teacherRows)
         form(this)->setRowVisible(row, s.train.objective == Objective::Distillation);
+    form(this)->setRowVisible(m_rewardHead, s.train.objective == Objective::Reward);
+    setComboValue(m_rewardHead, s.train.rewardHead);
     setShown(m_response, int(s.train.ppo.responseLength));
     setShown(m_rolloutBatch, int(s.train.ppo.rolloutBatch));
     setComboValue(m_teacherDType, s.train.distillation.teacherDType);

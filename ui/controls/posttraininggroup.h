@@ -32,6 +32,7 @@ public:
     QSpinBox *rolloutBatch() const { return m_rolloutBatch; }
     QComboBox *teacher() const { return m_teacher; }
     QComboBox *teacherDType() const { return m_teacherDType; }
+    QComboBox *rewardHead() const { return m_rewardHead; }
 
     /// Shows the model's state without emitting edits.
     void refresh();
@@ -50,6 +51,7 @@ private:
     QSpinBox *m_rolloutBatch = nullptr;
     QComboBox *m_teacher = nullptr;
     QComboBox *m_teacherDType = nullptr;
+    QComboBox *m_rewardHead = nullptr;
     std::vector<QWidget *> m_grpoRows;
     std::vector<QWidget *> m_ppoRows;
     std::vector<QWidget *> m_teacherRows;

@@ -203,6 +203,27 @@ private slots:
         QCOMPARE(e.bytes(ConsumerId::GenerationEngine), std::uint64_t(0));
     }
 
+    void zero3GathersThePolicyForGenerate()
+    {
+        // TRL's unwrap_model_for_generation under ZeRO-3 (ds3_gather_for_generation, default
+        // true): GatheredParameters over every parameter, beside the shards, during generate():
+        // Llama 3.1 8B whole in bf16, 8,030,261,248 x 2 B = 16,060,522,496 B on each of 8 GPUs.
+        json z3 = grpoDoc("lora", "hf_generate");
+        z3["parallel"] = {{"gpus", 8}, {"strategy", "zero3"}};
+        const Estimate e = run(z3);
+        QCOMPARE(at(phase(e, PhaseId::Decode), ConsumerId::Weights) - at(phase(e, PhaseId::Load), ConsumerId::Weights),
+                 std::uint64_t(16'060'522'496));
+        // DDP keeps the whole model anyway: nothing gathered on top of it.
+        json ddp = grpoDoc("lora", "hf_generate");
+        ddp["parallel"] = {{"gpus", 8}, {"strategy", "ddp"}};
+        const Estimate d = run(ddp);
+        QCOMPARE(at(phase(d, PhaseId::Decode), ConsumerId::Weights), at(phase(d, PhaseId::Load), ConsumerId::Weights));
+        // vLLM generates from its own copy: the trainer gathers nothing.
+        json vllm = grpoDoc("lora", "vllm_server");
+        vllm["parallel"] = {{"gpus", 8}, {"strategy", "zero3"}};
+        QVERIFY(run(vllm).phases.back().id != PhaseId::Decode);
+    }
+
     void refusesWhatTrlRefuses()
     {
         json doc = grpoDoc("lora", "vllm_colocate");

@@ -81,6 +81,35 @@ private slots:
         QCOMPARE(lora.bytes(ConsumerId::Weights), kScore * 2 + (adapters + 4096) * 4);
     }
 
+    void valueHeadRewardKeepsTheLmHeadAndItsLogits()
+    {
+        // LLaMA-Factory stage rm: TRL's AutoModelForCausalLMWithValueHead keeps the causal LM
+        // whole (8,030,261,248 bf16) and trains ValueHead.summary = Linear(4096, 1) in fp32
+        // beside the q,v adapters: (6,815,744 + 4,097) x 4 B.
+        json d = doc("llama-3.1-8b", "lora", "reward", 2, 1024);
+        d["train"]["reward_head"] = "value_head";
+        const Estimate e = run(d);
+        const std::uint64_t adapters = 32ull * 16 * ((4096 + 4096) + (4096 + 1024));
+        QCOMPARE(e.bytes(ConsumerId::Weights), kPolicy * 2 + (adapters + 4097) * 4);
+        // 2 pairs = 4,096 tokens. The forward still returns the logits, bf16 and their fp32
+        // copy (128,256 x (2 + 4) B a token), beside the value head's dropout mask and fp32
+        // input (4,096 x (1 + 4) B) and the fp32 values (4 B): 4,096 x 790,020 B.
+        QCOMPARE(at(e, PhaseId::Forward, ConsumerId::Logits), std::uint64_t(4096) * (kVocab * 6 + 4096 * 5 + 4));
+        // Backward's busiest moment is inside the blocks: the logits are gone, and so is the value
+        // head's pair of saved tensors (its backward runs first).
+        QCOMPARE(at(e, PhaseId::Backward, ConsumerId::Logits), std::uint64_t(0));
+        // The same pairs through the model as the score-head reward model.
+        QCOMPARE(at(e, PhaseId::Forward, ConsumerId::Activations),
+                 at(run(doc("llama-3.1-8b", "lora", "reward", 2, 1024)), PhaseId::Forward, ConsumerId::Activations));
+        // Refused: every weight trained (the lm_head gets no gradient), and with another objective.
+        json full = doc("llama-3.1-8b", "full", "reward", 2, 1024);
+        full["train"]["reward_head"] = "value_head";
+        QCOMPARE(refusal(full), QStringLiteral("train.reward_head"));
+        json sft = doc("llama-3.1-8b", "lora", "sft", 2, 1024);
+        sft["train"]["reward_head"] = "value_head";
+        QCOMPARE(refusal(sft), QStringLiteral("train.reward_head"));
+    }
+
     void ppoHoldsFourModelsAndTrainsTwo()
     {
         const Estimate e = run(doc("llama-3.1-8b", "full", "ppo", 1, 1024));
@@ -94,6 +123,20 @@ private slots:
         QCOMPARE(e.bytes(ConsumerId::OptimizerState), (kPolicy + kScore) * perParam);
         // The critic backbone runs beside the policy before one backward: twice the activations.
         QCOMPARE(at(e, PhaseId::Forward, ConsumerId::Activations), 2 * at(sft, PhaseId::Forward, ConsumerId::Activations));
+    }
+
+    void ppoUnderZero3GathersPolicyAndValueToGenerate()
+    {
+        // ZeRO-3 over 8 GPUs: batch_generation runs inside unwrap_model_for_generation, which
+        // gathers PolicyAndValueWrapper's parameters whole: (8,030,261,248 + 7,504,928,768) x 2 B
+        // = 31,070,380,032 B beside the shards; the reference forward after it runs on the shards.
+        json d = doc("llama-3.1-8b", "full", "ppo", 1, 1024);
+        d["parallel"] = {{"gpus", 8}, {"strategy", "zero3"}};
+        const Estimate e = run(d);
+        QCOMPARE(at(e, PhaseId::Decode, ConsumerId::Weights) - at(e, PhaseId::Load, ConsumerId::Weights),
+                 (kPolicy + kScore) * 2);
+        QCOMPARE(at(e, PhaseId::Decode, ConsumerId::Logits), std::uint64_t(2 * 53 * kVocab * 4));
+        QCOMPARE(e.bytes(ConsumerId::Weights), at(e, PhaseId::Decode, ConsumerId::Weights));
     }
 
     void ktoKeepsTheReferenceOfUnpairedCompletions()
