@@ -205,6 +205,13 @@ public:
                       "took the bf16 quant_storage of a sharded QLoRA model");
         behaviour("train.optimizer_impl", "foreach",
                   "optim adamw_torch: torch.optim.AdamW's foreach path on CUDA");
+        const Strategy zero = s.parallel.strategy;
+        if (!lora() && (zero == Strategy::Zero1 || zero == Strategy::Zero2 || zero == Strategy::Zero3) &&
+            dtypeBits(s.precision.weights) == 16)
+            behaviour("train.master_weights", true,
+                      "DeepSpeed's ZeRO optimizer keeps an fp32 master copy of 16-bit weights, partitioned, "
+                      "and its optimizer states in fp32 (deepspeed/runtime/zero/stage_1_and_2.py "
+                      "single_partition_of_fp32_groups, stage3.py fp32_partitioned_groups_flat)");
         if (lora() && quantized() && !sharded() && kbitUpcast)
             behaviour("precision.unquantized", "fp32",
                       "PEFT's prepare_model_for_kbit_training casts every non-quantized parameter "

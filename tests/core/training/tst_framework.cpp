@@ -158,6 +158,26 @@ private slots:
             "train": {"method": "lora"}})").train.lora.dtype, DType::BF16);
     }
 
+    void zeroKeepsFp32MasterWeights()
+    {
+        // DeepSpeed's ZeRO optimizer partitions an fp32 master copy of 16-bit weights (stage 1/2
+        // single_partition_of_fp32_groups, stage 3 fp32_partitioned_groups_flat): a bf16 full
+        // fine-tune under ZeRO-1/2/3 has master weights and fp32 states; LoRA's fp32 adapters,
+        // fp32 weights and FSDP do not.
+        const char *full = R"({"framework": "hf_transformers", "precision": {"weights": "bf16"},
+            "parallel": {"gpus": 4, "strategy": "%1"}})";
+        for (const char *zero : {"zero1", "zero2", "zero3"})
+            QVERIFY2(scenarioFrom(QString::fromLatin1(full).arg(QLatin1String(zero)).toStdString()).train.masterWeights, zero);
+        QVERIFY(!scenarioFrom(QString::fromLatin1(full).arg(QLatin1String("fsdp")).toStdString()).train.masterWeights);
+        QVERIFY(!scenarioFrom(R"({"framework": "hf_transformers", "precision": {"weights": "bf16"},
+            "train": {"method": "lora"}, "parallel": {"gpus": 4, "strategy": "zero3"}})").train.masterWeights);
+        QVERIFY(!scenarioFrom(R"({"framework": "hf_transformers", "precision": {"weights": "fp32"},
+            "parallel": {"gpus": 4, "strategy": "zero3"}})").train.masterWeights);
+        // A file that says otherwise wins.
+        QVERIFY(!scenarioFrom(R"({"framework": "hf_transformers", "precision": {"weights": "bf16"},
+            "train": {"master_weights": false}, "parallel": {"gpus": 4, "strategy": "zero3"}})").train.masterWeights);
+    }
+
     void explicitKeysWin()
     {
         const Scenario s = scenarioFrom(R"({"framework": "torchtune", "kernels": {"loss": "fused"},
