@@ -166,9 +166,15 @@ ImportedRun importTrainConfigs(const QStringList &paths, const QStringList &argu
                                              ") and no file says how many: give the count (--gpus N)");
     }
 
+    // A file that writes its model out (LitGPT's model_config) gives it whole, over any other.
+    const auto written = std::find_if(run.imports.begin(), run.imports.end(),
+                                      [](const TrainImport &import) { return import.scenario.contains("model"); });
     if (!modelConfig.isEmpty()) {
         doc["model"] = {{"config", QFileInfo(modelConfig).absoluteFilePath().toStdString()}};
         run.modelNote = "from " + local(modelConfig);
+    } else if (written != run.imports.end()) {
+        doc["model"] = written->scenario["model"];
+        run.modelNote = "the architecture " + written->file + " writes out";
     } else if (!base || !base->contains("model")) {
         std::string reference;
         for (const TrainImport &import : run.imports)

@@ -111,6 +111,11 @@ void importTrainingArgs(const json &tree, TrainImport &out, ConfigReader *within
 void importTrl(const json &tree, TrainImport &out);
 /// TRL's PPOConfig (trl/experimental/ppo/ppo_config.py), told by the fields only it has.
 bool isTrlPpoConfig(const json &tree);
+/// TRL's DPOConfig (trl/trainer/dpo_config.py), by the fields only it has among TRL's configs
+/// (max_completion_length and loss_type are GRPOConfig's too).
+bool hasTrlDpoFields(const json &tree);
+/// TRL's KTOConfig, by its desirable and undesirable weights.
+bool hasTrlKtoFields(const json &tree);
 void importPeftAdapter(const json &tree, TrainImport &out);
 void importBitsAndBytes(const json &tree, TrainImport &out, ConfigReader *within = nullptr,
                         const std::string &prefix = {});

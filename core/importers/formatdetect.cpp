@@ -54,6 +54,14 @@ bool isTrlPpoConfig(const json &tree)
                          "sft_model_path", "local_rollout_forward_batch_size", "whiten_rewards"});
 }
 
+bool hasTrlDpoFields(const json &tree)
+{
+    return hasAny(tree, {"precompute_ref_log_probs", "ref_model_init_kwargs", "rpo_alpha", "reference_free",
+                         "sync_ref_model", "label_smoothing", "simpo_gamma", "cpo_alpha"});
+}
+
+bool hasTrlKtoFields(const json &tree) { return hasAny(tree, {"desirable_weight", "undesirable_weight"}); }
+
 namespace {
 
 /// TRL's trainer configs Headroom reads (trl/trainer/grpo_config.py, dpo_config.py,
@@ -64,7 +72,7 @@ bool isTrlConfig(const json &tree)
     // GKD fields: refused below, never read as GRPO or DPO.
     if (hasAny(tree, {"lmbda", "teacher_model_name_or_path"}))
         return false;
-    if (hasAny(tree, {"desirable_weight", "undesirable_weight"}))
+    if (hasTrlKtoFields(tree))
         return true; // KTOConfig
     if (isTrlPpoConfig(tree))
         return true; // PPOConfig (trl/experimental/ppo/ppo_config.py)
@@ -73,10 +81,7 @@ bool isTrlConfig(const json &tree)
     if (hasAny(tree, {"num_generations", "use_vllm", "vllm_mode", "vllm_gpu_memory_utilization",
                       "max_completion_length"}))
         return true; // GRPOConfig
-    if (tree.contains("beta") &&
-        hasAny(tree, {"max_prompt_length", "loss_type", "precompute_ref_log_probs", "ref_model_init_kwargs",
-                      "rpo_alpha", "reference_free", "sync_ref_model", "label_smoothing", "simpo_gamma",
-                      "cpo_alpha"}))
+    if (tree.contains("beta") && (hasAny(tree, {"max_prompt_length", "loss_type"}) || hasTrlDpoFields(tree)))
         return true; // DPOConfig (CPO/ORPO: reference-free)
     // An SFTConfig with ModelConfig's PEFT fields (lora_r is LitGPT's too: use_peft or a
     // TrainingArguments field says TRL).
@@ -142,7 +147,8 @@ TrainConfigFormat detectFormat(const json &tree, const std::string &file)
     if (isTrlConfig(tree))
         return TrainConfigFormat::Trl;
     if (hasAny(tree, {"checkpoint_dir", "lora_r", "quantize"}) ||
-        (tree.contains("train") && tree["train"].is_object() && tree["train"].contains("micro_batch_size")))
+        (tree.contains("train") && tree["train"].is_object() && tree["train"].contains("micro_batch_size")) ||
+        objectHasAny(tree, "model_config", {"n_layer", "n_embd", "n_query_groups", "padded_vocab_size"}))
         return TrainConfigFormat::Litgpt;
     // A TrlParser script config (trl/scripts/*.py: ModelConfig, ScriptArguments) with no
     // trainer fields: which trainer runs it is on the command line, not in the file.

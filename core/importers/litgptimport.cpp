@@ -3,6 +3,8 @@
 // litgpt/finetune/lora.py, full.py and pretrain.py read them (see docs/frameworks.md).
 #include "importers/configreader.h"
 
+#include <set>
+
 namespace headroom::importers {
 
 namespace {
@@ -24,16 +26,95 @@ bool precisionDtypes(const std::string &precision, std::string &weights, std::st
     return false;
 }
 
+/// model_config: a litgpt.Config written out (litgpt/config.py; pretrain.py uses it instead of
+/// model_name), mapped onto the scenario's model keys with Config's own defaults. A key that
+/// changes the architecture beyond what is mapped is refused, naming it.
+void readModelConfig(ConfigReader &r, const json &config)
+{
+    // Keys that shape no parameter and no saved tensor Headroom counts differently.
+    static const std::set<std::string> inert = {
+        "name", "hf_config", "norm_eps", "parallel_residual", "rope_base", "rotary_percentage",
+        "rope_condense_ratio", "rope_adjustments", "rope_interleave", "scale_embeddings", "gelu_approximate",
+        "routed_scaling_factor", "norm_topk_prob", "attention_scores_scalar"};
+    static const std::set<std::string> mapped = {
+        "block_size", "n_layer", "n_embd", "vocab_size", "padding_multiple", "padded_vocab_size",
+        "norm_class_name", "n_head", "head_size", "n_query_groups", "attn_bias", "bias", "intermediate_size",
+        "moe_intermediate_size", "mlp_class_name", "n_expert", "n_expert_per_token", "shared_attention_norm",
+        "post_attention_norm", "post_mlp_norm", "norm_1", "norm_2"};
+    for (const auto &[key, value] : config.items()) {
+        if (inert.count(key) || mapped.count(key))
+            continue;
+        // Features at their Config defaults (off) are fine; anything else is not modelled.
+        const bool off = value.is_null() || (value.is_boolean() && !value.get<bool>());
+        if (!off)
+            r.fail("model_config." + key, "is not modelled in a LitGPT model_config (the mapped keys are the "
+                                          "sizes, norms, biases and MLP classes)");
+        r.find("model_config." + key);
+    }
+    for (const std::string &key : inert)
+        r.find("model_config." + key);
+    auto count = [&](const char *key, std::int64_t fallback) {
+        return r.count(std::string("model_config.") + key, 1, 1 << 24).value_or(fallback);
+    };
+    auto flag = [&](const char *key, bool fallback) {
+        return r.flag(std::string("model_config.") + key).value_or(fallback);
+    };
+    const std::int64_t layers = count("n_layer", 16), hidden = count("n_embd", 4096), heads = count("n_head", 32);
+    const std::int64_t headSize = count("head_size", hidden / heads);
+    if (!r.has("model_config.head_size") && hidden % heads != 0)
+        r.fail("model_config.n_head", "must divide n_embd when head_size is not given (Config.__post_init__)");
+    const std::int64_t groups = count("n_query_groups", heads);
+    if (heads % groups != 0)
+        r.fail("model_config.n_query_groups", "must divide n_head (Config.__post_init__)");
+    // Config.__post_init__: padded_vocab_size = find_multiple(vocab_size, padding_multiple).
+    const std::int64_t multiple = count("padding_multiple", 512);
+    const std::int64_t vocab = count("padded_vocab_size", (count("vocab_size", 50254) + multiple - 1) / multiple * multiple);
+    const std::string mlp = r.text("model_config.mlp_class_name").value_or("GptNeoxMLP");
+    if (mlp != "GptNeoxMLP" && mlp != "LLaMAMLP" && mlp != "GemmaMLP" && mlp != "LLaMAMoE")
+        r.fail("model_config.mlp_class_name", "must be GptNeoxMLP, LLaMAMLP, GemmaMLP or LLaMAMoE (got " + quotedText(mlp) + ")");
+    if (mlp != "GptNeoxMLP" && !r.has("model_config.intermediate_size"))
+        r.fail("model_config.intermediate_size", "is required with " + mlp + " (Config.__post_init__)");
+    const std::int64_t intermediate = count("intermediate_size", 4 * hidden);
+    const std::string norm = r.text("model_config.norm_class_name").value_or("LayerNorm");
+    if (norm != "LayerNorm" && norm != "RMSNorm")
+        r.fail("model_config.norm_class_name", "must be LayerNorm or RMSNorm (got " + quotedText(norm) + ")");
+    // Block: norm_1, norm_2 (absent when shared_attention_norm), post-attention and post-MLP norms.
+    const int norms = int(flag("norm_1", true)) + int(flag("norm_2", true) && !flag("shared_attention_norm", false)) +
+                      int(flag("post_attention_norm", false)) + int(flag("post_mlp_norm", false));
+    json model = {{"layers", layers}, {"hidden", hidden}, {"heads", heads}, {"kv_heads", groups},
+                  {"head_dim", headSize}, {"intermediate", intermediate}, {"vocab", vocab},
+                  {"max_positions", count("block_size", 4096)}, {"position", "rope"},
+                  {"norm", norm == "RMSNorm" ? "rmsnorm" : "layernorm"}, {"norms_per_layer", norms},
+                  {"mlp", mlp == "GptNeoxMLP" ? "standard" : "gated"},
+                  {"bias", flag("bias", true) ? "all" : flag("attn_bias", false) ? "qkv" : "none"},
+                  {"tied_embeddings", r.flag("train.tie_embeddings").value_or(false)}};
+    const std::string approximate = config.value("gelu_approximate", std::string("none"));
+    model["activation"] = mlp == "LLaMAMLP" || mlp == "LLaMAMoE" ? "silu" : approximate == "tanh" || mlp == "GemmaMLP" ? "gelu_tanh" : "gelu";
+    if (mlp == "LLaMAMoE") {
+        model["experts"] = count("n_expert", 1);
+        model["experts_per_token"] = count("n_expert_per_token", 1);
+        model["expert_intermediate"] = count("moe_intermediate_size", intermediate);
+    } else {
+        for (const char *key : {"n_expert", "n_expert_per_token", "moe_intermediate_size"})
+            r.find(std::string("model_config.") + key); // only LLaMAMoE builds experts
+    }
+    r.set("model", model, "model_config (a litgpt.Config: the model pretrain.py builds)");
+}
+
 } // namespace
 
 void importLitgpt(const json &tree, TrainImport &out)
 {
     ConfigReader r(tree, out);
     r.set("framework", json{{"name", "litgpt"}}, "(LitGPT config)");
-    if (const auto checkpoint = r.text("checkpoint_dir"))
+    if (const json *config = r.find("model_config"); config && config->is_object() && !config->empty()) {
+        readModelConfig(r, *config);
+        r.find("model_name"); // pretrain.py: model_config, when given, instead of model_name
+    } else if (const auto checkpoint = r.text("checkpoint_dir")) {
         out.model = *checkpoint;
-    else if (const auto name = r.text("model_name"))
+    } else if (const auto name = r.text("model_name")) {
         out.model = *name;
+    }
 
     std::string weights = "fp32", compute = "bf16";
     if (const auto precision = r.text("precision")) {
@@ -135,9 +216,11 @@ void importLitgpt(const json &tree, TrainImport &out)
     }
     r.noEffect({"out_dir", "data", "train.save_interval", "train.log_interval", "train.lr_warmup_steps",
                 "train.lr_warmup_fraction", "train.epochs", "train.max_tokens", "train.max_steps",
-                "train.tie_embeddings", "train.learning_rate", "train.weight_decay", "train.beta1", "train.beta2",
+                "train.learning_rate", "train.weight_decay", "train.beta1", "train.beta2",
                 "train.max_norm", "train.min_lr", "eval", "logger_name", "seed", "access_token", "tokenizer_dir",
                 "resume", "initial_checkpoint_dir", "model_config"});
+    if (r.flag("train.tie_embeddings").value_or(false) && !out.scenario.contains("model"))
+        r.warn("train.tie_embeddings", "true ties wte to lm_head; the named model is counted as its preset ties it");
     r.finish();
 }
 

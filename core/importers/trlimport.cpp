@@ -19,7 +19,7 @@ TrlKind trlKind(const json &tree)
 {
     if (isTrlPpoConfig(tree))
         return TrlKind::Ppo;
-    if (tree.contains("desirable_weight") || tree.contains("undesirable_weight"))
+    if (hasTrlKtoFields(tree))
         return TrlKind::Kto;
     if (tree.contains("center_rewards_coefficient"))
         return TrlKind::Reward;
@@ -42,10 +42,8 @@ TrlKind trlKind(const json &tree)
     if (lossIs({"grpo", "bnpo", "dr_grpo", "dapo", "cispo", "sapo"}))
         return TrlKind::Grpo;
     // DPOConfig has max_completion_length too: its own fields say DPO before that key says GRPO.
-    for (const char *key : {"precompute_ref_log_probs", "ref_model_init_kwargs", "rpo_alpha", "reference_free",
-                            "sync_ref_model", "label_smoothing", "simpo_gamma", "cpo_alpha"})
-        if (tree.contains(key))
-            return TrlKind::Dpo;
+    if (hasTrlDpoFields(tree))
+        return TrlKind::Dpo;
     if (lossIs({"sigmoid", "hinge", "ipo", "exo_pair", "nca_pair", "robust", "bco_pair", "sppo_hard", "aot",
                 "aot_pair", "apo_zero", "apo_down", "discopop", "sft"}))
         return TrlKind::Dpo;
@@ -124,8 +122,19 @@ void readModelConfig(ConfigReader &r, bool vllm)
     r.noEffect({"lora_alpha", "lora_task_type", "use_rslora", "lora_target_parameters"});
 }
 
+/// ds3_gather_for_generation (GRPOConfig, PPOConfig; default true): under ZeRO-3, generate()
+/// runs with every parameter gathered, which the estimate counts.
+void readDs3Gather(ConfigReader &r)
+{
+    if (!r.flag("ds3_gather_for_generation").value_or(true))
+        r.warn("ds3_gather_for_generation", "false (ZeRO-3 generation on the shards, one layer gathered at a time) "
+                                            "is not modelled: the whole model gathered for generate() is counted, "
+                                            "an upper bound");
+}
+
 void readGrpo(ConfigReader &r, TrainImport &out)
 {
+    readDs3Gather(r);
     r.set("train.objective", "grpo", "num_generations, use_vllm (a TRL GRPOConfig)");
     const std::int64_t completion = r.count("max_completion_length", 1, 16 * 1024 * 1024).value_or(512);
     r.set("train.grpo.completion_length", completion,
@@ -187,7 +196,7 @@ void readGrpo(ConfigReader &r, TrainImport &out)
     r.noEffect({"num_iterations", "epsilon", "epsilon_high", "delta", "loss_type", "scale_rewards", "temperature",
                 "top_p", "top_k", "min_p", "repetition_penalty", "reward_weights", "mask_truncated_completions",
                 "log_completions", "num_completions_to_print", "sync_ref_model", "ref_model_mixup_alpha",
-                "ref_model_sync_steps", "ds3_gather_for_generation", "shuffle_dataset", "importance_sampling_level",
+                "ref_model_sync_steps", "shuffle_dataset", "importance_sampling_level",
                 "top_entropy_quantile", "vllm_importance_sampling_correction", "vllm_importance_sampling_cap",
                 "generation_kwargs", "chat_template_kwargs", "num_generations_eval", "disable_dropout",
                 "vllm_model_impl", "vllm_structured_outputs_regex", "wandb_log_unique_prompts",
@@ -221,6 +230,7 @@ void readDpo(ConfigReader &r)
 /// model; generate() runs local_rollout_forward_batch_size queries at a time.
 void readPpo(ConfigReader &r)
 {
+    readDs3Gather(r);
     r.set("train.objective", "ppo", "kl_coef, vf_coef, reward_model_path (a TRL PPOConfig)");
     const std::int64_t response = r.count("response_length", 1, 16 * 1024 * 1024).value_or(53);
     r.set("train.ppo.response_length", response,
@@ -239,7 +249,7 @@ void readPpo(ConfigReader &r)
     r.noEffect({"num_ppo_epochs", "whiten_rewards", "kl_coef", "kl_estimator", "cliprange", "vf_coef",
                 "cliprange_value", "gamma", "lam", "total_episodes", "num_sample_generations", "stop_token",
                 "stop_token_id", "temperature", "missing_eos_penalty", "sft_model_path", "reward_model_path",
-                "model_adapter_name", "ref_adapter_name", "ds3_gather_for_generation", "dataset_num_proc",
+                "model_adapter_name", "ref_adapter_name", "dataset_num_proc",
                 "world_size", "num_total_batches", "micro_batch_size", "local_batch_size", "batch_size",
                 "local_mini_batch_size", "mini_batch_size", "exp_name"});
 }

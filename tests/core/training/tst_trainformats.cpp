@@ -7,6 +7,7 @@
 #include "trainconfigtest.h"
 
 #include "estimate/estimate.h"
+#include "model/architecture.h"
 #include "importers/trainimport.h"
 #include "scenario/scenariojson.h"
 
@@ -200,6 +201,15 @@ private slots:
         QCOMPARE(at(tt.scenario, "train.objective"), json("dpo"));
         QVERIFY(refusal("model_name_or_path: x/y\nstage: dpo\nref_model: other/model\n", "ref.yaml").find("ref_model") !=
                 std::string::npos);
+        // stage rm: TRL's value-head model (loader.py add_valuehead), whose forward returns the
+        // logits, so Liger does not fuse the loss; a full fine-tune of it is refused.
+        const TrainImport rm = importTrainConfig("model_name_or_path: x/y\nstage: rm\nenable_liger_kernel: true\n", "rm.yaml");
+        QCOMPARE(at(rm.scenario, "train.objective"), json("reward"));
+        QCOMPARE(at(rm.scenario, "train.reward_head"), json("value_head"));
+        QCOMPARE(at(rm.scenario, "train.method"), json("lora"));
+        QVERIFY(at(rm.scenario, "kernels.loss").is_null());
+        QVERIFY(refusal("model_name_or_path: x/y\nstage: rm\nfinetuning_type: full\n", "rmfull.yaml").find("finetuning_type") !=
+                std::string::npos);
     }
 
     void llamaFactoryDefaultsAreItsOwn()
@@ -331,6 +341,35 @@ private slots:
         const Estimate fromCase = estimate(scenarioFromJson(measured["scenario"]));
         QCOMPARE(fromConfig.peak.allocatedBytes, fromCase.peak.allocatedBytes);
         QCOMPARE(fromConfig.peak.reservedBytes, fromCase.peak.reservedBytes);
+    }
+
+    void litgptModelConfigIsTheModel()
+    {
+        // LitGPT's TinyStories pretrain config writes its litgpt.Config out (model_config, used
+        // by pretrain.py instead of model_name) and ties wte to lm_head (train.tie_embeddings).
+        // stories15M by hand: 6 layers of qkv 288 x (288 + 2 x 288), proj 288^2, LLaMAMLP
+        // 3 x 288 x 768, two RMSNorms = 995,904; the tied table 32,000 x 288, the final norm:
+        // 5,975,424 + 9,216,000 + 288 = 15,191,712.
+        const QString config = QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/trainconfigs/litgpt/config_hub/pretrain/tinystories.yaml");
+        const json base = {{"format", "headroom-scenario"}, {"version", 1}};
+        const ImportedRun run = importTrainConfigs({config}, {QStringLiteral("--devices=1")}, {}, {}, base, json{{"preset", "llama-3.1-8b"}});
+        QCOMPARE(at(run.document, "model.layers"), json(6));
+        QCOMPARE(at(run.document, "model.mlp"), json("gated"));
+        QVERIFY(!run.document["model"].contains("preset")); // the window's model is not used
+        const Scenario s = scenarioFromJson(run.document);
+        QCOMPARE(countParams(s.model).total, std::uint64_t(15'191'712));
+        // What the mapping does not cover is refused by its key; LLaMAMLP needs its width.
+        const std::string head = "model_name: x\ndevices: 1\nmodel_config:\n  n_layer: 2\n  n_embd: 64\n  n_head: 4\n";
+        QVERIFY(refusal(head + "  latent_attention: {q_lora_rank: 8}\n", "p.yaml").find("model_config.latent_attention") !=
+                std::string::npos);
+        QVERIFY(refusal(head + "  mlp_class_name: LLaMAMLP\n", "p.yaml").find("model_config.intermediate_size") !=
+                std::string::npos);
+        // GptNeoxMLP by default: 4 x n_embd, biases, LayerNorm, vocabulary 50,254 padded to 50,688.
+        const TrainImport neox = importTrainConfig(head, "p.yaml");
+        QCOMPARE(at(neox.scenario, "model.intermediate"), json(256));
+        QCOMPARE(at(neox.scenario, "model.vocab"), json(50688));
+        QCOMPARE(at(neox.scenario, "model.bias"), json("all"));
+        QCOMPARE(at(neox.scenario, "model.norm"), json("layernorm"));
     }
 
     void torchtuneTensorParallelIsRead()
