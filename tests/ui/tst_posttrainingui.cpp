@@ -124,6 +124,39 @@ private slots:
         QVERIFY(!group->teacher()->isVisibleTo(&w));
         QCOMPARE(w.model()->scenario().train.objective, Objective::Reward);
     }
+
+    void rewardHeadChoosesTheValueHead()
+    {
+        MainWindow w;
+        w.resize(1280, 900);
+        w.model()->apply(QStringLiteral("start"), [](Scenario &s) {
+            s = Scenario{};
+            s.model = builtinCatalog().findModel("llama-3.2-1b")->arch;
+            s.train.method = Method::Lora;
+            s.train.seqLen = 1024;
+            s.gpus = {"rtx-4090"};
+        });
+        auto *group = w.controls()->findChild<PostTrainingGroup *>();
+        QVERIFY(group);
+        QVERIFY(!group->rewardHead()->isVisibleTo(&w)); // SFT: no reward head
+        choose(group->objective(), int(Objective::Reward));
+        QVERIFY(group->rewardHead()->isVisibleTo(&w));
+        QCOMPARE(w.model()->scenario().train.rewardHead, RewardHead::Score);
+        const std::uint64_t score = w.model()->estimate().bytes(ConsumerId::Logits);
+        QUndoStack *undo = w.model()->undoStack();
+        const int before = undo->count();
+        choose(group->rewardHead(), int(RewardHead::ValueHead));
+        QCOMPARE(undo->count(), before + 1);
+        QCOMPARE(w.model()->scenario().train.rewardHead, RewardHead::ValueHead);
+        // One pair of 1,024 tokens: the value head's forward returns 2,048 x 128,256 logits in
+        // bf16 and fp32 (6 B each), which the score head never computes.
+        QVERIFY(w.model()->estimate().bytes(ConsumerId::Logits) >= score + 2048ull * 128'256 * 6);
+        if (const QByteArray shots = qgetenv("HEADROOM_SHOTS"); !shots.isEmpty())
+            w.grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/reward-value-head.png"));
+        undo->undo();
+        QCOMPARE(w.model()->scenario().train.rewardHead, RewardHead::Score);
+        QCOMPARE(group->rewardHead()->currentData().toInt(), int(RewardHead::Score));
+    }
 };
 
 QTEST_MAIN(TestPostTrainingUi)
