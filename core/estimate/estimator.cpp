@@ -547,15 +547,11 @@ Estimate Estimator::run()
                                  " on " + rollout.figures->gpuId);
         }
         e.rollout->startsOk = rolloutStarts;
-        for (const std::string &warning : rollout.warnings)
-            e.warnings.push_back(warning);
-        if (formulas)
-            for (const std::string &note : rollout.assumptions)
-                e.assumptions.push_back(note);
-    } else if (formulas) {
-        for (const std::string &note : rollout.assumptions)
-            e.assumptions.push_back(note);
     }
+    // The engine's own warnings (a colocated vLLM, or a vLLM server on other GPUs) and notes.
+    e.warnings.insert(e.warnings.end(), rollout.warnings.begin(), rollout.warnings.end());
+    if (formulas)
+        e.assumptions.insert(e.assumptions.end(), rollout.assumptions.begin(), rollout.assumptions.end());
     for (std::size_t index = 0; index < s.gpus.size(); ++index) {
         const Gpu *gpu = c.catalog.findGpu(s.gpus[index]);
         if (!gpu)

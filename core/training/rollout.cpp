@@ -68,9 +68,57 @@ Scenario colocatedVllmScenario(const Scenario &s, const std::string &gpuId)
     return v;
 }
 
+Scenario serverVllmScenario(const Scenario &s, const std::string &gpuId)
+{
+    // `trl vllm-serve --model M` with its defaults (trl/scripts/vllm_serve.py ScriptArguments):
+    // LLM(tensor_parallel_size=1, gpu_memory_utilization=0.9, max_model_len=None, dtype="auto",
+    // enforce_eager=False); vLLM's own max_num_seqs and batched-token limits for the LLM class.
+    // The round's completions from every trainer rank go to it.
+    Scenario v = colocatedVllmScenario(s, gpuId);
+    v.parallel = ParallelConfig{};
+    ServingConfig &cfg = *v.serving;
+    cfg.gpuMemoryUtilization = 0.9;
+    cfg.maxModelLen = static_cast<std::uint32_t>(std::max(1, s.model.maxPositions));
+    cfg.maxNumSeqs = 0;
+    cfg.maxNumBatchedTokens = 0;
+    const std::uint64_t round = mulChecked(rolloutSequences(s), std::max<std::uint32_t>(1, s.parallel.gpus), "generation batch");
+    cfg.requests.concurrency = static_cast<std::uint32_t>(std::min<std::uint64_t>(round, UINT32_MAX));
+    return v;
+}
+
 namespace {
 
 std::string gib(std::uint64_t bytes) { return formatBytes(bytes, Unit::GiB); }
+
+/// vllm_mode server: the trainer holds no engine; the server's own GPU, estimated as
+/// `trl vllm-serve` starts it on a GPU like the target.
+void server(const EstimateContext &c, const Gpu &gpu, RolloutTerms &out)
+{
+    const Scenario v = serverVllmScenario(c.s, gpu.id);
+    const Estimate e = estimate(v, Detail::BytesOnly, c.catalog);
+    if (!e.serving)
+        return;
+    const ServingFigures &f = *e.serving;
+    const std::string head = "The vLLM server (vllm_mode server: trl vllm-serve's defaults, one " + gpu.name +
+                             " like the target, gpu_memory_utilization 0.9, max_model_len " +
+                             groupDigits(v.serving->maxModelLen) + ")";
+    if (!f.startsOk) {
+        out.warnings.push_back(head + " cannot start: after " + gib(f.weightsBytes) + " of weights and its profile "
+                               "run no KV pool holds one sequence of max_model_len (give it --max_model_len, or "
+                               "more GPUs with --tensor_parallel_size; a serving scenario with engine vllm "
+                               "estimates those)");
+        return;
+    }
+    out.assumptions.push_back(head + ": " + gib(f.weightsBytes) + " weights, a KV pool of " + gib(f.kvCacheBytes) +
+                              " (" + groupDigits(f.kvCacheTokens) + " tokens), " + gib(f.cudaGraphBytes) +
+                              " of CUDA graphs, within its " + gib(f.budgetBytes) + "; " +
+                              (f.requestsFit ? "the round's " + groupDigits(f.requestSequences) +
+                                                   " completions run at once"
+                                             : "it runs the round's " + groupDigits(f.requestSequences) +
+                                                   " completions in turns") +
+                              ". The trainer's GPUs hold no vLLM; other server flags: a serving scenario with "
+                              "engine vllm.");
+}
 
 void colocated(const EstimateContext &c, const Gpu &gpu, RolloutTerms &out)
 {
@@ -196,10 +244,8 @@ RolloutTerms rolloutTerms(const EstimateContext &c)
             colocated(c, *gpu, out);
         break;
     case Rollout::VllmServer:
-        if (c.formulas)
-            out.assumptions.push_back("GRPO with a vLLM server (vllm_mode server): the trainer's GPUs hold no "
-                                      "vLLM; the server's GPUs are estimated separately (a serving scenario "
-                                      "with engine vllm).");
+        if (const Gpu *gpu = targetGpu(s, c.catalog); gpu && c.formulas)
+            server(c, *gpu, out);
         break;
     case Rollout::HfGenerate: hfGenerate(c, out); break;
     }

@@ -45,6 +45,10 @@ std::uint64_t rolloutSequences(const Scenario &s);
 /// TRL's VLLMGeneration._init_vllm arguments.
 Scenario colocatedVllmScenario(const Scenario &s, const std::string &gpuId);
 
+/// The scenario of a GRPO run's vLLM server (vllm_mode server) on one GPU like `gpuId`:
+/// `trl vllm-serve`'s defaults, serving the round's completions from every trainer rank.
+Scenario serverVllmScenario(const Scenario &s, const std::string &gpuId);
+
 /// The rollout's terms for a training scenario with objective grpo (empty terms otherwise).
 RolloutTerms rolloutTerms(const EstimateContext &c);
 

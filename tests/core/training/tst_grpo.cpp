@@ -203,6 +203,44 @@ private slots:
         QCOMPARE(e.bytes(ConsumerId::GenerationEngine), std::uint64_t(0));
     }
 
+    void serverModeEstimatesTheServersGpu()
+    {
+        // vllm_mode server: `trl vllm-serve --model` with its defaults on a GPU like the target,
+        // as a serving scenario of its own: gpu_memory_utilization 0.9, max_model_len the
+        // model's 131,072, the LLM class, the round's 4 x 1 GPU x 2 = 8 completions of 512 + 256.
+        const Estimate e = run(grpoDoc("lora", "vllm_server"));
+        const json serving = {{"format", "headroom-scenario"},
+                              {"version", 1},
+                              {"model", {{"preset", "llama-3.1-8b"}}},
+                              {"task", "inference"},
+                              {"precision", {{"weights", "bf16"}, {"compute", "bf16"}}},
+                              {"serving", {{"engine", "vllm"}, {"gpu_memory_utilization", 0.9},
+                                           {"max_model_len", 131072}, {"usage_context", "offline"},
+                                           {"requests", {{"concurrency", 8}, {"prompt_tokens", 512},
+                                                         {"output_tokens", 256}}}}},
+                              {"gpus", {"h100-80gb"}}};
+        const Estimate vllm = run(serving);
+        QVERIFY(vllm.serving && vllm.serving->startsOk);
+        std::string tokens = std::to_string(vllm.serving->kvCacheTokens);
+        for (int at = int(tokens.size()) - 3; at > 0; at -= 3)
+            tokens.insert(std::size_t(at), ",");
+        const auto line = std::find_if(e.assumptions.begin(), e.assumptions.end(), [](const std::string &a) {
+            return a.rfind("The vLLM server", 0) == 0;
+        });
+        QVERIFY(line != e.assumptions.end());
+        QVERIFY2(line->find("(" + tokens + " tokens)") != std::string::npos, line->c_str());
+        QVERIFY2(line->find("14.96 GiB weights") != std::string::npos, line->c_str()); // 8,030,261,248 x 2 B
+        QVERIFY2(line->find("the round's 8 completions run at once") != std::string::npos, line->c_str());
+        // The trainer's own GPU holds no engine.
+        QCOMPARE(e.bytes(ConsumerId::GenerationEngine), std::uint64_t(0));
+        // A model too large for one GPU's 0.9 says the server cannot start.
+        json big = grpoDoc("lora", "vllm_server");
+        big["model"] = {{"preset", "llama-3.1-70b"}};
+        const Estimate tooBig = run(big);
+        QVERIFY(std::any_of(tooBig.warnings.begin(), tooBig.warnings.end(),
+                            [](const std::string &w) { return w.find("cannot start") != std::string::npos; }));
+    }
+
     void zero3GathersThePolicyForGenerate()
     {
         // TRL's unwrap_model_for_generation under ZeRO-3 (ds3_gather_for_generation, default
