@@ -351,7 +351,7 @@ def swift_commands(text):
         if words:
             lines.append(words)
         current = ""
-    variables, commands = {}, []
+    variables, exported, commands = {}, {}, []
 
     def expand(value):
         """$name and ${name} from the script's assignments; None when the shell would compute it."""
@@ -374,15 +374,17 @@ def swift_commands(text):
             env[name] = expand(value) or "$(...)"
             words = words[1:]
         if words and words[0] == "export":
+            # bash: an exported variable is in the environment of every later command; a plain
+            # assignment line is the shell's own variable, for $name only.
             for w in words[1:]:
                 name, _, value = w.partition("=")
-                variables[name] = value
+                variables[name] = exported[name] = expand(value) or "$(...)"
             continue
         if not words:
             variables.update(env)
             continue
         if words[0] in ("swift", "megatron") and len(words) > 1:
-            commands.append((words[0] + " " + words[1], dict(variables, **env),
+            commands.append((words[0] + " " + words[1], dict(exported, **env),
                              [expand(w) if expand(w) is not None else "$(...)" for w in words[2:]]))
     return commands
 
@@ -400,6 +402,51 @@ def swift_args(words):
     return args
 
 
+def swift_rlhf(args, dynamic, rlhf, read):
+    """`swift rlhf` (ms-swift docs, Command-line-parameters.md "RLHF Arguments" and GRPO.md):
+    rlhf_type dpo (default), orpo/simpo/cpo (no reference), kto, rm (a reward model), ppo and
+    grpo (generation after a prompt of max_length, up to max_completion_length, default 512);
+    gkd is not modelled. Returns the refusal, or fills `read`."""
+    objectives = {"dpo": "dpo", "orpo": "preference", "simpo": "preference", "cpo": "preference", "kto": "kto",
+                  "rm": "reward", "ppo": "ppo", "grpo": "grpo"}
+    if rlhf not in objectives:
+        return "rlhf_type"
+    ref = args.get("ref_model")
+    if isinstance(ref, str) and ref != args.get("model"):
+        return "ref_model"
+    read["train.objective"] = objectives[rlhf]
+    if rlhf not in ("grpo", "ppo"):
+        return None
+    if rlhf == "grpo":
+        for key in ("reward_model", "teacher_model"):
+            if key in args:
+                return key
+    completion = args.get("max_completion_length", "512")
+    prompt = args.get("max_length", "512")
+    if "max_completion_length" not in dynamic and "max_length" not in dynamic and \
+            str(completion).isdigit() and str(prompt).isdigit():
+        read["train.seq_len"] = int(prompt) + int(completion)
+    if rlhf == "ppo":
+        if args.get("tuner_type", args.get("train_type", "lora")) != "full":
+            return "PPO under LoRA is not modelled"
+        if str(completion).isdigit():
+            read["train.ppo.response_length"] = int(completion)
+        return None
+    if str(completion).isdigit():
+        read["train.grpo.completion_length"] = int(completion)
+    generations = args.get("num_generations", "8")
+    if "num_generations" not in dynamic and str(generations).isdigit():
+        read["train.grpo.num_generations"] = int(generations)
+    use_vllm = str(args.get("use_vllm", "false")).lower() == "true"
+    mode = args.get("vllm_mode")
+    if use_vllm and mode not in ("colocate", "server"):
+        return "vllm_mode"
+    read["train.grpo.rollout"] = ("vllm_" + mode) if use_vllm else "hf_generate"
+    if use_vllm and mode == "colocate" and "vllm_gpu_memory_utilization" not in dynamic:
+        read["train.grpo.vllm_gpu_memory_utilization"] = float(args.get("vllm_gpu_memory_utilization", "0.9"))
+    return None
+
+
 def swift(rel, text):
     commands = swift_commands(text)
     if not commands:
@@ -410,9 +457,7 @@ def swift(rel, text):
     command, env, words = training[0] if training else commands[0]
     if command.startswith("megatron"):
         return {"refused": "ms-swift Megatron-Core command"}
-    if command == "swift rlhf":
-        return {"refused": "ms-swift post-training command (swift rlhf"}
-    if command not in ("swift sft", "swift pt"):
+    if command not in ("swift sft", "swift pt", "swift rlhf"):
         return {"refused": "ms-swift command that does not train (" + command + ")"}
     if words and not words[0].startswith("--") and re.search(r"\.(ya?ml|json)$", words[0]):
         return {"refused": "takes its arguments from"}
@@ -427,9 +472,17 @@ def swift(rel, text):
     batch = args.get("per_device_train_batch_size", "1")
     if "per_device_train_batch_size" not in dynamic and str(batch).isdigit():
         read["train.micro_batch"] = int(batch)
+    rlhf = args.get("rlhf_type", "dpo") if command == "swift rlhf" else None
+    generates = rlhf in ("grpo", "ppo")
     for key, dotted_key in (("gradient_accumulation_steps", "train.grad_accum"), ("max_length", "train.seq_len")):
+        if key == "max_length" and generates:
+            continue  # the prompt's length in GRPO and PPO (below)
         if key in args and key not in dynamic and str(args[key]).isdigit():
             read[dotted_key] = int(args[key])
+    if rlhf is not None:
+        refused = swift_rlhf(args, dynamic, rlhf, read)
+        if refused:
+            return {"refused": refused}
     dtype = args.get("torch_dtype")
     if dtype in ("bfloat16", "float16"):
         read["precision.compute"] = "bf16" if dtype == "bfloat16" else "fp16"

@@ -94,6 +94,9 @@ void importTorchtitan(const json &tree, TrainImport &out);
 /// ms-swift's `swift sft` arguments (a YAML/JSON --config file, or a script's command line with
 /// its environment).
 void importSwift(const json &tree, TrainImport &out, const ShellCommand *script = nullptr);
+/// `swift rlhf`'s objective (rlhf_type) and, for GRPO and PPO, its generation; `model` is the
+/// policy's name (a ref_model naming another model is refused).
+void readSwiftRlhf(ConfigReader &r, const std::string &model);
 void importLitgpt(const json &tree, TrainImport &out);
 /// A TRL trainer config class read on top of TrainingArguments: its name for messages and the
 /// defaults it changes (bf16 and gradient_checkpointing True, max_length 1024).

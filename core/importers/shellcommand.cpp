@@ -7,6 +7,8 @@
 #include "importers/configreader.h"
 
 #include <cctype>
+#include <cmath>
+#include <cstdlib>
 #include <map>
 
 namespace headroom::importers {
@@ -98,6 +100,14 @@ json typedValue(const std::string &text)
         return false;
     if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos && text.size() < 18)
         return std::stoll(text);
+    // A decimal (0.4, 1e-5, .05), as argparse's float() and the YAML form read it.
+    if (!text.empty() && text.size() < 32 && text.find_first_not_of("0123456789.eE+-") == std::string::npos &&
+        text.find_first_of("0123456789") != std::string::npos) {
+        char *end = nullptr;
+        const double value = std::strtod(text.c_str(), &end);
+        if (end == text.c_str() + text.size() && std::isfinite(value))
+            return value;
+    }
     return text;
 }
 
@@ -184,11 +194,21 @@ std::optional<ShellCommand> readShellCommand(std::string_view text, const std::s
     if (quote)
         throw TrainConfigError(file, "", "a quote that is not closed in the command");
     std::map<std::string, std::string> vars;
+    std::map<std::string, std::string> exported; // `export NAME=value`: in every later command's environment
     std::optional<ShellCommand> found;
     for (const std::string &line : lines) {
         const std::vector<std::string> list = words(line, file);
+        if (!list.empty() && list[0] == "export") {
+            for (std::size_t w = 1; w < list.size(); ++w)
+                if (isAssignment(list[w])) {
+                    const std::size_t eq = list[w].find('=');
+                    const std::string value = substitute(list[w].substr(eq + 1), vars).value_or("$(...)");
+                    vars[list[w].substr(0, eq)] = exported[list[w].substr(0, eq)] = value;
+                }
+            continue;
+        }
         std::size_t i = 0;
-        std::map<std::string, std::string> env;
+        std::map<std::string, std::string> env = exported;
         while (i < list.size() && isAssignment(list[i])) {
             const std::size_t eq = list[i].find('=');
             const auto value = substitute(list[i].substr(eq + 1), vars);

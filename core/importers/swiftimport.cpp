@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// ms-swift's `swift sft` / `swift pt` arguments, from a --config YAML/JSON or a launch script's
+// ms-swift's `swift sft` / `swift pt` / `swift rlhf` arguments, from a --config YAML/JSON or a launch script's
 // command line (fields and defaults from swift/arguments/{base_args,tuner_args,sft_args}.py and
 // swift/trainers/arguments.py @ 3602360a). ms-swift trains with the Hugging Face Trainer.
 #include "importers/configreader.h"
@@ -31,21 +31,23 @@ void importSwift(const json &tree, TrainImport &out, const ShellCommand *script)
     if (script) {
         if (script->command.starts_with("megatron"))
             refuseSwift(file, "Megatron-Core command (" + script->command + ")");
-        if (script->command == "swift rlhf")
-            refuseSwift(file, "post-training command (swift rlhf: reference, reward or generation models are not modelled)");
-        if (script->command != "swift sft" && script->command != "swift pt")
+        if (script->command != "swift sft" && script->command != "swift pt" && script->command != "swift rlhf")
             refuseSwift(file, "command that does not train (" + script->command + ")");
     }
-    if (const auto rlhf = r.text("rlhf_type"))
-        refuseSwift(file, "post-training config (rlhf_type " + quotedText(*rlhf) +
-                              ": reference, reward or generation models are not modelled)");
+    if (r.has("colocate_groups") || r.has("tensor_model_parallel_size"))
+        refuseSwift(file, "Ray / Megatron-Core config (colocate_groups, tensor_model_parallel_size)");
+    // `swift rlhf` (or a config with rlhf_type): its objective is read at the end (swiftrlhf.cpp).
+    const bool rlhf = (script && script->command == "swift rlhf") || tree.contains("rlhf_type");
+    const std::string rlhfType = tree.contains("rlhf_type") && tree["rlhf_type"].is_string()
+                                     ? tree["rlhf_type"].get<std::string>() : std::string("dpo");
+    const bool generates = rlhf && (rlhfType == "grpo" || rlhfType == "ppo");
     if (r.has("sampler_engine") || r.has("num_return_sequences"))
         refuseSwift(file, "sampling config");
     r.set("framework", json{{"name", "hf_transformers"}}, "(ms-swift trains with the Hugging Face Trainer)");
     if (const auto model = r.text("model"))
         out.model = *model;
     else
-        r.fail("model", "is required by swift sft");
+        r.fail("model", rlhf ? "is required by swift rlhf" : "is required by swift sft");
 
     const std::string tuner = r.text("tuner_type").value_or(r.text("train_type").value_or("lora"));
     if (!r.has("tuner_type") && !r.has("train_type"))
@@ -117,10 +119,14 @@ void importSwift(const json &tree, TrainImport &out, const ShellCommand *script)
         r.set("precision.weights", weights, "torch_dtype");
     r.set("precision.compute", weights == "bf16" ? "bf16" : "fp16", "torch_dtype (ms-swift's mixed precision follows it)");
 
-    if (const auto seq = r.count("max_length", 1, 16 * 1024 * 1024))
-        r.set("train.seq_len", *seq, "max_length");
-    else
-        r.warn("max_length", "absent: ms-swift takes the model's max_model_len; set train.seq_len (the scenario's default applies)");
+    // (GRPO and PPO: max_length is the prompt's, read with the completion's in swiftrlhf.cpp.)
+    if (!generates) {
+        if (const auto seq = r.count("max_length", 1, 16 * 1024 * 1024))
+            r.set("train.seq_len", *seq, "max_length");
+        else
+            r.warn("max_length", "absent: ms-swift takes the model's max_model_len; set train.seq_len (the scenario's "
+                                 "default applies)");
+    }
     if (r.flag("packing").value_or(false) || r.flag("padding_free").value_or(false))
         out.mapped.push_back("packing / padding_free -> every sequence is max_length tokens");
     r.set("train.micro_batch", r.count("per_device_train_batch_size", 1, 1 << 20).value_or(1),
@@ -205,6 +211,8 @@ void importSwift(const json &tree, TrainImport &out, const ShellCommand *script)
         for (const std::string &key : script->unresolved)
             r.warn(key, "its value is computed by the shell ($(...) or a variable the script does not set): left out");
     }
+    if (rlhf)
+        readSwiftRlhf(r, out.model);
     r.noEffect({"model_type", "dataset", "val_dataset", "split_dataset_ratio", "system", "model_author", "model_name",
                 "num_train_epochs", "per_device_eval_batch_size", "learning_rate", "eval_steps", "save_steps",
                 "save_total_limit", "logging_steps", "output_dir", "warmup_ratio", "dataloader_num_workers",

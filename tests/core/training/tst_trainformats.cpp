@@ -39,8 +39,8 @@ private slots:
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("named");
-        QTest::newRow("ms-swift-rlhf") << "dpo.yaml" << "model: Qwen/Qwen2.5-7B-Instruct\nrlhf_type: dpo\nlora_rank: 8\n"
-                                       << "ms-swift post-training config";
+        QTest::newRow("ms-swift-gkd") << "gkd.yaml" << "model: Qwen/Qwen2.5-7B-Instruct\nrlhf_type: gkd\nlora_rank: 8\n"
+                                      << "rlhf_type: gkd (on-policy distillation";
         QTest::newRow("ms-swift-infer") << "infer.sh" << "swift infer \\\n  --model Qwen/Qwen2.5-7B-Instruct\n"
                                         << "ms-swift command that does not train";
         // (TRL's GRPOConfig and DPOConfig are read: tst_trlconfigs.)
@@ -370,6 +370,49 @@ private slots:
         QCOMPARE(at(neox.scenario, "model.vocab"), json(50688));
         QCOMPARE(at(neox.scenario, "model.bias"), json("all"));
         QCOMPARE(at(neox.scenario, "model.norm"), json("layernorm"));
+    }
+
+    void swiftRlhfSaysItsObjective()
+    {
+        // swift rlhf: rlhf_type dpo by default; orpo/simpo/cpo have no reference; rm is a
+        // one-label reward model (task_type seq_cls).
+        auto objective = [](const std::string &args) {
+            return at(importTrainConfig("swift rlhf --model x/y --max_length 1024 " + args + "\n", "r.sh").scenario,
+                      "train.objective");
+        };
+        QCOMPARE(objective(""), json("dpo"));
+        QCOMPARE(objective("--rlhf_type simpo"), json("preference"));
+        QCOMPARE(objective("--rlhf_type kto"), json("kto"));
+        QCOMPARE(objective("--rlhf_type rm"), json("reward"));
+        // GRPO: max_length is the prompt's; ms-swift's defaults (8 generations, 512 tokens,
+        // beta 0.04, vLLM colocated at 0.9 unless given); sleep_level 1 or 2 sleeps; the shell's
+        // decimals are numbers (argparse's float()).
+        const TrainImport grpo = importTrainConfig(
+            "export NPROC_PER_NODE=4\nswift rlhf --rlhf_type grpo --model x/y --max_length 1024 --use_vllm true "
+            "--vllm_mode colocate --vllm_gpu_memory_utilization 0.4 --sleep_level 1 --tuner_type lora\n", "g.sh");
+        QCOMPARE(at(grpo.scenario, "train.seq_len"), json(1024 + 512));
+        QCOMPARE(at(grpo.scenario, "train.grpo.num_generations"), json(8));
+        QCOMPARE(at(grpo.scenario, "train.grpo.beta"), json(0.04));
+        QCOMPARE(at(grpo.scenario, "train.grpo.rollout"), json("vllm_colocate"));
+        QCOMPARE(at(grpo.scenario, "train.grpo.vllm_gpu_memory_utilization"), json(0.4));
+        QCOMPARE(at(grpo.scenario, "train.grpo.vllm_sleep"), json(true));
+        QCOMPARE(at(grpo.scenario, "parallel.gpus"), json(4)); // exported: in swift's environment
+        QVERIFY(mentions(grpo.warnings, "max_num_batched_tokens"));
+        // Refused by name: a separate reference, a reward model beside the GRPO policy, GKD,
+        // vLLM without its mode, PPO under LoRA, a Ray (Megatron) config.
+        auto refused = [](const std::string &args) {
+            return refusal("swift rlhf --model x/y --max_length 1024 " + args + "\n", "r.sh");
+        };
+        QVERIFY(refused("--ref_model other/model").find("ref_model") != std::string::npos);
+        QVERIFY(refused("--rlhf_type grpo --reward_model rm/x").find("reward_model") != std::string::npos);
+        QVERIFY(refused("--rlhf_type gkd").find("rlhf_type: gkd") != std::string::npos);
+        QVERIFY(refused("--rlhf_type grpo --use_vllm true").find("vllm_mode") != std::string::npos);
+        QVERIFY(refused("--rlhf_type ppo").find("PPO under LoRA") != std::string::npos);
+        QVERIFY(refusal("rlhf_type: grpo\nmodel: x/y\ncolocate_groups: [[train, rollout]]\n", "ray.yaml").find("Ray") !=
+                std::string::npos);
+        // A plain assignment line is the shell's variable, not swift's environment.
+        QVERIFY(refusal("NPROC_PER_NODE=4\nCUDA_VISIBLE_DEVICES=0,1 swift sft --model x/y --max_length 512\n", "v.sh")
+                    .find("several GPUs without NPROC_PER_NODE") != std::string::npos);
     }
 
     void torchtuneTensorParallelIsRead()
