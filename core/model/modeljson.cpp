@@ -112,6 +112,26 @@ void readArchitecture(ObjectReader &r, ModelArch &arch)
         arch.params = static_cast<std::uint64_t>(r.integer("params", 1, 1'000'000'000'000'000, 1));
 }
 
+/// When keys change the shape of an architecture whose exact total overrode the derived one
+/// (an imported config.json, a catalog preset), keep what ModelArch cannot express (BERT's
+/// pooler, Qwen3-Next's shared-expert gates, ...) on top of the new shape's count.
+void keepUnmodelledParams(const ModelArch &source, ModelArch &arch)
+{
+    if (!source.params)
+        return;
+    const std::uint64_t exact = *source.params;
+    const std::uint64_t sourceDerived = countParams(source).derived;
+    ModelArch shape = arch;
+    shape.params.reset();
+    const std::uint64_t derived = countParams(shape).derived;
+    if (exact >= sourceDerived)
+        arch.params = addChecked(derived, exact - sourceDerived, "parameter count");
+    else if (sourceDerived - exact < derived)
+        arch.params = derived - (sourceDerived - exact);
+    else
+        throw ScenarioError("model", "the changed architecture leaves no parameters");
+}
+
 /// The architecture of `model.config`: the imported config.json with explicit keys on top.
 ModelArch readConfigModel(ObjectReader &r, const ConfigResolver &resolveConfig, StoredPrecision *stored)
 {
@@ -137,20 +157,8 @@ ModelArch readConfigModel(ObjectReader &r, const ConfigResolver &resolveConfig, 
     arch.name = name;
     const bool explicitParams = r.has("params");
     readArchitecture(r, arch);
-    if (import.arch.params && !explicitParams) {
-        // Keep what ModelArch cannot express (BERT's pooler, ...) when keys change the shape.
-        const std::uint64_t imported = *import.arch.params;
-        const std::uint64_t importedDerived = countParams(import.arch).derived;
-        ModelArch shape = arch;
-        shape.params.reset();
-        const std::uint64_t derived = countParams(shape).derived;
-        if (imported >= importedDerived)
-            arch.params = addChecked(derived, imported - importedDerived, "parameter count");
-        else if (importedDerived - imported < derived)
-            arch.params = derived - (importedDerived - imported);
-        else
-            throw ScenarioError("model", "the changed architecture leaves no parameters");
-    }
+    if (!explicitParams)
+        keepUnmodelledParams(import.arch, arch);
     return arch;
 }
 
@@ -286,7 +294,10 @@ ModelArch readModel(const json *node, const Catalog &catalog, const ConfigResolv
             stored->scales = preset->storedScales;
             stored->modules = preset->storedModules;
         }
+        const bool explicitParams = r.has("params");
         readArchitecture(r, arch);
+        if (!explicitParams)
+            keepUnmodelledParams(preset->arch, arch);
     } else {
         if (r.has("rough")) {
             if (!r.boolean("rough", false))

@@ -126,6 +126,11 @@ ModelPreset parseModel(const json &entry)
         linear.convBias = field<bool>(entry, "linear_conv_bias", where);
     if (entry.contains("linear_proj_bias"))
         linear.projBias = field<bool>(entry, "linear_proj_bias", where);
+    // As a scenario's model block names them: Qwen3-Next's gated attention and the exact total
+    // where the shape leaves tensors out (its shared-expert gates).
+    arch.gatedAttention = entry.contains("gated_attention") && field<bool>(entry, "gated_attention", where);
+    if (entry.contains("params"))
+        arch.params = field<std::uint64_t>(entry, "params", where);
     if (entry.contains("published_total")) {
         const json &published = entry.at("published_total");
         preset.publishedRounded = field<double>(published, "value", where + " published_total");

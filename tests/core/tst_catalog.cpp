@@ -231,6 +231,24 @@ private slots:
         QCOMPARE(canonicalGpuId("24", builtinCatalog()), std::string());
     }
 
+    // The scenario keys a preset may need besides the shape: Qwen3-Next's gated attention and the
+    // exact total that holds its 48 shared-expert gates (2048 x 1 each, outside the shape).
+    // Changing the shape keeps the gates on top of the new count, as it does for an imported
+    // config.json.
+    void presetsCarryWhatTheShapeLeavesOut()
+    {
+        const ModelPreset *next = builtinCatalog().findModel("qwen3-next-80b-a3b");
+        QVERIFY(next && next->arch.params && next->arch.gatedAttention);
+        const std::uint64_t gates = 48ull * 2048;
+        QCOMPARE(countParams(next->arch).derived + gates, 79'674'391'296ull);
+        QCOMPARE(countParams(next->arch).total, 79'674'391'296ull);
+        const Scenario fewer = test::scenarioFrom(R"({"model": {"preset": "qwen3-next-80b-a3b", "layers": 24}})");
+        QCOMPARE(countParams(fewer.model).total, countParams(fewer.model).derived + gates);
+        QVERIFY(countParams(fewer.model).total < 79'674'391'296ull * 6 / 10);
+        const Scenario exact = test::scenarioFrom(R"({"model": {"preset": "qwen3-next-80b-a3b", "params": 80000000000}})");
+        QCOMPARE(countParams(exact.model).total, 80'000'000'000ull);
+    }
+
     void malformedCatalogNamesTheEntry()
     {
         const char *gpus = R"({"format": "headroom-gpu-catalog", "version": 1, "gpus": []})";

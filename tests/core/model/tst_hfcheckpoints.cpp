@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Hugging Face checkpoints with more than a plain decoder: vision towers, multi-token-prediction
 // layers and hybrid layer stacks, each against the checkpoint's published total (the Hub's
-// safetensors count) and the parts worked by hand.
+// safetensors count) and the parts worked by hand; the 2025-26 catalog presets' checkpoints.
 #include "model/architecture.h"
 #include "model/hfconfig.h"
 #include "scenario/catalog.h"
@@ -148,13 +148,17 @@ private slots:
 
     // Qwen3-Next-80B-A3B with its one MTP layer (a full-attention MoE block, fc, three norms):
     // 79,674,391,296 + 2 x 2048^2 + 3 x 2048 + 27,263,488 + 1,614,813,184 = 81,324,862,720, the
-    // Hub's safetensors total for Qwen/Qwen3-Next-80B-A3B-Instruct.
+    // Hub's safetensors total for Qwen/Qwen3-Next-80B-A3B-Instruct. Its config.json names no MTP
+    // layer (vLLM assumes one); Qwen3NextConfig's defaults are the same checkpoint.
     void qwen3NextWithMtp()
     {
-        const HfImport imported = importHfConfig(json{{"model_type", "qwen3_next"}, {"mtp_num_hidden_layers", 1}});
-        const ParamCounts counts = countParams(imported.arch);
-        QCOMPARE(counts.total, 79'674'391'296ull);
-        QCOMPARE(counts.total + counts.mtp, 81'324'862'720ull);
+        for (json config : {fixture(QStringLiteral("qwen3-next-80b-a3b.json")), json{{"model_type", "qwen3_next"}}}) {
+            QCOMPARE(countParams(importHfConfig(config).arch).mtp, 0ull);
+            config["mtp_num_hidden_layers"] = 1;
+            const ParamCounts counts = countParams(importHfConfig(config).arch);
+            QCOMPARE(counts.total, 79'674'391'296ull);
+            QCOMPARE(counts.total + counts.mtp, 81'324'862'720ull);
+        }
         json dedicated = {{"model_type", "qwen3_next"}, {"mtp_num_hidden_layers", 1}, {"mtp_use_dedicated_embeddings", true}};
         QVERIFY_THROWS_EXCEPTION(HfConfigError, importHfConfig(dedicated));
     }
@@ -275,6 +279,48 @@ private slots:
             QVERIFY2(QString::fromUtf8(error.what()).contains(named), error.what());
         }
     }
+
+    // The 2025-26 catalog presets against their checkpoints' published totals: the model as
+    // Transformers loads it (the preset's count) and the multi-token-prediction layer the
+    // checkpoint ships besides, counted by the reader or, where it only notes the layer, by hand.
+    void catalogCheckpoints_data()
+    {
+        QTest::addColumn<QByteArray>("file");
+        QTest::addColumn<QByteArray>("preset");
+        QTest::addColumn<quint64>("model");
+        QTest::addColumn<quint64>("mtp");
+        QTest::addColumn<bool>("mtpCounted"); // by the reader; else a note only names the layer
+        QTest::addColumn<quint64>("checkpoint");
+        // Qwen3-Next-80B-A3B: 79,674,391,296, the Hub's total for Qwen/Qwen3-Coder-Next (the same
+        // shapes, no MTP layer); its MTP layer as above; 81,324,862,720 the Instruct checkpoint's.
+        QTest::newRow("qwen3-next-80b-a3b")
+            << QByteArray("qwen3-next-80b-a3b.json") << QByteArray("qwen3-next-80b-a3b") << quint64(79'674'391'296)
+            << quint64(2ull * 2048 * 2048 + 3 * 2048 + 27'263'488 + 1'614'813'184) << false << quint64(81'324'862'720);
+    }
+    void catalogCheckpoints()
+    {
+        QFETCH(QByteArray, file);
+        QFETCH(QByteArray, preset);
+        QFETCH(quint64, model);
+        QFETCH(quint64, mtp);
+        QFETCH(bool, mtpCounted);
+        QFETCH(quint64, checkpoint);
+        QCOMPARE(model + mtp, checkpoint);
+        const HfImport imported = importHfConfig(fixture(file));
+        const ParamCounts counts = countParams(imported.arch);
+        QCOMPARE(counts.total, std::uint64_t(model));
+        QCOMPARE(counts.mtp, std::uint64_t(mtpCounted ? mtp : 0));
+        const ModelPreset *catalog = builtinCatalog().findModel(preset.toStdString());
+        QVERIFY(catalog);
+        QCOMPARE(catalog->publishedParams, std::uint64_t(model));
+        QCOMPARE(countParams(catalog->arch).mtp, counts.mtp);
+        // The note names the count the estimate uses.
+        if (mtpCounted)
+            QVERIFY(std::any_of(imported.notes.begin(), imported.notes.end(), [&](const std::string &note) {
+                return note.find(std::to_string(counts.mtp)) != std::string::npos;
+            }));
+    }
+
 };
 
 QTEST_GUILESS_MAIN(TestHfCheckpoints)

@@ -72,6 +72,9 @@ private slots:
         QTest::newRow("smollm3-3b-tied") << QByteArray("smollm3-3b.json") << QByteArray("smollm3-3b");
         QTest::newRow("granite-4.0-micro-attention-only") << QByteArray("granite-4.0-micro.json") << QByteArray("granite-4.0-micro");
         QTest::newRow("llama-4-maverick-text-config") << QByteArray("llama-4-maverick.json") << QByteArray("llama-4-maverick");
+        // The 2025-26 presets (their checkpoints' totals and the hand counts: tst_hfcheckpoints,
+        // tst_morefamilies; Ministral 3's language model: tst_hfcheckpoints visionLanguageTextModels).
+        QTest::newRow("qwen3-next-80b-a3b-gated-deltanet") << QByteArray("qwen3-next-80b-a3b.json") << QByteArray("qwen3-next-80b-a3b");
     }
     void catalogModels()
     {
