@@ -296,6 +296,26 @@ private slots:
         QTest::newRow("qwen3-next-80b-a3b")
             << QByteArray("qwen3-next-80b-a3b.json") << QByteArray("qwen3-next-80b-a3b") << quint64(79'674'391'296)
             << quint64(2ull * 2048 * 2048 + 3 * 2048 + 27'263'488 + 1'614'813'184) << false << quint64(81'324'862'720);
+        // GLM-4.5-Air: 106,852,251,264, the Hub's total for PrimeIntellect/INTELLECT-3 (a
+        // GLM-4.5-Air fine-tune without the MTP layer). The MTP layer: one MoE block of q
+        // 4096 x 12,288 + 12,288, k, v 2 x (4096 x 1024 + 1024), o 12,288 x 4096, 128 experts and
+        // the shared one of 3 x 4096 x 1408, the router 128 x 4096 + 128 and two norms; eh_proj
+        // 8192 x 4096, enorm, hnorm and shared_head.norm, its own embed_tokens and
+        // shared_head.head 2 x 151,552 x 4096: 3,616,573,568; 110,468,824,832 the Hub's total.
+        QTest::newRow("glm-4.5-air")
+            << QByteArray("glm-4.5-air.json") << QByteArray("glm-4.5-air") << quint64(106'852'251'264)
+            << quint64(4096ull * 12288 + 12288 + 2 * (4096 * 1024 + 1024) + 12288ull * 4096 + 129ull * 3 * 4096 * 1408 +
+                       128 * 4096 + 128 + 2 * 4096 + 8192ull * 4096 + 3 * 4096 + 2ull * 151552 * 4096)
+            << false << quint64(110'468'824'832);
+        // GLM-4.5: the same with hidden 5120, per-head q/k norms (2 x 128) and 160 experts of 1536:
+        // 5,539,962,272; 358,337,791,296 the Hub's total for zai-org/GLM-4.5 (and GLM-4.7, the
+        // same shapes) leaves 352,797,829,024 (a GLM-4.7 calculator's test pins both figures).
+        QTest::newRow("glm-4.5")
+            << QByteArray("glm-4.5.json") << QByteArray("glm-4.5") << quint64(352'797'829'024)
+            << quint64(5120ull * 12288 + 12288 + 2 * (5120 * 1024 + 1024) + 12288ull * 5120 + 2 * 128 +
+                       161ull * 3 * 5120 * 1536 + 160 * 5120 + 160 + 2 * 5120 + 10240ull * 5120 + 3 * 5120 +
+                       2ull * 151552 * 5120)
+            << false << quint64(358'337'791'296);
     }
     void catalogCheckpoints()
     {

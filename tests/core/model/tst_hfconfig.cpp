@@ -75,6 +75,8 @@ private slots:
         // The 2025-26 presets (their checkpoints' totals and the hand counts: tst_hfcheckpoints,
         // tst_morefamilies; Ministral 3's language model: tst_hfcheckpoints visionLanguageTextModels).
         QTest::newRow("qwen3-next-80b-a3b-gated-deltanet") << QByteArray("qwen3-next-80b-a3b.json") << QByteArray("qwen3-next-80b-a3b");
+        QTest::newRow("glm-4.5-air-qkv-bias-moe") << QByteArray("glm-4.5-air.json") << QByteArray("glm-4.5-air");
+        QTest::newRow("glm-4.5-qk-norm-moe") << QByteArray("glm-4.5.json") << QByteArray("glm-4.5");
     }
     void catalogModels()
     {
