@@ -77,6 +77,7 @@ private slots:
         QTest::newRow("qwen3-next-80b-a3b-gated-deltanet") << QByteArray("qwen3-next-80b-a3b.json") << QByteArray("qwen3-next-80b-a3b");
         QTest::newRow("glm-4.5-air-qkv-bias-moe") << QByteArray("glm-4.5-air.json") << QByteArray("glm-4.5-air");
         QTest::newRow("glm-4.5-qk-norm-moe") << QByteArray("glm-4.5.json") << QByteArray("glm-4.5");
+        QTest::newRow("ernie-4.5-21b-a3b-moe") << QByteArray("ernie-4.5-21b-a3b.json") << QByteArray("ernie-4.5-21b-a3b");
     }
     void catalogModels()
     {

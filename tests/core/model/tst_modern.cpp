@@ -109,7 +109,8 @@ private slots:
         for (const char *id : {"qwen3-0.6b", "qwen3-8b", "qwen3-32b", "qwen3-30b-a3b", "qwen3-235b-a22b",
                                "llama-4-scout", "llama-4-maverick", "deepseek-v3", "kimi-k2", "gpt-oss-20b",
                                "gpt-oss-120b", "gemma-3-27b", "mistral-small-3.1-24b", "phi-4", "olmo-2-7b",
-                               "granite-3.1-8b", "qwen3-next-80b-a3b", "glm-4.5-air", "glm-4.5"})
+                               "granite-3.1-8b", "qwen3-next-80b-a3b", "glm-4.5-air", "glm-4.5",
+                               "ernie-4.5-21b-a3b"})
             QTest::newRow(id) << QString::fromLatin1(id);
     }
     void publishedTotals()
