@@ -9,6 +9,7 @@
 #include "testutil.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 using namespace headroom;
 using nlohmann::json;
@@ -219,7 +220,8 @@ private slots:
     {
         for (const auto &[file, preset] : {std::pair{"qwen2.5-vl-7b.json", "qwen2.5-7b"}, {"gemma-3-27b.json", "gemma-3-27b"},
                                          {"mistral-small-3.1-24b.json", "mistral-small-3.1-24b"},
-                                         {"llama-4-scout.json", "llama-4-scout"}}) {
+                                         {"llama-4-scout.json", "llama-4-scout"},
+                                         {"ministral-3-8b.json", "ministral-3-8b"}}) {
             ModelArch imported = importHfConfig(fixture(QString::fromUtf8(file))).arch;
             imported.visionParams = 0;
             ModelArch expected = builtinCatalog().findModel(preset)->arch;
@@ -341,6 +343,24 @@ private slots:
             }));
     }
 
+    // Ministral 3 8B (mistral3: a ministral3 language model and Pixtral), by hand: the language
+    // model 34 x (q, o 4096^2, k, v 4096 x 1024, MLP 3 x 4096 x 14,336, two norms) +
+    // 2 x 131,072 x 4096 + 4096 = 8,489,553,920 (the catalog preset); the tower as Mistral Small
+    // 3.1's (patch_conv 3 x 14 x 14 x 1024, ln_pre, 24 layers of 16,779,264: 403,305,472) with a
+    // projector to 4096 (norm 1024, patch merger 4096 x 1024, linear_1 1024 x 4096, linear_2
+    // 4096^2: 25,166,848): 428,472,320. No exact total is published; 8,918,026,240 in all rounds
+    // to the 8,918.0M a model roster gives for mistralai/Ministral-3-8B-Instruct-2512-BF16.
+    void ministral3Checkpoint()
+    {
+        const ParamCounts counts = countParams(importHfConfig(fixture(QStringLiteral("ministral-3-8b.json"))).arch);
+        QCOMPARE(counts.total - counts.vision,
+                 34ull * (2 * 4096 * 4096 + 2 * 4096 * 1024 + 3 * 4096 * 14336 + 2 * 4096) + 2ull * 131072 * 4096 + 4096);
+        QCOMPARE(counts.vision, 3ull * 14 * 14 * 1024 + 1024 + 24ull * (2 * 1024 + 4 * 1024 * 1024 + 3 * 1024 * 4096) +
+                                    1024 + 4096ull * 1024 + 1024ull * 4096 + 4096ull * 4096);
+        QVERIFY2(std::llabs(static_cast<long long>(counts.total) - 8'918'000'000LL) <= 50'000,
+                 QByteArray::number(qulonglong(counts.total)));
+        QCOMPARE(builtinCatalog().findModel("ministral-3-8b")->publishedParams, counts.total - counts.vision);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestHfCheckpoints)

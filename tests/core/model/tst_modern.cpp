@@ -110,7 +110,7 @@ private slots:
                                "llama-4-scout", "llama-4-maverick", "deepseek-v3", "kimi-k2", "gpt-oss-20b",
                                "gpt-oss-120b", "gemma-3-27b", "mistral-small-3.1-24b", "phi-4", "olmo-2-7b",
                                "granite-3.1-8b", "qwen3-next-80b-a3b", "glm-4.5-air", "glm-4.5",
-                               "ernie-4.5-21b-a3b"})
+                               "ernie-4.5-21b-a3b", "ministral-3-8b"})
             QTest::newRow(id) << QString::fromLatin1(id);
     }
     void publishedTotals()
