@@ -153,7 +153,25 @@ Reading readLlama4(ConfigReader &r)
     return out;
 }
 
-Reading readDeepseek(ConfigReader &r)
+/// DeepSeek-V3's MTP module (the checkpoint's model.layers.<n>): one more decoder block of the
+/// last layer's kind, enorm and hnorm, eh_proj (2 x hidden -> hidden), and its own copies of
+/// embed_tokens and shared_head (norm and head); counted once the block's shape is complete.
+void countDeepseekMtp(Reading &out)
+{
+    ModelArch &arch = out.import.arch;
+    if (arch.mtpLayers == 0)
+        return;
+    const std::uint64_t h = std::uint64_t(arch.hidden);
+    const std::uint64_t block = countParams(arch).perLayer;
+    arch.mtpParams = std::uint64_t(arch.mtpLayers) * (block + 2 * h * h + 3 * h + 2 * std::uint64_t(arch.vocab) * h);
+    out.import.notes.push_back("num_nextn_predict_layers " + std::to_string(arch.mtpLayers) +
+                               ": the checkpoint's multi-token-prediction module (" + std::to_string(arch.mtpParams) +
+                               " parameters) is counted apart: Transformers does not load it, vLLM "
+                               "and SGLang only for speculative decoding.");
+}
+
+/// DeepSeek-V2/V3's shape, its MTP layers named but not yet counted.
+Reading readDeepseekShape(ConfigReader &r)
 {
     Reading out;
     ModelArch &arch = out.import.arch;
@@ -184,40 +202,30 @@ Reading readDeepseek(ConfigReader &r)
         const json *method = r.find({"topk_method"});
         arch.routerBias = method && method->is_string() && method->get<std::string>() == "noaux_tc";
     }
-    const int nextn = r.integerOr({"num_nextn_predict_layers"}, 0, 0, 16);
-    if (nextn > 0) {
-        // DeepSeek-V3's MTP module (the checkpoint's model.layers.<n>): one more decoder block of
-        // the last layer's kind, enorm and hnorm, eh_proj (2 x hidden -> hidden), and its own
-        // copies of embed_tokens and shared_head (norm and head).
-        arch.mtpLayers = nextn;
-        const std::uint64_t h = std::uint64_t(arch.hidden);
-        const std::uint64_t block = countParams(arch).perLayer;
-        arch.mtpParams = std::uint64_t(nextn) * (block + 2 * h * h + 3 * h + 2 * std::uint64_t(arch.vocab) * h);
-        out.import.notes.push_back("num_nextn_predict_layers " + std::to_string(nextn) +
-                                   ": the checkpoint's multi-token-prediction module (" +
-                                   std::to_string(arch.mtpParams) +
-                                   " parameters) is counted apart: Transformers does not load it, vLLM "
-                                   "and SGLang only for speculative decoding.");
-    }
+    arch.mtpLayers = r.integerOr({"num_nextn_predict_layers"}, 0, 0, 16);
+    return out;
+}
+
+Reading readDeepseek(ConfigReader &r)
+{
+    Reading out = readDeepseekShape(r);
+    countDeepseekMtp(out);
     return out;
 }
 
 Reading readDeepseekV32(ConfigReader &r)
 {
     // DeepSeek-V3.2: V3's shape with the lightning indexer of DeepSeek sparse attention in every
-    // layer (index_n_heads x index_head_dim queries from the q latent, one shared key).
-    Reading out = readDeepseek(r);
+    // layer (index_n_heads x index_head_dim queries from the q latent, one shared key), the MTP
+    // layer's included.
+    Reading out = readDeepseekShape(r);
     ModelArch &arch = out.import.arch;
     arch.indexerHeads = r.integer({"index_n_heads"}, 1, 65536);
     arch.indexerHeadDim = r.integer({"index_head_dim"}, 1, 65536);
     r.finish();
     if (arch.qLoraRank == 0)
         r.invalid("q_lora_rank", "is needed: the indexer's queries come from the q latent");
-    if (arch.mtpLayers > 0) {
-        const std::uint64_t h = std::uint64_t(arch.hidden);
-        arch.mtpParams = std::uint64_t(arch.mtpLayers) *
-                         (countParams(arch).perLayer + 2 * h * h + 3 * h + 2 * std::uint64_t(arch.vocab) * h);
-    }
+    countDeepseekMtp(out);
     return out;
 }
 

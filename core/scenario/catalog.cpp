@@ -126,9 +126,11 @@ ModelPreset parseModel(const json &entry)
         linear.convBias = field<bool>(entry, "linear_conv_bias", where);
     if (entry.contains("linear_proj_bias"))
         linear.projBias = field<bool>(entry, "linear_proj_bias", where);
-    // As a scenario's model block names them: Qwen3-Next's gated attention and the exact total
-    // where the shape leaves tensors out (its shared-expert gates).
+    // As a scenario's model block names them: Qwen3-Next's gated attention, DeepSeek-V3.2's
+    // indexer, and the exact total where the shape leaves tensors out (Qwen3-Next's shared gates).
     arch.gatedAttention = entry.contains("gated_attention") && field<bool>(entry, "gated_attention", where);
+    arch.indexerHeads = optional("indexer_heads", 0);
+    arch.indexerHeadDim = optional("indexer_head_dim", 0);
     if (entry.contains("params"))
         arch.params = field<std::uint64_t>(entry, "params", where);
     if (entry.contains("published_total")) {

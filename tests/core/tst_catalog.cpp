@@ -232,9 +232,9 @@ private slots:
     }
 
     // The scenario keys a preset may need besides the shape: Qwen3-Next's gated attention and the
-    // exact total that holds its 48 shared-expert gates (2048 x 1 each, outside the shape).
-    // Changing the shape keeps the gates on top of the new count, as it does for an imported
-    // config.json.
+    // exact total that holds its 48 shared-expert gates (2048 x 1 each, outside the shape),
+    // DeepSeek-V3.2's indexer. Changing the shape keeps the gates on top of the new count, as it
+    // does for an imported config.json.
     void presetsCarryWhatTheShapeLeavesOut()
     {
         const ModelPreset *next = builtinCatalog().findModel("qwen3-next-80b-a3b");
@@ -247,6 +247,10 @@ private slots:
         QVERIFY(countParams(fewer.model).total < 79'674'391'296ull * 6 / 10);
         const Scenario exact = test::scenarioFrom(R"({"model": {"preset": "qwen3-next-80b-a3b", "params": 80000000000}})");
         QCOMPARE(countParams(exact.model).total, 80'000'000'000ull);
+        const ModelPreset *v32 = builtinCatalog().findModel("deepseek-v3.2");
+        QVERIFY(v32);
+        QCOMPARE(v32->arch.indexerHeads, 64);
+        QCOMPARE(v32->arch.indexerHeadDim, 128);
     }
 
     void malformedCatalogNamesTheEntry()

@@ -318,6 +318,15 @@ private slots:
                        161ull * 3 * 5120 * 1536 + 160 * 5120 + 160 + 2 * 5120 + 10240ull * 5120 + 3 * 5120 +
                        2ull * 151552 * 5120)
             << false << quint64(358'337'791'296);
+        // DeepSeek-V3.2: DeepSeek-V3's 671,026,419,200 and 61 indexers of wq_b 1536 x 8192, wk
+        // 7168 x 128, weights_proj 7168 x 64 and the key LayerNorm 2 x 128 (13,959,424 each); V3's
+        // MTP module (13,463,426,304) with its indexer; 685,355,329,792 the Hub's total for
+        // deepseek-ai/DeepSeek-V3.2.
+        QTest::newRow("deepseek-v3.2-indexer")
+            << QByteArray("deepseek-v3.2.json") << QByteArray("deepseek-v3.2")
+            << quint64(671'026'419'200 + 61ull * (1536 * 8192 + 7168 * 128 + 7168 * 64 + 2 * 128))
+            << quint64(13'463'426'304 + 1536 * 8192 + 7168 * 128 + 7168 * 64 + 2 * 128) << true
+            << quint64(685'355'329'792);
     }
     void catalogCheckpoints()
     {

@@ -78,6 +78,7 @@ private slots:
         QTest::newRow("glm-4.5-air-qkv-bias-moe") << QByteArray("glm-4.5-air.json") << QByteArray("glm-4.5-air");
         QTest::newRow("glm-4.5-qk-norm-moe") << QByteArray("glm-4.5.json") << QByteArray("glm-4.5");
         QTest::newRow("ernie-4.5-21b-a3b-moe") << QByteArray("ernie-4.5-21b-a3b.json") << QByteArray("ernie-4.5-21b-a3b");
+        QTest::newRow("deepseek-v3.2-indexer") << QByteArray("deepseek-v3.2.json") << QByteArray("deepseek-v3.2");
     }
     void catalogModels()
     {
