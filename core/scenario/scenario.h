@@ -352,6 +352,10 @@ struct PrecisionConfig
     /// The dtype of the parameters a 4/8-bit base keeps unquantized (embeddings, lm_head, norms):
     /// 16-bit normally; fp32 after PEFT's prepare_model_for_kbit_training.
     std::optional<DType> unquantized;
+    /// Whether the training loop runs under torch.autocast (TrainingArguments bf16/fp16, the
+    /// usual QLoRA script). It matters for a bitsandbytes base whose unquantized parts are fp32:
+    /// without autocast its attention and its fp32 lm_head run in fp32.
+    bool autocast = true;
     Quantizer quantizer = Quantizer::Bitsandbytes;
     WeightScales fp8Scales = WeightScales::Tensor;
     QuantizedModules quantized = QuantizedModules::Linear;

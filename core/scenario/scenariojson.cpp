@@ -286,6 +286,7 @@ Scenario readScenarioDocument(const json &doc, const Catalog &catalog,
         // "compute": the compute dtype, said outright so that a framework does not fill the key.
         if (const json *kept = r.child("unquantized"); kept && *kept != "compute")
             s.precision.unquantized = r.choice("unquantized", DType::BF16);
+        s.precision.autocast = r.boolean("autocast", s.precision.autocast);
         s.precision.quantizer = r.choice("quantizer", s.precision.quantizer);
         s.precision.fp8Scales = r.choice("fp8_scales", s.precision.fp8Scales);
         s.precision.quantized = r.choice("quantized", s.precision.quantized);
@@ -556,6 +557,8 @@ json scenarioToJson(const Scenario &s)
         doc["precision"]["unquantized"] = enumName(*s.precision.unquantized);
     else if (s.framework.name != Framework::None && frameworkFills(s, "precision.unquantized"))
         doc["precision"]["unquantized"] = "compute"; // the reader would fill it (issue 22)
+    if (!s.precision.autocast)
+        doc["precision"]["autocast"] = false;
     if (s.precision.groupSize)
         doc["precision"]["group_size"] = s.precision.groupSize;
     if (!s.precision.zeroPoints)

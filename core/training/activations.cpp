@@ -32,6 +32,8 @@ struct MlpShape
 struct BlockCode
 {
     std::uint64_t a = 2;      ///< bytes per value of the compute dtype
+    std::uint64_t stream = 2; ///< bytes per value of the hidden states between matmuls (streamBytes)
+    std::uint64_t attention = 2; ///< bytes per value of attention's tensors (autocastBytes)
     bool eagerUpcast = true;  ///< Hugging Face, torchtune, LitGPT code (not a fused kernel)
     bool compiled = false;    ///< torch.compile: elementwise chains recomputed in backward
     bool geluNewTerms = false; ///< Hugging Face's eager gelu_new keeps tanh and 1 + tanh
@@ -44,42 +46,48 @@ void addMlp(std::vector<SavedTensor> &t, const Scenario &s, const MlpShape &mlp,
             bool routed)
 {
     const ModelArch &m = s.model;
+    // The projections' outputs and the elementwise chain are in the stream's dtype; the down
+    // projection keeps its input in the compute dtype (a bitsandbytes matmul keeps the cast copy).
     const std::uint64_t a = code.a;
+    const std::uint64_t x = code.stream;
     const std::uint64_t f = mlp.width * mlp.copies;
     if (f == 0)
         return;
+    const char *downWhy = x == a ? "input of the down projection" : "cast to the compute dtype, kept by the 4-bit down projection";
     if (m.mlp == Mlp::Gated) {
-        t.push_back({routed ? "expert gate projections" : "gate projection", f, a, "input of SiLU/GELU"});
-        t.push_back({routed ? "expert up projections" : "up projection", f, a, "factor of the product"});
+        t.push_back({routed ? "expert gate projections" : "gate projection", f, x, "input of SiLU/GELU"});
+        t.push_back({routed ? "expert up projections" : "up projection", f, x, "factor of the product"});
         if (code.eagerUpcast && !code.compiled)
-            t.push_back({routed ? "expert activations" : "activation(gate)", f, a, "factor of the product"});
+            t.push_back({routed ? "expert activations" : "activation(gate)", f, x, "factor of the product"});
         if (code.downKept)
-            t.push_back({routed ? "expert gate x up" : "gate x up (down input)", f, a, "input of the down projection"});
+            t.push_back({routed ? "expert gate x up" : "gate x up (down input)", f, a, downWhy});
         return;
     }
     if (m.activation == Activation::Relu) {
         // ReLU's backward reads its own output (threshold_backward(grad, result)), and that output
         // is the down projection's input: one intermediate-sized tensor; the up projection's
         // output is freed once ReLU has run (OPT's fc1 -> ReLU -> fc2).
-        t.push_back({"ReLU output (down input)", f, a, "kept by ReLU's backward and the down projection"});
+        t.push_back({"ReLU output (down input)", f, x, "kept by ReLU's backward and the down projection"});
+        if (x != a && code.downKept)
+            t.push_back({"ReLU output cast (down input)", f, a, downWhy});
         return;
     }
-    t.push_back({"up projection (activation input)", f, a, "input of GELU"});
+    t.push_back({"up projection (activation input)", f, x, "input of GELU"});
     if (code.geluNewTerms && m.activation == Activation::GeluNew) {
         // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) in separate eager ops: tanh keeps
         // its output and the final product keeps (1 + tanh); the rest are scalar ops.
-        t.push_back({"tanh output (gelu_new)", f, a, "saved by tanh for backward"});
-        t.push_back({"1 + tanh (gelu_new)", f, a, "factor of x * (1 + tanh)"});
+        t.push_back({"tanh output (gelu_new)", f, x, "saved by tanh for backward"});
+        t.push_back({"1 + tanh (gelu_new)", f, x, "factor of x * (1 + tanh)"});
     }
     if (code.downKept)
-        t.push_back({"activation output (down input)", f, a, "input of the down projection"});
+        t.push_back({"activation output (down input)", f, a, downWhy});
 }
 
 /// The attention part of a block: what its projections and kernel keep.
 void addAttention(std::vector<SavedTensor> &t, const Scenario &s, const BlockCode &code)
 {
     const ModelArch &m = s.model;
-    const std::uint64_t a = code.a;
+    const std::uint64_t a = code.attention;
     const std::uint64_t heads = u(m.heads);
     std::uint64_t qWidth = heads * u(m.headDim);
     std::uint64_t kWidth = u(m.kvHeads) * u(m.headDim);
@@ -116,7 +124,7 @@ void addAttention(std::vector<SavedTensor> &t, const Scenario &s, const BlockCod
     if (s.kernels.attention != Attention::Eager)
         t.push_back({"log-sum-exp", heads, 4, "fp32 per head and token (SDPA/flash)"});
     if (s.kernels.attention != Attention::Flash)
-        t.push_back({"o_proj input (contiguous copy)", outWidth, a,
+        t.push_back({"o_proj input (contiguous copy)", outWidth, code.a,
                      "transpose(1, 2).contiguous() before o_proj, kept by o_proj"});
 }
 
@@ -128,7 +136,7 @@ void addLora(std::vector<SavedTensor> &t, const Scenario &s, const MlpShape &den
     if (s.train.method == Method::Full)
         return;
     const ModelArch &m = s.model;
-    const std::uint64_t a = computeBytes(s);
+    const std::uint64_t a = streamBytes(s); // what the adapters read
     const std::uint64_t h = u(m.hidden);
     const std::uint64_t loraBytes = std::uint64_t(dtypeBits(s.train.lora.dtype)) / 8;
     const std::uint64_t adapterRank = s.train.lora.rank;
@@ -183,6 +191,23 @@ bool bitsandbytesRuns(const Scenario &s)
 /// True under autocast: fp32 weights, 16-bit compute.
 bool autocasts(const Scenario &s) { return dtypeBits(s.precision.weights) > dtypeBits(s.precision.compute); }
 
+} // namespace
+
+std::uint64_t streamBytes(const Scenario &s)
+{
+    const std::uint64_t a = computeBytes(s);
+    if (s.task != Task::Train || !bitsandbytesRuns(s) || !s.precision.unquantized)
+        return a;
+    return std::max<std::uint64_t>(a, std::uint64_t(dtypeBits(*s.precision.unquantized)) / 8);
+}
+
+std::uint64_t autocastBytes(const Scenario &s)
+{
+    return s.precision.autocast ? computeBytes(s) : streamBytes(s);
+}
+
+namespace {
+
 LayerInventory blockInventory(const Scenario &s, bool moeBlock)
 {
     const ModelArch &m = s.model;
@@ -193,6 +218,8 @@ LayerInventory blockInventory(const Scenario &s, bool moeBlock)
     const bool autocast = autocasts(s);
     BlockCode code;
     code.a = computeBytes(s);
+    code.stream = streamBytes(s);
+    code.attention = autocastBytes(s);
     code.eagerUpcast = profile != Profile::Fused;
     code.compiled = s.train.compile;
     code.geluNewTerms = profile == Profile::HuggingFace && !code.compiled;
@@ -211,7 +238,7 @@ LayerInventory blockInventory(const Scenario &s, bool moeBlock)
         if (bnb || full)
             return true;
         for (LoraTarget target : consumers)
-            if (isLoraTarget(s, target) && s.train.lora.dropout == 0 && loraBytes == a)
+            if (isLoraTarget(s, target) && s.train.lora.dropout == 0 && loraBytes == code.stream)
                 return true;
         return false;
     };
@@ -239,19 +266,29 @@ LayerInventory blockInventory(const Scenario &s, bool moeBlock)
     // its gradient (LitGPT multiplies the weight in fp32).
     const std::uint64_t normalizedBytes =
         full && rms && code.eagerUpcast && !code.compiled ? (profile == Profile::Litgpt ? 4 : a) : 0;
-    auto addNorm = [&](const char *input, const char *normalized, const char *output) {
+    // An fp32 stream reaches each 4-bit projection as its own compute-dtype copy (Linear4bit's
+    // x.to(compute_dtype)), which the bitsandbytes matmul keeps: one copy per projection reading
+    // the norm's output (LitGPT's fused q/k/v: one).
+    const bool castCopies = code.stream != a && bnb;
+    auto addNorm = [&](const char *input, const char *normalized, const char *output, std::uint64_t readers) {
         t.push_back({input, h, code.normInputBytes, code.normWhy, false});
         if (code.compiled || !code.eagerUpcast)
             t.push_back({"norm rstd", 1, 4, "fp32 statistic per row", false});
         if (normalizedBytes)
             t.push_back({normalized, h, normalizedBytes, "the norm weight's gradient needs it", false});
-        t.push_back({output, h, a, "input of the projections", false});
+        if (castCopies)
+            t.push_back({output, h * readers, a, "one compute-dtype copy per 4-bit projection reading it", false});
+        else
+            t.push_back({output, h, a, "input of the projections", false});
     };
 
-    addNorm("attention norm input", "attention norm normalised", "attention norm output (q/k/v input)");
+    const std::uint64_t attentionReaders = m.latentAttention() ? 2 : profile == Profile::Litgpt ? 1 : 3;
+    const std::uint64_t mlpReaders = moeBlock ? 1 + (m.sharedExperts > 0 ? 2 : 0) : m.mlp == Mlp::Gated ? 2 : 1;
+    addNorm("attention norm input", "attention norm normalised", "attention norm output (q/k/v input)",
+            attentionReaders);
     addAttention(t, s, code);
     if (m.normsPerLayer != 1)
-        addNorm("MLP norm input", "MLP norm normalised", "MLP norm output (MLP input)");
+        addNorm("MLP norm input", "MLP norm normalised", "MLP norm output (MLP input)", mlpReaders);
 
     MlpShape dense, routed, shared;
     if (!moeBlock) {
@@ -262,9 +299,9 @@ LayerInventory blockInventory(const Scenario &s, bool moeBlock)
         routed = {u(m.routedWidth()), k};
         shared = {u(m.sharedWidth()), u(m.sharedExperts)};
         t.push_back({"router logits", u(m.experts), 4, "fp32 softmax over experts"});
-        t.push_back({"routed token copies", k * h, a, "tokens gathered per expert: input of its projections"});
+        t.push_back({"routed token copies", k * h, code.stream, "tokens gathered per expert: input of its projections"});
         addMlp(t, s, routed, code, true);
-        t.push_back({"expert outputs", k * h, a, "multiplied by the routing weights in backward"});
+        t.push_back({"expert outputs", k * h, code.stream, "multiplied by the routing weights in backward"});
         addMlp(t, s, shared, code, false);
     }
     addLora(t, s, dense, routed, shared);
@@ -275,7 +312,7 @@ LayerInventory blockInventory(const Scenario &s, bool moeBlock)
         if (!tensor.tensorParallel)
             inv.replicatedBytesPerToken += bytes;
     }
-    inv.layerInputBytesPerToken = h * a;
+    inv.layerInputBytesPerToken = h * code.stream;
     // torchtitan's op-level selective checkpointing keeps the block input, the attention
     // kernel's outputs and every other matmul output (q, v, then the first and third MLP
     // projections); norms, RoPE and activations are recomputed.

@@ -49,6 +49,15 @@ struct ModelInventory
     std::pair<std::uint64_t, std::uint64_t> split(std::uint64_t layers) const;
 };
 
+/// Bytes per value of the hidden states between a block's matmuls. bitsandbytes' Linear4bit and
+/// Linear8bitLt return their input's dtype, so a base whose unquantized embeddings and norms are
+/// fp32 (PEFT's prepare_model_for_kbit_training) carries an fp32 residual stream, and every
+/// projection output is fp32 (the compute dtype otherwise).
+std::uint64_t streamBytes(const Scenario &scenario);
+/// Bytes per value of what attention and an unquantized lm_head produce from that stream: the
+/// compute dtype under autocast, else the stream's (fp32 weights on an fp32 input).
+std::uint64_t autocastBytes(const Scenario &scenario);
+
 /// Builds the inventories (bytes per token for one block) for training.
 ModelInventory trainingInventory(const Scenario &scenario);
 

@@ -237,7 +237,8 @@ std::uint64_t lossTokens(const EstimateContext &c)
 LossPhases lossPhases(const EstimateContext &c)
 {
     const Scenario &s = c.s;
-    const std::uint64_t a = c.compute;
+    // The lm_head's output: fp32 from a 4-bit base's fp32 lm_head and stream without autocast.
+    const std::uint64_t a = autocastBytes(s);
     // Under autocast (fp32 weights, 16-bit compute) log_softmax runs in fp32 whatever the code.
     const bool autocast = dtypeBits(s.precision.weights) > dtypeBits(s.precision.compute);
     if ((s.train.objective == Objective::Grpo || s.train.objective == Objective::Ppo) &&

@@ -295,6 +295,39 @@ private slots:
                  std::uint64_t(128'320) * 2);
     }
 
+    void fp32StreamThroughA4BitBase()
+    {
+        // QLoRA (q, k, v, o; rank 16, dropout 0.05, fp32 adapters) with fp32 embeddings and norms:
+        // Linear4bit returns its input's dtype, so the stream is fp32. Per token of one block:
+        // attention norm 64 x 4 + 3 bf16 copies 3 x 64 x 2 = 640; attention q, k, v, output and
+        // the o_proj copy 5 x 64 x 2 + log-sum-exp 4 x 4 = 656; MLP norm 256 + 2 x 64 x 2 = 512;
+        // gate, up and act fp32 3 x 128 x 4 + the bf16 down input 128 x 2 = 1,792; LoRA dropout
+        // outputs 4 x 64 x 4, masks 4 x 64, rank-16 intermediates 4 x 16 x 4 = 1,536: 5,136.
+        const std::string qlora = R"(, "method": "qlora", "gradient_checkpointing": "full"}, "precision": {"weights": "nf4")";
+        const Scenario fp32 = scenarioFrom(tiny(qlora + R"(, "unquantized": "fp32"}})"));
+        const LayerInventory stream = denseBlock(fp32);
+        QCOMPARE(stream.bytesPerToken, std::uint64_t(5'136));
+        QCOMPARE(stream.layerInputBytesPerToken, std::uint64_t(64 * 4));
+        // The same run with bf16 unquantized parts: one norm output, a bf16 MLP:
+        // 384 + 656 + 384 + 4 x 256 + 1,536 = 3,984, and a 64 x 2 B layer input.
+        const LayerInventory plain = denseBlock(scenarioFrom(tiny(qlora + "}}")));
+        QCOMPARE(plain.bytesPerToken, std::uint64_t(3'984));
+        QCOMPARE(plain.layerInputBytesPerToken, std::uint64_t(64 * 2));
+        // Without autocast, attention runs in fp32: q, k, v and output 4 x 64 x 2 B more.
+        const Scenario noAutocast = scenarioFrom(tiny(qlora + R"(, "unquantized": "fp32", "autocast": false}})"));
+        QCOMPARE(denseBlock(noAutocast).bytesPerToken, std::uint64_t(5'136 + 4 * 64 * 2));
+        // ... and so does the fp32 lm_head: fp32 logits, their (no-op) upcast counted as the
+        // standard loss counts it, and the fp32 log-softmax: 8,000 x (4 + 8) against (2 + 8).
+        const auto logits = [](const Scenario &s) {
+            return detail::logitsTerm(detail::EstimateContext(s, Detail::Formulas, builtinCatalog(), RankRole::Only)).bytes;
+        };
+        QCOMPARE(logits(fp32), std::uint64_t(80'000));
+        QCOMPARE(logits(noAutocast), std::uint64_t(96'000));
+        // The key round-trips, written only when false.
+        QCOMPARE(scenarioToJson(noAutocast)["precision"]["autocast"], json(false));
+        QVERIFY(!scenarioToJson(fp32)["precision"].contains("autocast"));
+    }
+
     void breakdownNamesWhatTheFrameworkKeeps()
     {
         const Estimate e = estimate(scenarioFrom(R"({"framework": "torchtune", "model": {"preset": "llama-3.2-1b"},
