@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "serving/servingollama.h"
 
+#include "scenario/catalog.h"
 #include "scenario/names.h"
 #include "scenario/scenariojson.h"
 #include "scenario/units.h"
@@ -19,6 +20,29 @@ std::string n(std::uint64_t v) { return std::to_string(v); }
 bool isMetal(const Gpu &gpu) { return gpu.vendor == "apple"; }
 
 } // namespace
+
+std::string ollamaFamily(const std::string &modelType)
+{
+    // GGUF's general.architecture, which Ollama keeps as the model family: the config.json
+    // model_type without its underscores for the Qwen and LFM families (convert/convert_*.go).
+    if (modelType.rfind("qwen", 0) == 0 || modelType.rfind("lfm", 0) == 0) {
+        std::string out;
+        for (char ch : modelType)
+            if (ch != '_')
+                out += ch;
+        return out;
+    }
+    return modelType;
+}
+
+bool ollamaServesOneAtATime(const std::string &family)
+{
+    // server/sched.go: "Some architectures are not safe with num_parallel > 1" (ollama#4165).
+    static const char *const families[] = {"mllama",  "qwen3vl", "qwen3vlmoe",     "qwen35",         "qwen35moe",
+                                           "qwen3next", "lfm2",  "lfm2moe",        "nemotron_h",     "nemotron_h_moe",
+                                           "nemotron_h_omni"};
+    return std::find(std::begin(families), std::end(families), family) != std::end(families);
+}
 
 std::uint32_t ollamaDefaultNumCtx(std::uint64_t totalVramBytes)
 {
@@ -83,11 +107,24 @@ void applyOllama(ServingConfig &cfg, const Scenario &s, const Catalog &catalog)
     if (numCtx != asked)
         o.notes.push_back("num_ctx " + n(asked) + " is past the model's context; Ollama uses " + n(numCtx));
     // llama-server -c num_ctx x num_parallel -np num_parallel (llm/llama_server.go StartRunner).
+    // Ollama runs one sequence at a time for some architectures whatever OLLAMA_NUM_PARALLEL says
+    // (server/sched.go, "model architecture does not currently support parallel requests"); the
+    // family is known for a catalog preset (its config.json model_type, Ollama's name without
+    // the underscores).
+    const ModelPreset *preset = s.model.preset.empty() ? nullptr : catalog.findModel(s.model.preset);
+    const std::string family = preset ? ollamaFamily(preset->family) : std::string();
     cfg.nParallel = o.numParallel;
-    cfg.nCtx = numCtx * o.numParallel;
+    if (o.numParallel != 1 && ollamaServesOneAtATime(family)) {
+        cfg.nParallel = 1;
+        o.notes.push_back("num_parallel " + n(o.numParallel) + " -> 1: Ollama does not run parallel requests on " +
+                          family + " (server/sched.go)");
+    }
+    cfg.nCtx = numCtx * cfg.nParallel;
     o.notes.push_back("llama-server -c " + n(cfg.nCtx) + " -np " + n(cfg.nParallel) +
-                      " (num_ctx x OLLAMA_NUM_PARALLEL; Ollama keeps 1 for mllama, qwen3vl, qwen3next, lfm2, "
-                      "nemotron_h and a few more)");
+                      (preset ? std::string(" (num_ctx x OLLAMA_NUM_PARALLEL)")
+                              : std::string(" (num_ctx x OLLAMA_NUM_PARALLEL; Ollama keeps 1 for mllama, qwen3vl, "
+                                            "qwen35, qwen3next, lfm2 and nemotron_h models, which a custom model "
+                                            "does not say it is)")));
 
     // OLLAMA_FLASH_ATTENTION: on or off when set; else auto, which llama.cpp turns on on the
     // devices Ollama lets it (ml.FlashAttentionSupported: every catalog card here).

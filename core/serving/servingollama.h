@@ -8,11 +8,16 @@
 #include "scenario/scenario.h"
 
 #include <cstdint>
+#include <string>
 
 namespace headroom {
 
 /// Ollama's default num_ctx (server/routes.go, Serve: "vram-based default context"): the GPUs'
 /// total memory less OLLAMA_GPU_OVERHEAD each, 262,144 from 47 GiB, 32,768 from 23 GiB, else 4,096.
+/// Ollama's model family (GGUF general.architecture) for a config.json model_type.
+std::string ollamaFamily(const std::string &modelType);
+/// Whether Ollama forces num_parallel 1 for a family (server/sched.go).
+bool ollamaServesOneAtATime(const std::string &family);
 std::uint32_t ollamaDefaultNumCtx(std::uint64_t totalVramBytes);
 
 /// The batch Ollama passes as -b and -ub when num_batch is not given (server/sched.go,

@@ -206,6 +206,21 @@ private slots:
         QCOMPARE(four.nParallel, 4u);
         QCOMPARE(four.nBatch, 1024u);
         QCOMPARE(ollama(R"(, "num_ctx": 8192, "num_parallel": 5)").serving->nBatch, 2048u);
+        // server/sched.go keeps one sequence for qwen3next and nemotron_h (the presets' model_type
+        // qwen3_next and nemotron_h): -c 8192 -np 1 whatever OLLAMA_NUM_PARALLEL says, and a note.
+        for (const char *model : {"qwen3-next-80b-a3b", "nemotron-nano-9b-v2"}) {
+            const Scenario one = ollama(R"(, "num_ctx": 8192, "num_parallel": 4)", R"("h100-80gb")", model);
+            QCOMPARE(one.serving->nParallel, 1u);
+            QCOMPARE(one.serving->nCtx, 8192u);
+            const auto &notes = one.serving->ollama->notes;
+            QVERIFY(std::any_of(notes.begin(), notes.end(),
+                                [](const std::string &note) { return note.rfind("num_parallel 4 -> 1", 0) == 0; }));
+        }
+        QCOMPARE(ollamaFamily("qwen3_vl_moe"), std::string("qwen3vlmoe"));
+        QCOMPARE(ollamaFamily("lfm2_moe"), std::string("lfm2moe"));
+        QVERIFY(ollamaServesOneAtATime(ollamaFamily("qwen3_5")));
+        QVERIFY(!ollamaServesOneAtATime(ollamaFamily("qwen3_moe")));
+        QVERIFY(!ollamaServesOneAtATime(ollamaFamily("granitemoehybrid")));
         // OLLAMA_KV_CACHE_TYPE sets K and V; num_gpu is -ngl; num_batch -b and -ub.
         const ServingConfig q8 = *ollama(R"(, "kv_cache_type": "q8_0", "num_gpu": 20, "num_batch": 256)").serving;
         QCOMPARE(q8.cacheTypeK, EngineKvType::Q8_0);
